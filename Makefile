@@ -1,0 +1,54 @@
+# nopctl - a command-line front end to ftrace.
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+MANDIR    ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DESTDIR   ?=
+
+CC        ?= cc
+PKGS      := libtracefs libtraceevent
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS  := $(shell pkg-config --libs $(PKGS))
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE $(PKG_CFLAGS)
+ifeq ($(SANITIZE),1)
+CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS   += -fsanitize=address,undefined
+endif
+
+LIB_SRC   := $(wildcard lib/*.c)
+CMD_SRC   := $(wildcard cmd/*.c)
+LIB_OBJ   := $(LIB_SRC:%.c=build/%.o)
+CMD_OBJ   := $(CMD_SRC:%.c=build/%.o)
+LIB       := build/libnopctl.a
+BIN       := build/nopctl
+MANPAGES  := $(patsubst man/%.scd,build/man/%,$(wildcard man/*.scd))
+
+all: $(BIN) $(MANPAGES)
+
+build/%.o: %.c lib/nopctl.h lib/internal.h lib/fields.h cmd/cmd.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	$(AR) rcs $@ $^
+
+$(BIN): $(CMD_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(PKG_LIBS)
+
+build/man/%: man/%.scd
+	@mkdir -p build/man
+	scdoc < $< > $@
+
+include tests/tests.mk
+
+install: all
+	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/nopctl
+	for m in $(MANPAGES); do \
+		s=$${m##*.}; install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
+	install -D -m 0644 completions/nopctl.bash $(DESTDIR)$(BASHCOMPDIR)/nopctl
+
+clean:
+	rm -rf build
+
+.PHONY: all install clean

@@ -1,0 +1,73 @@
+/* cmd.h - what the subcommands share: the command table, one option
+ * parser for all of them, and the capture loop. */
+#ifndef NOPCTL_CMD_H
+#define NOPCTL_CMD_H
+
+#include <sys/types.h>
+
+#include "../lib/nopctl.h"
+
+/* Options a command accepts (struct cmd.opts). */
+enum {
+	O_PID = 1 << 0, O_MODULE = 1 << 1, O_NOTRACE = 1 << 2, O_DURATION = 1 << 3,
+	O_COUNT = 1 << 4, O_BUFFER = 1 << 5, O_CPUS = 1 << 6, O_STACK = 1 << 7,
+	O_OUTPUT = 1 << 8, O_FORMAT = 1 << 9, O_QUIET = 1 << 10, O_FORCE = 1 << 11,
+	O_COMMAND = 1 << 12, O_PATTERNS = 1 << 13, O_TOPLEVEL = 1 << 14,
+};
+
+struct opts {
+	const char **patterns;
+	size_t npatterns;
+	const char **notrace;
+	size_t nnotrace;
+	const char *module;
+	pid_t *pids; /* every thread of every -p process */
+	size_t npids;
+	char **command; /* after "--" */
+	unsigned long long duration_ns;
+	unsigned long long count;
+	size_t buffer_kb;
+	const char *cpus;
+	bool stack, quiet, force, top_level;
+	const char *output;
+	enum nop_format fmt;
+	bool help;
+};
+
+struct cmd {
+	const char *name;
+	int (*run)(struct opts *o);
+	unsigned opts;
+	const char *args;    /* synopsis after the command name */
+	const char *summary; /* one line */
+};
+
+extern const struct cmd nop_commands[];
+
+/* Parses argv (after the command name); exits are the caller's. Returns 0,
+ * or -1 with err set (status NOP_EUSAGE). */
+int opts_parse(const struct cmd *c, int argc, char **argv, struct opts *o, struct nop_error *err);
+void opts_free(struct opts *o);
+void usage(const struct cmd *c, FILE *out);
+
+/* Report an error on stderr ("nopctl: ..."), and as a JSON object on
+ * stdout in JSON mode, so scripts always get parseable output. Returns
+ * the exit code. */
+int fail(const struct opts *o, const struct nop_error *err);
+/* Open -o FILE (no symlinks, no overwrite without --force) or stdout. */
+FILE *open_output(const struct opts *o, struct nop_error *err);
+/* Look for a command in PATH as execvp would: 0 if runnable. */
+int command_check(const char *name, struct nop_error *err);
+/* tracefs, stale-session cleanup, and the traceable-function check. */
+const char *prepare_tracefs(struct nop_error *err);
+int check_patterns(const char *tracing_dir, const struct opts *o, struct nop_error *err);
+
+/* The capture loop shared by trace (and later graph/stats). */
+int run_capture(struct opts *o, enum nop_tracer tracer);
+
+int cmd_trace(struct opts *o);
+int cmd_list(struct opts *o);
+int cmd_status(struct opts *o);
+int cmd_reset(struct opts *o);
+
+#endif

@@ -1,0 +1,156 @@
+/* common.c - helpers every subcommand uses: errors, output files,
+ * finding tracefs, and checking patterns against the kernel's list. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+int fail(const struct opts *o, const struct nop_error *err)
+{
+	int st = err->status ? (int)err->status : NOP_EINTERNAL;
+
+	fprintf(stderr, "nopctl: %s\n", err->msg);
+	if (o && o->fmt == NOP_FMT_JSON) {
+		fputs("{\"type\":\"error\",\"status\":", stdout);
+		printf("%d,\"message\":", st);
+		nop_json_str(stdout, err->msg);
+		fputs("}\n", stdout);
+	}
+	return st;
+}
+
+FILE *open_output(const struct opts *o, struct nop_error *err)
+{
+	int fd;
+	FILE *f;
+
+	if (!o->output || !strcmp(o->output, "-"))
+		return stdout;
+	fd = open(o->output, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
+				     (o->force ? O_TRUNC : O_EXCL), 0644);
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == EEXIST)
+			nop_error_set(err, NOP_EUSAGE, e,
+				      "output file %s exists; remove it or add --force to overwrite it",
+				      o->output);
+		else if (e == ELOOP)
+			nop_error_set(err, NOP_EUSAGE, e,
+				      "output file %s is a symbolic link; nopctl does not follow it",
+				      o->output);
+		else
+			nop_error_set(err, NOP_EUSAGE, e, "cannot create output file %s: %s",
+				      o->output, strerror(e));
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		nop_error_set(err, NOP_EINTERNAL, errno, "cannot open %s", o->output);
+	}
+	return f;
+}
+
+int command_check(const char *name, struct nop_error *err)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(name, '/')) {
+		if (access(name, X_OK) == 0)
+			return 0;
+		nop_error_set(err, NOP_EUSAGE, errno, "cannot run %s: %s", name, strerror(errno));
+		return -1;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, ":");
+		struct stat st;
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", name);
+		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+			return 0;
+		p += n + (p[n] == ':');
+	}
+	nop_error_set(err, NOP_EUSAGE, ENOENT, "command not found: %s", name);
+	return -1;
+}
+
+const char *prepare_tracefs(struct nop_error *err)
+{
+	const char *dir = nop_tracefs_dir(err);
+	struct nop_reset_report rep;
+	struct nop_error e2;
+
+	if (!dir)
+		return NULL;
+	/* instances and journals of nopctl processes that died */
+	if (geteuid() == 0)
+		nop_reset_stale(dir, &rep, &e2);
+	return dir;
+}
+
+static const char *lockdown(void)
+{
+	static char mode[32];
+	struct nop_error e;
+	char *v = nop_read_file("/sys/kernel/security/lockdown", NULL, &e), *b;
+
+	snprintf(mode, sizeof(mode), "unknown");
+	if (v && (b = strchr(v, '['))) {
+		b[strcspn(b, "]")] = 0;
+		snprintf(mode, sizeof(mode), "%s", b + 1);
+	}
+	free(v);
+	return mode;
+}
+
+static int no_match(const struct nop_funcs *f, const char *pat, const char *mod,
+		    struct nop_error *err)
+{
+	const char *sugg[5];
+	size_t n = nop_funcs_suggest(f, pat, sugg, 5), off;
+	char list[600] = "";
+
+	for (size_t i = 0; i < n; i++) {
+		off = strlen(list);
+		snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", sugg[i]);
+	}
+	nop_error_set(err, NOP_EUSAGE, 0, "no traceable function matches '%s'%s%s%s%s%s", pat,
+		      mod ? " in module " : "", mod ? mod : "",
+		      n ? "; close names: " : " (see 'nopctl list')", list, "");
+	return -1;
+}
+
+int check_patterns(const char *tracing_dir, const struct opts *o, struct nop_error *err)
+{
+	struct nop_funcs f;
+	int ret = 0;
+
+	if (nop_funcs_load(tracing_dir, &f, err)) {
+		if (err->sys_errno == EPERM || err->sys_errno == EACCES)
+			nop_error_set(err, NOP_EKERNEL, err->sys_errno,
+				      "this kernel refuses the function tracer: reading %s/available_filter_functions"
+				      " gives %s (%s)%s; kernel lockdown is '%s'. Function tracing cannot"
+				      " work on this machine: the kernel or its host forbids it.",
+				      tracing_dir, err->sys_errno == EPERM ? "EPERM" : "EACCES",
+				      strerror(err->sys_errno),
+				      geteuid() == 0 ? " although nopctl runs as root" : "; run nopctl as root",
+				      lockdown());
+		return -1;
+	}
+	for (size_t i = 0; i < o->npatterns && !ret; i++)
+		if (nop_funcs_count(&f, o->patterns[i], o->module) == 0)
+			ret = no_match(&f, o->patterns[i], o->module, err);
+	for (size_t i = 0; i < o->nnotrace && !ret; i++)
+		if (nop_funcs_count(&f, o->notrace[i], NULL) == 0)
+			ret = no_match(&f, o->notrace[i], NULL, err);
+	nop_funcs_free(&f);
+	return ret;
+}

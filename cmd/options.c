@@ -1,0 +1,266 @@
+/* options.c - one option parser for every subcommand. Each command's
+ * table row says which options it takes; the rest are refused by name. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+
+struct optdef {
+	unsigned flag;
+	struct option lo;
+	const char *arg, *help;
+};
+
+static const struct optdef defs[] = {
+	{ O_PID, { "pid", required_argument, 0, 'p' }, "PID", "trace every thread of process PID (repeatable)" },
+	{ O_MODULE, { "module", required_argument, 0, 'm' }, "MOD", "only functions of kernel module MOD" },
+	{ O_NOTRACE, { "notrace", required_argument, 0, 'n' }, "PATTERN", "do not trace functions matching PATTERN (repeatable)" },
+	{ O_DURATION, { "duration", required_argument, 0, 'd' }, "TIME", "stop after TIME (seconds, or with ms/s/m suffix)" },
+	{ O_COUNT, { "count", required_argument, 0, 'c' }, "N", "stop after N events" },
+	{ O_BUFFER, { "buffer-kb", required_argument, 0, 'b' }, "KB", "ring buffer size per CPU in KB" },
+	{ O_CPUS, { "cpus", required_argument, 0, 'C' }, "LIST", "trace only CPUs in LIST (e.g. 0-3,6)" },
+	{ O_STACK, { "stack", no_argument, 0, 's' }, NULL, "record the caller stack of each hit" },
+	{ O_OUTPUT, { "output", required_argument, 0, 'o' }, "FILE", "write to FILE (not a symlink; no overwrite without --force)" },
+	{ O_FORMAT, { "format", required_argument, 0, 'F' }, "FMT", "output format: text or json" },
+	{ O_FORMAT, { "json", no_argument, 0, 'j' }, NULL, "same as --format json" },
+	{ O_QUIET, { "quiet", no_argument, 0, 'q' }, NULL, "no progress or summary on stderr" },
+	{ O_TOPLEVEL, { "top-level", no_argument, 0, 'T' }, NULL, "use the top-level buffer, not a private instance" },
+	{ O_FORCE, { "force", no_argument, 0, 'f' }, NULL, "take over a busy top-level tracer; overwrite -o FILE" },
+	{ ~0u, { "help", no_argument, 0, 'h' }, NULL, "show this help" },
+};
+
+void usage(const struct cmd *c, FILE *out)
+{
+	fprintf(out, "usage: nopctl %s %s\n\n%s\n", c->name, c->args, c->summary);
+	if (c->opts)
+		fputs("\noptions:\n", out);
+	for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
+		char left[64];
+
+		if (!(defs[i].flag & c->opts) || defs[i].flag == ~0u)
+			continue;
+		snprintf(left, sizeof(left), "-%c, --%s%s%s", defs[i].lo.val, defs[i].lo.name,
+			 defs[i].arg ? " " : "", defs[i].arg ? defs[i].arg : "");
+		fprintf(out, "  %-26s %s\n", left, defs[i].help);
+	}
+	fprintf(out, "  %-26s %s\n", "-h, --help", "show this help");
+	fputs("\nSee nopctl(1) for exit codes.\n", out);
+}
+
+static int push(void **v, size_t *n, size_t sz, const void *item)
+{
+	char *nv = realloc(*v, (*n + 1) * sz);
+
+	if (!nv)
+		return -1;
+	memcpy(nv + *n * sz, item, sz);
+	*v = nv;
+	(*n)++;
+	return 0;
+}
+
+static int number(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || *end || *out > max ? -1 : 0;
+}
+
+static int duration(const char *s, unsigned long long *ns)
+{
+	static const struct { const char *sfx; double mult; } units[] = {
+		{ "", 1e9 }, { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 }, { "m", 60e9 }, { "h", 3600e9 },
+	};
+	char *end;
+	double v;
+
+	if (!s || (*s < '0' || *s > '9'))
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || v <= 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].sfx) && v * units[i].mult < 1e19) {
+			*ns = (unsigned long long)(v * units[i].mult);
+			return *ns ? 0 : -1;
+		}
+	return -1;
+}
+
+/* Every thread of a process: /proc/PID/task. */
+static int add_pid(struct opts *o, const char *arg, struct nop_error *err)
+{
+	unsigned long long v;
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	size_t before = o->npids;
+
+	if (number(arg, 0x3fffffff, &v) || v == 0) {
+		nop_error_set(err, NOP_EUSAGE, 0, "invalid PID '%.64s': give a process id such as 1234", arg);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%llu/task", v);
+	d = opendir(path);
+	if (!d) {
+		nop_error_set(err, NOP_EUSAGE, errno, "no process with PID %llu", v);
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+
+		if (tid > 0 && push((void **)&o->pids, &o->npids, sizeof(pid_t), &tid)) {
+			closedir(d);
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			return -1;
+		}
+	}
+	closedir(d);
+	if (o->npids == before) {
+		nop_error_set(err, NOP_EUSAGE, 0, "process %llu has exited", v);
+		return -1;
+	}
+	return 0;
+}
+
+static int bad(struct nop_error *err, const char *opt, const char *arg, const char *want)
+{
+	nop_error_set(err, NOP_EUSAGE, 0, "invalid value '%.64s' for %s: %s", arg, opt, want);
+	return -1;
+}
+
+int opts_parse(const struct cmd *c, int argc, char **argv, struct opts *o, struct nop_error *err)
+{
+	struct option lo[sizeof(defs) / sizeof(defs[0]) + 1];
+	char shorts[64] = "+";
+	int n = 0, dashdash = argc;
+	unsigned long long v;
+
+	memset(o, 0, sizeof(*o));
+	for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
+		lo[n++] = defs[i].lo;
+		snprintf(shorts + strlen(shorts), sizeof(shorts) - strlen(shorts), "%c%s",
+			 defs[i].lo.val, defs[i].lo.has_arg ? ":" : "");
+	}
+	memset(&lo[n], 0, sizeof(lo[n]));
+	shorts[0] = '-'; /* patterns come back as arguments, in order */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			dashdash = i;
+			break;
+		}
+	optind = 0;
+	opterr = 0;
+	for (;;) {
+		int idx = -1, ch = getopt_long(dashdash, argv, shorts, lo, &idx);
+		const struct optdef *d = NULL;
+		char name[40];
+
+		if (ch == -1)
+			break;
+		if (ch == '?' || ch == ':') {
+			const char *bad_opt = argv[optind - 1];
+
+			nop_error_set(err, NOP_EUSAGE, 0,
+				      ch == ':' || (optopt && strchr(shorts, optopt))
+					      ? "option %.64s needs a value; see 'nopctl %s --help'"
+					      : "unknown option '%.64s'; see 'nopctl %s --help'",
+				      bad_opt, c->name);
+			return -1;
+		}
+		if (ch == 1) {
+			if (!(c->opts & O_PATTERNS)) {
+				nop_error_set(err, NOP_EUSAGE, 0,
+					      "'nopctl %s' takes no argument '%.64s'", c->name, optarg);
+				return -1;
+			}
+			if (push((void **)&o->patterns, &o->npatterns, sizeof(char *), &optarg))
+				goto oom;
+			continue;
+		}
+		for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
+			if (defs[i].lo.val == ch)
+				d = &defs[i];
+		snprintf(name, sizeof(name), "--%s", d->lo.name);
+		if (!(d->flag & c->opts)) {
+			nop_error_set(err, NOP_EUSAGE, 0, "'nopctl %s' does not take %s", c->name, name);
+			return -1;
+		}
+		switch (ch) {
+		case 'h': o->help = true; break;
+		case 'p': if (add_pid(o, optarg, err)) return -1; break;
+		case 'm':
+			if (nop_module_check(optarg, err))
+				return -1;
+			o->module = optarg;
+			break;
+		case 'n':
+			if (push((void **)&o->notrace, &o->nnotrace, sizeof(char *), &optarg))
+				goto oom;
+			break;
+		case 'd':
+			if (duration(optarg, &o->duration_ns))
+				return bad(err, name, optarg, "give a time such as 5, 2.5s, 500ms or 1m");
+			break;
+		case 'c':
+			if (number(optarg, ~0ULL, &o->count) || !o->count)
+				return bad(err, name, optarg, "give a count of 1 or more");
+			break;
+		case 'b':
+			if (number(optarg, 1ULL << 24, &v) || !v)
+				return bad(err, name, optarg, "give a size in KB from 1 to 16777216");
+			o->buffer_kb = (size_t)v;
+			break;
+		case 'C': o->cpus = optarg; break;
+		case 's': o->stack = true; break;
+		case 'o':
+			if (!*optarg)
+				return bad(err, name, optarg, "give a file name");
+			o->output = optarg;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "text"))
+				o->fmt = NOP_FMT_TEXT;
+			else if (!strcmp(optarg, "json"))
+				o->fmt = NOP_FMT_JSON;
+			else
+				return bad(err, name, optarg, "formats are text and json");
+			break;
+		case 'j': o->fmt = NOP_FMT_JSON; break;
+		case 'q': o->quiet = true; break;
+		case 'f': o->force = true; break;
+		case 'T': o->top_level = true; break;
+		}
+	}
+	if (dashdash < argc) {
+		if (!(c->opts & O_COMMAND)) {
+			nop_error_set(err, NOP_EUSAGE, 0, "'nopctl %s' does not run a command after --", c->name);
+			return -1;
+		}
+		if (dashdash + 1 >= argc) {
+			nop_error_set(err, NOP_EUSAGE, 0, "nothing after '--': give a command to run");
+			return -1;
+		}
+		o->command = &argv[dashdash + 1];
+	}
+	return 0;
+oom:
+	nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+	return -1;
+}
+
+void opts_free(struct opts *o)
+{
+	free(o->patterns);
+	free(o->notrace);
+	free(o->pids);
+}

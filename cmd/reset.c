@@ -1,0 +1,34 @@
+/* reset.c - nopctl reset: undo what a killed nopctl left behind. */
+#include <unistd.h>
+
+#include "../lib/fields.h"
+#include "cmd.h"
+
+int cmd_reset(struct opts *o)
+{
+	struct nop_error err = { 0 };
+	struct nop_reset_report rep;
+	struct nop_fields f;
+	const char *tdir;
+	int ret;
+
+	if (geteuid() != 0) {
+		nop_error_set(&err, NOP_EKERNEL, 0, "reset needs root; run nopctl as root");
+		return fail(o, &err);
+	}
+	if (!(tdir = nop_tracefs_dir(&err)))
+		return fail(o, &err);
+	ret = nop_reset_stale(tdir, &rep, &err);
+	if (o->fmt == NOP_FMT_JSON || !o->quiet) {
+		nop_fields_open(&f, o->fmt == NOP_FMT_JSON ? stdout : stderr, o->fmt == NOP_FMT_JSON);
+		nop_field_str(&f, "type", "nopctl: ", "reset");
+		nop_field_u64(&f, "restored_journals", "restored %llu journal(s), ",
+			      (unsigned long long)rep.restored_journals);
+		nop_field_u64(&f, "removed_instances", "removed %llu stale instance(s)",
+			      (unsigned long long)rep.removed_instances);
+		nop_field_u64(&f, "live_sessions", ", left %llu running session(s) alone",
+			      (unsigned long long)rep.live_sessions);
+		nop_fields_close(&f);
+	}
+	return ret ? fail(o, &err) : 0;
+}

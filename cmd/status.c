@@ -1,0 +1,123 @@
+/* status.c - nopctl status: who is tracing what, right now. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lib/fields.h"
+#include "cmd.h"
+
+static char *value(const char *dir, const char *rel)
+{
+	char path[4200], *v;
+	struct nop_error e;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	v = nop_read_file(path, NULL, &e);
+	return v ? v : strdup("");
+}
+
+/* A list file's entries, comments and "no pid" left out, as one line. */
+static char *entries(const char *dir, const char *rel, size_t *n)
+{
+	char *v = value(dir, rel), *outp = calloc(1, strlen(v) + 1);
+
+	*n = 0;
+	for (char *save, *l = strtok_r(v, "\n", &save); l && outp; l = strtok_r(NULL, "\n", &save)) {
+		l = nop_trim(l);
+		if (!*l || *l == '#' || !strcmp(l, "no pid"))
+			continue;
+		if ((*n)++)
+			strcat(outp, " ");
+		strcat(outp, l);
+	}
+	free(v);
+	return outp;
+}
+
+static void buffer(struct nop_fields *f, const char *dir, const char *name, int owner, bool alive)
+{
+	static const char *const lists[] = { "set_ftrace_filter", "set_ftrace_notrace",
+					     "set_ftrace_pid" };
+	unsigned long long overrun = 0, dropped = 0;
+	struct nop_cpu_stats cs;
+	struct nop_error e;
+	char *v;
+
+	nop_fields_open(f, stdout, f->json);
+	nop_field_str(f, "type", NULL, "buffer");
+	nop_field_str(f, "instance", "%s:", name);
+	if (owner)
+		nop_field_i64(f, "owner_pid", " nopctl pid %lld", owner);
+	if (owner)
+		nop_field_str(f, "owner", " (%s)", alive ? "running" : "dead: run 'nopctl reset'");
+	v = value(dir, "current_tracer");
+	nop_field_str(f, "tracer", " tracer=%s", nop_trim(v));
+	free(v);
+	v = value(dir, "tracing_on");
+	nop_field_u64(f, "tracing_on", " on=%llu", strtoull(v, NULL, 10));
+	free(v);
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		size_t n;
+		char *l = entries(dir, lists[i], &n);
+
+		if (f->json || n)
+			nop_field_str(f, lists[i], "", l);
+		if (!f->json && n)
+			printf(" %s=[%.60s%s]", lists[i], l, strlen(l) > 60 ? "..." : "");
+		free(l);
+	}
+	for (int cpu = 0; cpu < nop_ncpus(); cpu++)
+		if (nop_cpu_stats_read(dir, cpu, &cs, &e) == 0) {
+			overrun += cs.overrun;
+			dropped += cs.dropped;
+		}
+	nop_field_u64(f, "overrun", " overrun=%llu", overrun);
+	nop_field_u64(f, "dropped", " dropped=%llu", dropped);
+	nop_fields_close(f);
+}
+
+int cmd_status(struct opts *o)
+{
+	struct nop_error err = { 0 };
+	struct nop_fields f = { .json = o->fmt == NOP_FMT_JSON };
+	const char *tdir = nop_tracefs_dir(&err);
+	char path[4200];
+	struct dirent *de;
+	DIR *d;
+
+	if (!tdir)
+		return fail(o, &err);
+	buffer(&f, tdir, "top", 0, false);
+	snprintf(path, sizeof(path), "%s/instances", tdir);
+	if ((d = opendir(path))) {
+		while ((de = readdir(d))) {
+			char idir[4600];
+			int owner = 0;
+
+			if (de->d_name[0] == '.')
+				continue;
+			if (!strncmp(de->d_name, "nopctl-", 7))
+				owner = atoi(de->d_name + 7);
+			snprintf(idir, sizeof(idir), "%s/%s", path, de->d_name);
+			buffer(&f, idir, de->d_name, owner, owner && nop_owner_alive(owner));
+		}
+		closedir(d);
+	}
+	if ((d = opendir(nop_journal_dir()))) {
+		while ((de = readdir(d))) {
+			int pid = atoi(de->d_name);
+
+			if (pid <= 0 || !strstr(de->d_name, ".journal"))
+				continue;
+			nop_fields_open(&f, stdout, f.json);
+			nop_field_str(&f, "type", "journal:", "journal");
+			nop_field_i64(&f, "owner_pid", " nopctl pid %lld", pid);
+			nop_field_str(&f, "owner", " (%s)",
+				      nop_owner_alive(pid) ? "running" : "dead: run 'nopctl reset'");
+			nop_fields_close(&f);
+		}
+		closedir(d);
+	}
+	return 0;
+}

@@ -1,0 +1,195 @@
+/* decode.c - ring-buffer pages to events: kbuffer walks the page, fields
+ * are looked up once from the event formats and read by offset. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+#include <tracefs.h>
+
+#include "internal.h"
+
+struct nop_decoder {
+	struct tep_handle *tep;
+	struct kbuffer *kbuf;
+	int page_size;
+	int fn_id, stack_id;
+	struct tep_format_field *fn_ip, *fn_parent;
+	struct tep_format_field *st_size, *st_caller;
+	unsigned long long stackbuf[256];
+};
+
+static struct tep_format_field *field(struct tep_event *ev, const char *name)
+{
+	return ev ? tep_find_field(ev, name) : NULL;
+}
+
+static int sub_buffer_size(const char *tracing_dir)
+{
+	char path[4200], *v;
+	struct nop_error e;
+	int kb;
+
+	snprintf(path, sizeof(path), "%s/buffer_subbuf_size_kb", tracing_dir);
+	v = nop_read_file(path, NULL, &e);
+	kb = v ? atoi(v) : 0;
+	free(v);
+	return kb > 0 ? kb * 1024 : (int)sysconf(_SC_PAGESIZE);
+}
+
+struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *err)
+{
+	const char *systems[] = { "ftrace", NULL };
+	struct nop_decoder *d = calloc(1, sizeof(*d));
+	struct tep_event *ev;
+
+	if (!d) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return NULL;
+	}
+	d->tep = tracefs_local_events_system(tracing_dir, systems);
+	if (!d->tep) {
+		nop_error_set(err, NOP_EKERNEL, errno,
+			      "cannot read the ftrace event formats under %s/events", tracing_dir);
+		free(d);
+		return NULL;
+	}
+	d->kbuf = tep_kbuffer(d->tep);
+	if (!d->kbuf) {
+		nop_error_set(err, NOP_EINTERNAL, 0, "cannot read %s/events/header_page", tracing_dir);
+		nop_decoder_free(d);
+		return NULL;
+	}
+	d->page_size = sub_buffer_size(tracing_dir);
+	ev = tep_find_event_by_name(d->tep, "ftrace", "function");
+	d->fn_id = ev ? ev->id : -1;
+	d->fn_ip = field(ev, "ip");
+	d->fn_parent = field(ev, "parent_ip");
+	ev = tep_find_event_by_name(d->tep, "ftrace", "kernel_stack");
+	d->stack_id = ev ? ev->id : -1;
+	d->st_size = field(ev, "size");
+	d->st_caller = field(ev, "caller");
+	if (!d->fn_ip || !d->fn_parent) {
+		nop_error_set(err, NOP_EKERNEL, 0, "the ftrace/function event format lacks ip/parent_ip");
+		nop_decoder_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void nop_decoder_free(struct nop_decoder *d)
+{
+	if (!d)
+		return;
+	/* the kbuffer belongs to the tep handle */
+	tep_free(d->tep);
+	free(d);
+}
+
+int nop_decoder_page_size(const struct nop_decoder *d)
+{
+	return d->page_size;
+}
+
+static unsigned long long num(struct tep_format_field *f, struct tep_record *rec)
+{
+	unsigned long long v = 0;
+
+	tep_read_number_field(f, rec->data, &v);
+	return v;
+}
+
+static int read_stack(struct nop_decoder *d, struct tep_record *rec, struct nop_event *ev)
+{
+	long long n = (long long)num(d->st_size, rec);
+	int off = d->st_caller->offset, lsz = tep_get_long_size(d->tep);
+	int room = (rec->size - off) / lsz, k = 0;
+
+	if (n > room)
+		n = room;
+	for (int i = 0; i < n && k < (int)ARRAY_SIZE(d->stackbuf); i++) {
+		unsigned long long a = lsz == 8 ? *(unsigned long long *)((char *)rec->data + off + 8 * i)
+					       : *(unsigned int *)((char *)rec->data + off + 4 * i);
+
+		if (a == 0 || a == ~0ULL || (lsz == 4 && a == 0xffffffffULL))
+			continue;
+		d->stackbuf[k++] = a;
+	}
+	ev->stack = d->stackbuf;
+	ev->nstack = k;
+	return 0;
+}
+
+int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx)
+{
+	struct nop_event pend = { 0 }, ev;
+	bool have_pend = false;
+	unsigned long long ts;
+	int missed, ret = 0, n = 0;
+	void *data;
+
+	if (kbuffer_load_subbuffer(d->kbuf, page) < 0)
+		return -1;
+	missed = kbuffer_missed_events(d->kbuf);
+	data = kbuffer_read_event(d->kbuf, &ts);
+	if (missed) {
+		memset(&ev, 0, sizeof(ev));
+		ev.type = NOP_EV_LOST;
+		ev.cpu = cpu;
+		ev.ts = data ? ts : 0;
+		ev.lost = missed > 0 ? missed : -1;
+		if ((ret = emit(ctx, &ev)))
+			return ret;
+	}
+	for (; data; data = kbuffer_next_event(d->kbuf, &ts)) {
+		struct tep_record rec = {
+			.ts = ts, .cpu = cpu, .data = data, .size = kbuffer_event_size(d->kbuf),
+		};
+		int type = tep_data_type(d->tep, &rec);
+
+		if (type == d->stack_id && d->st_caller) {
+			if (have_pend) {
+				read_stack(d, &rec, &pend);
+				have_pend = false;
+				if ((ret = emit(ctx, &pend)))
+					return ret;
+				n++;
+				continue;
+			}
+			memset(&ev, 0, sizeof(ev));
+			ev.type = NOP_EV_STACK;
+			ev.cpu = cpu;
+			ev.ts = ts;
+			ev.pid = tep_data_pid(d->tep, &rec);
+			read_stack(d, &rec, &ev);
+			if ((ret = emit(ctx, &ev)))
+				return ret;
+			n++;
+			continue;
+		}
+		if (have_pend) {
+			have_pend = false;
+			if ((ret = emit(ctx, &pend)))
+				return ret;
+			n++;
+		}
+		if (type != d->fn_id)
+			continue;
+		memset(&pend, 0, sizeof(pend));
+		pend.type = NOP_EV_FUNC;
+		pend.cpu = cpu;
+		pend.ts = ts;
+		pend.pid = tep_data_pid(d->tep, &rec);
+		pend.ip = num(d->fn_ip, &rec);
+		pend.parent_ip = num(d->fn_parent, &rec);
+		have_pend = true;
+	}
+	if (have_pend) {
+		if ((ret = emit(ctx, &pend)))
+			return ret;
+		n++;
+	}
+	return 0;
+}

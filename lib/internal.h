@@ -1,0 +1,36 @@
+/* internal.h - private declarations shared by the files of libnopctl. */
+#ifndef NOPCTL_INTERNAL_H
+#define NOPCTL_INTERNAL_H
+
+#include "nopctl.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Grow *v (of element size sz) so that it holds at least need elements. */
+int nop_grow(void **v, size_t *cap, size_t need, size_t sz);
+
+/* path = dir "/" rel, NULL on overflow */
+char *nop_path(char *buf, size_t len, const char *dir, const char *rel);
+
+/* The tracefs error message for a failed open/read/write of a file. */
+void nop_error_io(struct nop_error *err, const char *what, const char *path, int e);
+
+/* Journal of prior values (journal.c) */
+struct nop_journal;
+int nop_journal_open(struct nop_journal **j, const char *tracing_dir, struct nop_error *err);
+int nop_journal_instance(struct nop_journal *j, const char *name, struct nop_error *err);
+int nop_journal_file(struct nop_journal *j, const char *rel, const char *prior,
+		     struct nop_error *err);
+/* Restore everything the journal names and delete it. */
+int nop_journal_finish(struct nop_journal *j, struct nop_error *err);
+int nop_journal_replay(const char *path, struct nop_error *err);
+
+/* Put back one tracefs file's prior value as read from it (restore.c). */
+int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior,
+		     struct nop_error *err);
+int nop_instance_remove(const char *tracing_dir, const char *name, struct nop_error *err);
+
+int nop_levenshtein(const char *a, const char *b, int limit);
+char *nop_trim(char *s);
+
+#endif

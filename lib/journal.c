@@ -1,0 +1,301 @@
+/* journal.c - every prior value is written down before nopctl changes it.
+ *
+ * /run/nopctl/<pid>.journal, one line per change, fsync'd before the
+ * change is made:
+ *	nopctl-journal 1
+ *	tracing <tracefs dir>
+ *	instance <name>           an instance nopctl created
+ *	file <rel path> <hex>     a top-level file and its prior contents
+ * Replaying a journal (on exit, or by 'nopctl reset' after a crash) restores
+ * files newest first and removes the instances.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static const char *journal_dir = "/run/nopctl";
+
+struct nop_journal {
+	int fd;
+	char path[4096];
+};
+
+const char *nop_journal_dir(void)
+{
+	return journal_dir;
+}
+
+void nop_journal_set_dir(const char *dir)
+{
+	journal_dir = dir;
+}
+
+/* Root-owned, 0700, not a symlink: refuse anything else. */
+static int journal_dir_ok(bool create, struct nop_error *err)
+{
+	struct stat st;
+
+	if (lstat(journal_dir, &st) < 0) {
+		if (errno != ENOENT || !create) {
+			nop_error_io(err, "inspect", journal_dir, errno);
+			return -1;
+		}
+		if (mkdir(journal_dir, 0700) < 0 && errno != EEXIST) {
+			nop_error_io(err, "create", journal_dir, errno);
+			return -1;
+		}
+		if (lstat(journal_dir, &st) < 0) {
+			nop_error_io(err, "inspect", journal_dir, errno);
+			return -1;
+		}
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		nop_error_set(err, NOP_EINTERNAL, 0,
+			      "refusing journal directory %s: it must be a directory (not a symlink)"
+			      " owned by uid %u and writable only by it", journal_dir,
+			      (unsigned)geteuid());
+		return -1;
+	}
+	return 0;
+}
+
+static int jwrite(struct nop_journal *j, const char *line, struct nop_error *err)
+{
+	size_t len = strlen(line);
+
+	if (write(j->fd, line, len) != (ssize_t)len || fdatasync(j->fd) < 0) {
+		nop_error_io(err, "write journal", j->path, errno);
+		return -1;
+	}
+	return 0;
+}
+
+int nop_journal_open(struct nop_journal **jp, const char *tracing_dir, struct nop_error *err)
+{
+	struct nop_journal *j;
+	char line[4200];
+
+	if (journal_dir_ok(true, err) < 0)
+		return -1;
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	snprintf(j->path, sizeof(j->path), "%s/%d.journal", journal_dir, (int)getpid());
+	j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (j->fd < 0) {
+		nop_error_io(err, "create journal", j->path, errno);
+		free(j);
+		return -1;
+	}
+	snprintf(line, sizeof(line), "nopctl-journal 1\ntracing %s\n", tracing_dir);
+	if (jwrite(j, line, err) < 0) {
+		close(j->fd);
+		unlink(j->path);
+		free(j);
+		return -1;
+	}
+	*jp = j;
+	return 0;
+}
+
+int nop_journal_instance(struct nop_journal *j, const char *name, struct nop_error *err)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line), "instance %s\n", name);
+	return jwrite(j, line, err);
+}
+
+int nop_journal_file(struct nop_journal *j, const char *rel, const char *prior,
+		     struct nop_error *err)
+{
+	size_t n = strlen(prior), off;
+	char *line = malloc(strlen(rel) + 2 * n + 16);
+	int ret;
+
+	if (!line) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	off = (size_t)sprintf(line, "file %s ", rel);
+	for (size_t i = 0; i < n; i++)
+		off += (size_t)sprintf(line + off, "%02x", (unsigned char)prior[i]);
+	strcpy(line + off, "\n");
+	ret = jwrite(j, line, err);
+	free(line);
+	return ret;
+}
+
+static int unhex(char *s)
+{
+	size_t n = strlen(s) / 2;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -1;
+		s[i] = (char)v;
+	}
+	s[n] = 0;
+	return 0;
+}
+
+int nop_journal_replay(const char *path, struct nop_error *err)
+{
+	char *text = nop_read_file(path, NULL, err), *tracing = NULL;
+	char **lines = NULL;
+	size_t n = 0, cap = 0;
+	int ret = 0;
+	struct nop_error e2;
+
+	if (!text)
+		return -1;
+	for (char *save, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (nop_grow((void **)&lines, &cap, n + 1, sizeof(*lines))) {
+			free(text);
+			free(lines);
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			return -1;
+		}
+		lines[n++] = l;
+	}
+	if (n < 2 || strcmp(lines[0], "nopctl-journal 1") != 0 || strncmp(lines[1], "tracing ", 8)) {
+		nop_error_set(err, NOP_EINTERNAL, 0, "%s is not a nopctl journal; left in place", path);
+		free(text);
+		free(lines);
+		return -1;
+	}
+	tracing = lines[1] + 8;
+	/* newest first: a file changed twice ends at its oldest value */
+	for (size_t i = n; i-- > 2;) {
+		char *l = lines[i];
+
+		if (!strncmp(l, "instance ", 9)) {
+			if (nop_instance_remove(tracing, l + 9, &e2) < 0 && ret == 0) {
+				*err = e2;
+				ret = -1;
+			}
+		} else if (!strncmp(l, "file ", 5)) {
+			char *rel = l + 5, *hex = strchr(rel, ' ');
+
+			if (!hex)
+				continue;
+			*hex++ = 0;
+			if (unhex(hex) == 0 && nop_restore_file(tracing, rel, hex, &e2) < 0 && ret == 0) {
+				*err = e2;
+				ret = -1;
+			}
+		}
+	}
+	if (ret == 0)
+		unlink(path);
+	free(text);
+	free(lines);
+	return ret;
+}
+
+int nop_journal_finish(struct nop_journal *j, struct nop_error *err)
+{
+	int ret;
+
+	if (!j)
+		return 0;
+	close(j->fd);
+	ret = nop_journal_replay(j->path, err);
+	free(j);
+	return ret;
+}
+
+bool nop_owner_alive(pid_t pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = 0;
+	fclose(f);
+	return strncmp(comm, "nopctl", 6) == 0;
+}
+
+/* Owner pid of "nopctl-<pid>" or "<pid>.journal"; 0 if not ours. */
+static pid_t owner_of(const char *name, const char *prefix, const char *suffix)
+{
+	size_t pl = strlen(prefix), sl = strlen(suffix), nl = strlen(name);
+	char *end;
+	long v;
+
+	if (nl <= pl + sl || strncmp(name, prefix, pl) || strcmp(name + nl - sl, suffix))
+		return 0;
+	v = strtol(name + pl, &end, 10);
+	if (end != name + nl - sl || v <= 0)
+		return 0;
+	return (pid_t)v;
+}
+
+int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
+		    struct nop_error *err)
+{
+	char path[4096];
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+	struct nop_error e2;
+
+	memset(rep, 0, sizeof(*rep));
+	if (journal_dir_ok(false, &e2) == 0 && (d = opendir(journal_dir))) {
+		while ((de = readdir(d))) {
+			pid_t pid = owner_of(de->d_name, "", ".journal");
+
+			if (!pid)
+				continue;
+			if (pid != getpid() && nop_owner_alive(pid)) {
+				rep->live_sessions++;
+				continue;
+			}
+			snprintf(path, sizeof(path), "%s/%s", journal_dir, de->d_name);
+			if (pid == getpid())
+				continue;
+			if (nop_journal_replay(path, &e2) < 0) {
+				if (ret == 0)
+					*err = e2;
+				ret = -1;
+			} else {
+				rep->restored_journals++;
+			}
+		}
+		closedir(d);
+	}
+	if (!nop_path(path, sizeof(path), tracing_dir, "instances") || !(d = opendir(path)))
+		return ret;
+	while ((de = readdir(d))) {
+		pid_t pid = owner_of(de->d_name, "nopctl-", "");
+
+		if (!pid || pid == getpid() || nop_owner_alive(pid))
+			continue;
+		if (nop_instance_remove(tracing_dir, de->d_name, &e2) < 0) {
+			if (ret == 0)
+				*err = e2;
+			ret = -1;
+		} else {
+			rep->removed_instances++;
+		}
+	}
+	closedir(d);
+	return ret;
+}

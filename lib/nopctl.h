@@ -1,0 +1,219 @@
+/* nopctl.h - the one public header of libnopctl.
+ *
+ * The library never prints to stdout and never exits: every call that can
+ * fail takes a struct nop_error and returns -1 (or NULL) with it filled in.
+ * The status of an error is the exit code nopctl(1) uses for it.
+ */
+#ifndef NOPCTL_H
+#define NOPCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define NOP_VERSION "0.1.0"
+
+/* Exit codes, documented in nopctl(1). Stable: never renumber. */
+enum nop_status {
+	NOP_OK = 0,
+	NOP_EINTERNAL = 1, /* I/O error or unexpected failure */
+	NOP_EUSAGE = 2,    /* bad input: option, pattern, pid, no match */
+	NOP_EKERNEL = 3,   /* tracing unavailable or refused by the kernel */
+	NOP_EBUSY = 4,     /* tracing in use by another user */
+	NOP_ELOST = 5,     /* the run completed but events were lost */
+};
+
+struct nop_error {
+	enum nop_status status;
+	int sys_errno;
+	char msg[1024];
+};
+
+void nop_error_set(struct nop_error *err, enum nop_status st, int sys_errno,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* ---- patterns ------------------------------------------------------- */
+#define NOP_NAME_MAX 256 /* longer than any kernel symbol (KSYM_NAME_LEN) */
+
+/* Check that a function pattern (name or glob) is plain data that cannot
+ * be read by the kernel as filter syntax. */
+int nop_pattern_check(const char *pat, struct nop_error *err);
+int nop_module_check(const char *mod, struct nop_error *err);
+bool nop_pattern_is_glob(const char *pat);
+
+/* ---- traceable functions (available_filter_functions) --------------- */
+struct nop_func {
+	char *name;
+	char *module; /* NULL for the core kernel */
+};
+struct nop_funcs {
+	struct nop_func *v;
+	size_t n;
+};
+
+int nop_funcs_load(const char *tracing_dir, struct nop_funcs *f, struct nop_error *err);
+int nop_funcs_parse(const char *text, struct nop_funcs *f, struct nop_error *err);
+void nop_funcs_free(struct nop_funcs *f);
+bool nop_func_matches(const struct nop_func *fn, const char *pat, const char *mod);
+size_t nop_funcs_count(const struct nop_funcs *f, const char *pat, const char *mod);
+/* Up to max traceable names close to pat, best first; returns how many. */
+size_t nop_funcs_suggest(const struct nop_funcs *f, const char *pat,
+			 const char **out, size_t max);
+
+/* ---- CPU lists ------------------------------------------------------ */
+#define NOP_MAX_CPUS 4096
+struct nop_cpuset {
+	uint64_t bits[NOP_MAX_CPUS / 64];
+};
+int nop_cpuset_parse(const char *list, int ncpus, struct nop_cpuset *set, struct nop_error *err);
+bool nop_cpuset_has(const struct nop_cpuset *set, int cpu);
+void nop_cpuset_fill(struct nop_cpuset *set, int ncpus);
+/* The kernel's tracing_cpumask form: hex, comma every 32 bits. */
+void nop_cpuset_mask(const struct nop_cpuset *set, int ncpus, char *buf, size_t len);
+
+/* ---- tracefs -------------------------------------------------------- */
+/* Find tracefs, mounting it if needed. Returns the directory or NULL. */
+const char *nop_tracefs_dir(struct nop_error *err);
+char *nop_read_file(const char *path, size_t *len, struct nop_error *err);
+int nop_write_file(const char *path, const char *val, bool append, struct nop_error *err);
+int nop_ncpus(void);
+
+/* ---- the tracing session: instance or top level, journal, restore --- */
+enum nop_tracer { NOP_TRACER_FUNCTION, NOP_TRACER_GRAPH };
+
+struct nop_session_cfg {
+	const char *tracing_dir;
+	enum nop_tracer tracer;
+	const char **filters; /* validated patterns */
+	size_t nfilters;
+	const char **notrace;
+	size_t nnotrace;
+	const char *module;
+	const pid_t *pids; /* threads to trace; empty: none yet (see set_pids) */
+	size_t npids;
+	bool follow_fork;
+	bool stack;
+	size_t buffer_kb; /* 0: leave as is */
+	const struct nop_cpuset *cpus; /* NULL: all */
+	bool force;       /* take a busy top level anyway */
+	bool top_level;   /* never use an instance */
+};
+
+struct nop_session;
+
+int nop_session_open(struct nop_session **s, const struct nop_session_cfg *cfg,
+		     struct nop_error *err);
+int nop_session_set_pids(struct nop_session *s, const pid_t *pids, size_t n,
+			 struct nop_error *err);
+int nop_session_start(struct nop_session *s, struct nop_error *err);
+int nop_session_stop(struct nop_session *s, struct nop_error *err);
+/* Restores every file the session touched and removes its instance. */
+int nop_session_close(struct nop_session *s, struct nop_error *err);
+const char *nop_session_dir(const struct nop_session *s); /* buffer dir */
+const char *nop_session_instance(const struct nop_session *s); /* NULL: top level */
+
+/* Journal and crash recovery (/run/nopctl). */
+const char *nop_journal_dir(void);
+void nop_journal_set_dir(const char *dir); /* tests */
+struct nop_reset_report {
+	int restored_journals;
+	int removed_instances;
+	int live_sessions;
+};
+int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
+		    struct nop_error *err);
+bool nop_owner_alive(pid_t pid);
+
+/* Per-CPU lost-event counters from per_cpu/cpuN/stats. */
+struct nop_cpu_stats {
+	unsigned long long entries, overrun, dropped, read;
+};
+int nop_cpu_stats_read(const char *buffer_dir, int cpu, struct nop_cpu_stats *st,
+		       struct nop_error *err);
+
+/* ---- decoded events ------------------------------------------------- */
+enum nop_ev_type {
+	NOP_EV_FUNC,  /* function tracer hit */
+	NOP_EV_STACK, /* a stack that could not be attached to its hit */
+	NOP_EV_LOST,  /* events lost before this point on this CPU */
+};
+
+struct nop_event {
+	enum nop_ev_type type;
+	int cpu;
+	int pid;
+	unsigned long long ts; /* ns, trace clock */
+	unsigned long long ip, parent_ip;
+	const unsigned long long *stack;
+	int nstack;
+	long long lost; /* NOP_EV_LOST: count, -1 if the kernel did not say */
+};
+
+/* Symbols and task names: the address of a hit to a name, cached. */
+struct nop_resolver;
+struct nop_resolver *nop_resolver_new(const char *tracing_dir, struct nop_error *err);
+int nop_resolver_load_kallsyms(struct nop_resolver *r, const char *path, struct nop_error *err);
+const char *nop_resolve_sym(struct nop_resolver *r, unsigned long long addr,
+			    unsigned long long *off);
+const char *nop_resolve_comm(struct nop_resolver *r, int pid);
+void nop_resolver_free(struct nop_resolver *r);
+
+/* The raw-page decoder: event formats from <tracing_dir>/events. */
+struct nop_decoder;
+struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *err);
+void nop_decoder_free(struct nop_decoder *d);
+int nop_decoder_page_size(const struct nop_decoder *d);
+typedef int (*nop_emit_fn)(void *ctx, const struct nop_event *ev);
+/* Decode one sub-buffer (page) of a CPU's ring buffer into events. */
+int nop_decode_page(struct nop_decoder *d, int cpu, void *page,
+		    nop_emit_fn emit, void *ctx);
+
+/* ---- the stream: every CPU's trace_pipe_raw, merged by time ---------- */
+struct nop_stream;
+int nop_stream_open(struct nop_stream **st, struct nop_decoder *d, const char *buffer_dir,
+		    const struct nop_cpuset *cpus, struct nop_error *err);
+/* Feed pre-recorded pages instead of a live buffer (tests, reports). */
+int nop_stream_open_files(struct nop_stream **st, struct nop_decoder *d,
+			  const char **paths, const int *cpus, int n, struct nop_error *err);
+int nop_stream_nfds(const struct nop_stream *st);
+int nop_stream_fd(const struct nop_stream *st, int i);
+/* Read what every CPU has now and emit it in timestamp order.
+ * Returns 0, or -1 on error; a callback's non-zero return stops the
+ * drain and is returned. */
+int nop_stream_drain(struct nop_stream *st, nop_emit_fn emit, void *ctx, struct nop_error *err);
+void nop_stream_close(struct nop_stream *st);
+
+/* ---- output sinks --------------------------------------------------- */
+enum nop_format { NOP_FMT_TEXT, NOP_FMT_JSON };
+
+struct nop_summary {
+	unsigned long long events;
+	long long lost_pages; /* events reported lost in page headers */
+	unsigned long long overrun, dropped; /* from per-CPU stats */
+	unsigned long long duration_ns;
+	int exit_status; /* of COMMAND, -1 if none */
+	const char *stop_reason;
+};
+
+struct nop_sink;
+struct nop_sink_ops {
+	int (*event)(struct nop_sink *s, const struct nop_event *ev);
+	int (*summary)(struct nop_sink *s, const struct nop_summary *sum);
+};
+struct nop_sink {
+	const struct nop_sink_ops *ops;
+	FILE *out;  /* the stream */
+	FILE *diag; /* text summaries (stderr): out stays pure events */
+	struct nop_resolver *res;
+	enum nop_format fmt;
+	bool quiet;
+};
+int nop_sink_init(struct nop_sink *s, enum nop_format fmt, FILE *out, FILE *diag,
+		  struct nop_resolver *res, struct nop_error *err);
+
+/* JSON string escaping (RFC 8259), used by every JSON writer. */
+void nop_json_str(FILE *out, const char *s);
+
+#endif

@@ -1,0 +1,183 @@
+/* resolver.c - addresses to symbol names (kallsyms through libtraceevent,
+ * with a direct-mapped cache in front) and pids to task names. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <traceevent/event-parse.h>
+
+#include "internal.h"
+
+#define SYM_CACHE 4096 /* power of two */
+#define COMM_SLOTS 4096
+
+struct sym_slot {
+	unsigned long long addr, off;
+	const char *name;
+};
+
+struct comm_slot {
+	int pid; /* 0: empty */
+	char comm[17];
+};
+
+struct nop_resolver {
+	struct tep_handle *tep;
+	char tracing_dir[4096];
+	struct sym_slot syms[SYM_CACHE];
+	struct comm_slot comms[COMM_SLOTS];
+	size_t ncomms;
+	time_t cmdlines_loaded;
+};
+
+struct nop_resolver *nop_resolver_new(const char *tracing_dir, struct nop_error *err)
+{
+	struct nop_resolver *r = calloc(1, sizeof(*r));
+
+	if (!r || !(r->tep = tep_alloc())) {
+		free(r);
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return NULL;
+	}
+	snprintf(r->tracing_dir, sizeof(r->tracing_dir), "%s", tracing_dir ? tracing_dir : "");
+	return r;
+}
+
+int nop_resolver_load_kallsyms(struct nop_resolver *r, const char *path, struct nop_error *err)
+{
+	char *text = nop_read_file(path, NULL, err);
+	int ret;
+
+	if (!text)
+		return -1;
+	ret = tep_parse_kallsyms(r->tep, text);
+	free(text);
+	if (ret < 0) {
+		nop_error_set(err, NOP_EINTERNAL, 0, "cannot parse %s", path);
+		return -1;
+	}
+	memset(r->syms, 0, sizeof(r->syms));
+	return 0;
+}
+
+const char *nop_resolve_sym(struct nop_resolver *r, unsigned long long addr,
+			    unsigned long long *off)
+{
+	struct sym_slot *s = &r->syms[(addr >> 4 ^ addr >> 16) & (SYM_CACHE - 1)];
+	unsigned long long start = 0;
+	unsigned long size = 0;
+	const char *name = NULL;
+
+	if (s->name && s->addr == addr) {
+		if (off)
+			*off = s->off;
+		return s->name;
+	}
+	if (tep_find_function_info(r->tep, addr, &name, &start, &size) < 0 || !name)
+		return NULL;
+	s->addr = addr;
+	s->name = name;
+	s->off = addr - start;
+	if (off)
+		*off = s->off;
+	return name;
+}
+
+static struct comm_slot *comm_slot(struct nop_resolver *r, int pid)
+{
+	unsigned h = (unsigned)pid * 2654435761u;
+
+	for (unsigned i = 0; i < COMM_SLOTS; i++) {
+		struct comm_slot *c = &r->comms[(h + i) & (COMM_SLOTS - 1)];
+
+		if (c->pid == pid || c->pid == 0)
+			return c;
+	}
+	return NULL;
+}
+
+static void comm_put(struct nop_resolver *r, int pid, const char *comm)
+{
+	struct comm_slot *c = comm_slot(r, pid);
+
+	if (!c && r->ncomms >= COMM_SLOTS * 3 / 4) {
+		memset(r->comms, 0, sizeof(r->comms)); /* full: start over */
+		r->ncomms = 0;
+		c = comm_slot(r, pid);
+	}
+	if (!c)
+		return;
+	if (!c->pid) {
+		if (r->ncomms >= COMM_SLOTS * 3 / 4) {
+			memset(r->comms, 0, sizeof(r->comms));
+			r->ncomms = 0;
+			c = comm_slot(r, pid);
+		}
+		r->ncomms++;
+	}
+	c->pid = pid;
+	snprintf(c->comm, sizeof(c->comm), "%s", comm);
+	c->comm[strcspn(c->comm, "\n")] = 0;
+}
+
+/* saved_cmdlines: "pid comm" lines the kernel keeps for traced tasks */
+static void load_cmdlines(struct nop_resolver *r)
+{
+	char path[4200], *text;
+	struct nop_error e;
+
+	if (!r->tracing_dir[0])
+		return;
+	snprintf(path, sizeof(path), "%s/saved_cmdlines", r->tracing_dir);
+	text = nop_read_file(path, NULL, &e);
+	if (!text)
+		return;
+	for (char *save, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(l, ' ');
+		int pid = atoi(l);
+
+		if (sp && pid > 0)
+			comm_put(r, pid, sp + 1);
+	}
+	free(text);
+}
+
+const char *nop_resolve_comm(struct nop_resolver *r, int pid)
+{
+	struct comm_slot *c;
+	char path[64], buf[32];
+	FILE *f;
+
+	if (pid == 0)
+		return "<idle>";
+	c = comm_slot(r, pid);
+	if (c && c->pid == pid)
+		return c->comm;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	if ((f = fopen(path, "re"))) {
+		if (fgets(buf, sizeof(buf), f)) {
+			fclose(f);
+			comm_put(r, pid, buf);
+			goto found;
+		}
+		fclose(f);
+	}
+	if (time(NULL) != r->cmdlines_loaded) {
+		r->cmdlines_loaded = time(NULL);
+		load_cmdlines(r);
+		goto found;
+	}
+	return "<...>";
+found:
+	c = comm_slot(r, pid);
+	return c && c->pid == pid ? c->comm : "<...>";
+}
+
+void nop_resolver_free(struct nop_resolver *r)
+{
+	if (!r)
+		return;
+	tep_free(r->tep);
+	free(r);
+}

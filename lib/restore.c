@@ -1,0 +1,84 @@
+/* restore.c - putting a tracefs file back to the value it was read at. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static bool is_list_file(const char *rel)
+{
+	static const char *const lists[] = {
+		"set_ftrace_filter", "set_ftrace_notrace", "set_graph_function",
+		"set_graph_notrace", "set_ftrace_pid",	   "set_ftrace_notrace_pid",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++)
+		if (!strcmp(rel, lists[i]))
+			return true;
+	return false;
+}
+
+/* Lists read back one entry per line, "#..." comments and "no pid" meaning
+ * empty; everything else reads back as the value it is written as, except
+ * buffer_size_kb ("7 (expanded: 1408)") and trace_clock ("[local] global"). */
+int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior,
+		     struct nop_error *err)
+{
+	char path[4096], *val = strdup(prior), *v;
+	int ret = 0;
+
+	if (!val || !nop_path(path, sizeof(path), tracing_dir, rel)) {
+		free(val);
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	if (is_list_file(rel)) {
+		ret = nop_write_file(path, "", false, err);
+		for (char *save, *l = strtok_r(val, "\n", &save); l && ret == 0;
+		     l = strtok_r(NULL, "\n", &save)) {
+			l = nop_trim(l);
+			if (!*l || *l == '#' || !strcmp(l, "no pid"))
+				continue;
+			ret = nop_write_file(path, l, true, err);
+		}
+		free(val);
+		return ret;
+	}
+	v = nop_trim(val);
+	if (!strcmp(rel, "buffer_size_kb")) {
+		char *exp = strstr(v, "expanded: ");
+
+		if (exp) {
+			v = exp + 10;
+			v[strcspn(v, ")")] = 0;
+		}
+	} else if (!strcmp(rel, "trace_clock")) {
+		char *open = strchr(v, '[');
+
+		if (open) {
+			v = open + 1;
+			v[strcspn(v, "]")] = 0;
+		}
+	}
+	ret = nop_write_file(path, v, false, err);
+	free(val);
+	return ret;
+}
+
+int nop_instance_remove(const char *tracing_dir, const char *name, struct nop_error *err)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/instances/%s", tracing_dir, name);
+	for (int tries = 0; rmdir(path) < 0; tries++) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno != EBUSY || tries >= 50) {
+			nop_error_io(err, "remove instance", path, errno);
+			return -1;
+		}
+		usleep(20000); /* a reader that is closing still holds it */
+	}
+	return 0;
+}

@@ -1,0 +1,322 @@
+/* session.c - one tracing session: a private instance where the kernel
+ * runs the tracer there, else the top level if nobody else uses it.
+ * Every write goes through sess_write(), which journals top-level files
+ * before their first change; nop_session_close() replays the journal.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct nop_session {
+	const char *tracing_dir;
+	char dir[4096];	     /* where the buffer and its files are */
+	char instance[64];   /* empty at the top level */
+	struct nop_journal *journal;
+	char **journaled;    /* top-level files already written down */
+	size_t njournaled, capj;
+	struct nop_session_cfg cfg;
+	int lock_fd;	     /* top-level lock, held while the session lives */
+};
+
+static const char *tracer_name(enum nop_tracer t)
+{
+	return t == NOP_TRACER_GRAPH ? "function_graph" : "function";
+}
+
+static int sess_write(struct nop_session *s, const char *rel, const char *val, bool append,
+		      struct nop_error *err)
+{
+	char path[4096];
+
+	if (!nop_path(path, sizeof(path), s->dir, rel)) {
+		nop_error_set(err, NOP_EINTERNAL, ENAMETOOLONG, "path too long");
+		return -1;
+	}
+	if (!s->instance[0]) {
+		size_t i;
+
+		for (i = 0; i < s->njournaled; i++)
+			if (!strcmp(s->journaled[i], rel))
+				break;
+		if (i == s->njournaled) {
+			char *prior = nop_read_file(path, NULL, err);
+			int r;
+
+			if (!prior)
+				return -1;
+			r = nop_journal_file(s->journal, rel, prior, err);
+			free(prior);
+			if (r < 0 || nop_grow((void **)&s->journaled, &s->capj, s->njournaled + 1,
+					      sizeof(char *)))
+				return -1;
+			s->journaled[s->njournaled++] = strdup(rel);
+		}
+	}
+	return nop_write_file(path, val, append, err);
+}
+
+/* Another user of the top level: a tracer, or filters, or pids set. */
+static int top_level_user(const char *dir, char *why, size_t len)
+{
+	static const char *const lists[] = { "set_ftrace_filter", "set_ftrace_notrace",
+					     "set_ftrace_pid", "set_graph_function" };
+	char path[4096], *v;
+	struct nop_error e;
+
+	why[0] = 0;
+	v = nop_read_file(nop_path(path, sizeof(path), dir, "current_tracer"), NULL, &e);
+	if (v && strcmp(nop_trim(v), "nop")) {
+		snprintf(why, len, "current_tracer is '%s'", nop_trim(v));
+		free(v);
+		return 1;
+	}
+	free(v);
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
+		v = nop_read_file(nop_path(path, sizeof(path), dir, lists[i]), NULL, &e);
+		if (!v)
+			continue;
+		for (char *save, *l = strtok_r(v, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			l = nop_trim(l);
+			if (*l && *l != '#' && strcmp(l, "no pid")) {
+				snprintf(why, len, "%s holds '%.64s'", lists[i], l);
+				free(v);
+				return 1;
+			}
+		}
+		free(v);
+	}
+	return 0;
+}
+
+/* Settings written with tracing off, tracer last: the tracer never runs
+ * unfiltered, and a failed step leaves nothing the journal cannot undo. */
+static int apply(struct nop_session *s, struct nop_error *err)
+{
+	const struct nop_session_cfg *c = &s->cfg;
+	char buf[4200];
+
+	if (sess_write(s, "tracing_on", "0", false, err))
+		return -1;
+	for (int pass = 0; pass < 2; pass++) {
+		const char *file = pass ? "set_ftrace_notrace" : "set_ftrace_filter";
+		const char **pats = pass ? c->notrace : c->filters;
+		size_t n = pass ? c->nnotrace : c->nfilters;
+
+		if (sess_write(s, file, "", false, err))
+			return -1;
+		for (size_t i = 0; i < n; i++) {
+			if (nop_pattern_check(pats[i], err))
+				return -1; /* callers check first; this is the last line */
+			snprintf(buf, sizeof(buf), c->module && !pass ? "%s:mod:%s" : "%s", pats[i],
+				 c->module);
+			if (sess_write(s, file, buf, true, err))
+				return -1;
+		}
+	}
+	if (nop_session_set_pids(s, c->pids, c->npids, err))
+		return -1;
+	if (sess_write(s, "options/function-fork", c->follow_fork ? "1" : "0", false, err))
+		return -1;
+	if (c->buffer_kb) {
+		snprintf(buf, sizeof(buf), "%zu", c->buffer_kb);
+		if (sess_write(s, "buffer_size_kb", buf, false, err))
+			return -1;
+	}
+	if (c->cpus) {
+		nop_cpuset_mask(c->cpus, nop_ncpus(), buf, sizeof(buf));
+		if (sess_write(s, "tracing_cpumask", buf, false, err))
+			return -1;
+	}
+	if (sess_write(s, "current_tracer", tracer_name(c->tracer), false, err))
+		return -1;
+	if (c->tracer == NOP_TRACER_FUNCTION &&
+	    sess_write(s, "options/func_stack_trace", c->stack ? "1" : "0", false, err))
+		return -1;
+	/* the buffer starts empty: nothing from before this session (the
+	 * buffer's contents are data, not a setting: not journaled) */
+	return nop_write_file(nop_path(buf, sizeof(buf), s->dir, "trace"), "", false, err);
+}
+
+int nop_session_set_pids(struct nop_session *s, const pid_t *pids, size_t n,
+			 struct nop_error *err)
+{
+	char buf[32];
+
+	if (sess_write(s, "set_ftrace_pid", "", false, err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(buf, sizeof(buf), "%d", (int)pids[i]);
+		if (sess_write(s, "set_ftrace_pid", buf, true, err))
+			return -1;
+	}
+	return 0;
+}
+
+static int open_instance(struct nop_session *s, struct nop_error *err)
+{
+	char path[4096];
+
+	snprintf(s->instance, sizeof(s->instance), "nopctl-%d", (int)getpid());
+	snprintf(path, sizeof(path), "%s/instances/%s", s->tracing_dir, s->instance);
+	if (nop_journal_instance(s->journal, s->instance, err))
+		return -1;
+	if (mkdir(path, 0700) < 0) {
+		nop_error_io(err, "create instance", path, errno);
+		s->instance[0] = 0;
+		return -1;
+	}
+	snprintf(s->dir, sizeof(s->dir), "%s", path);
+	return 0;
+}
+
+/* Is the tracer offered inside instances? (6.1 offers function but not
+ * function_graph there; a tracer it does not offer is refused with EINVAL.) */
+static bool instance_offers(const char *inst_dir, const char *tracer)
+{
+	char path[4096], *v;
+	struct nop_error e;
+	bool ok = false;
+
+	v = nop_read_file(nop_path(path, sizeof(path), inst_dir, "available_tracers"), NULL, &e);
+	if (!v)
+		return false;
+	for (char *save, *t = strtok_r(v, " \n", &save); t; t = strtok_r(NULL, " \n", &save))
+		ok |= !strcmp(t, tracer);
+	free(v);
+	return ok;
+}
+
+static int claim_top_level(struct nop_session *s, struct nop_error *err)
+{
+	char why[160];
+	char lockpath[4200];
+	int fd;
+
+	snprintf(lockpath, sizeof(lockpath), "%s/top-level.lock", nop_journal_dir());
+	fd = open(lockpath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		if (e == EWOULDBLOCK) {
+			nop_error_set(err, NOP_EBUSY, e,
+				      "another nopctl is using the top-level tracer (lock %s);"
+				      " 'nopctl status' shows which", lockpath);
+		} else {
+			nop_error_io(err, "lock", lockpath, e);
+		}
+		return -1;
+	}
+	/* held until close: the lock dies with the process, even on kill -9 */
+	s->lock_fd = fd;
+	if (top_level_user(s->tracing_dir, why, sizeof(why)) && !s->cfg.force) {
+		nop_error_set(err, NOP_EBUSY, 0,
+			      "the top-level tracer is in use by someone else (%s) and this kernel"
+			      " cannot run %s in an instance; nopctl leaves it alone."
+			      " Use --force to take it over (its settings are restored on exit)",
+			      why, tracer_name(s->cfg.tracer));
+		return -1;
+	}
+	snprintf(s->dir, sizeof(s->dir), "%s", s->tracing_dir);
+	return 0;
+}
+
+int nop_session_open(struct nop_session **sp, const struct nop_session_cfg *cfg,
+		     struct nop_error *err)
+{
+	struct nop_session *s = calloc(1, sizeof(*s));
+	struct nop_error e2;
+
+	if (!s) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	s->cfg = *cfg;
+	s->lock_fd = -1;
+	s->tracing_dir = cfg->tracing_dir;
+	if (nop_journal_open(&s->journal, s->tracing_dir, err)) {
+		free(s);
+		return -1;
+	}
+	if (!cfg->top_level) {
+		if (open_instance(s, err))
+			goto fail;
+		if (!instance_offers(s->dir, tracer_name(cfg->tracer))) {
+			if (nop_instance_remove(s->tracing_dir, s->instance, err))
+				goto fail;
+			s->instance[0] = 0;
+		}
+	}
+	if (!s->instance[0] && claim_top_level(s, err))
+		goto fail;
+	if (apply(s, err))
+		goto fail;
+	*sp = s;
+	return 0;
+fail:
+	nop_session_close(s, &e2);
+	return -1;
+}
+
+int nop_session_start(struct nop_session *s, struct nop_error *err)
+{
+	return sess_write(s, "tracing_on", "1", false, err);
+}
+
+int nop_session_stop(struct nop_session *s, struct nop_error *err)
+{
+	return sess_write(s, "tracing_on", "0", false, err);
+}
+
+int nop_session_close(struct nop_session *s, struct nop_error *err)
+{
+	int ret;
+
+	if (!s)
+		return 0;
+	ret = nop_journal_finish(s->journal, err);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	for (size_t i = 0; i < s->njournaled; i++)
+		free(s->journaled[i]);
+	free(s->journaled);
+	free(s);
+	return ret;
+}
+
+const char *nop_session_dir(const struct nop_session *s)
+{
+	return s->dir;
+}
+
+const char *nop_session_instance(const struct nop_session *s)
+{
+	return s->instance[0] ? s->instance : NULL;
+}
+
+int nop_cpu_stats_read(const char *buffer_dir, int cpu, struct nop_cpu_stats *st,
+		       struct nop_error *err)
+{
+	char path[4096], *text;
+
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", buffer_dir, cpu);
+	memset(st, 0, sizeof(*st));
+	text = nop_read_file(path, NULL, err);
+	if (!text)
+		return -1;
+	for (char *save, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		sscanf(l, "entries: %llu", &st->entries);
+		sscanf(l, "overrun: %llu", &st->overrun);
+		sscanf(l, "dropped events: %llu", &st->dropped);
+		sscanf(l, "read events: %llu", &st->read);
+	}
+	free(text);
+	return 0;
+}

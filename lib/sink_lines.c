@@ -1,0 +1,122 @@
+/* sink_lines.c - the event stream as lines: text for people (like the
+ * kernel's own function tracer output) or JSON lines for scripts, from
+ * the same calls. JSON keys are documented in nopctl-trace(1). */
+#include <string.h>
+
+#include "fields.h"
+
+static void sym(struct nop_sink *s, unsigned long long addr, char *buf, size_t len, bool off)
+{
+	unsigned long long o = 0;
+	const char *name = nop_resolve_sym(s->res, addr, &o);
+
+	if (!name)
+		snprintf(buf, len, "0x%llx", addr);
+	else if (off && o)
+		snprintf(buf, len, "%s+0x%llx", name, o);
+	else
+		snprintf(buf, len, "%s", name);
+}
+
+static void stack_field(struct nop_sink *s, struct nop_fields *f, const struct nop_event *ev)
+{
+	char name[NOP_NAME_MAX + 32];
+
+	nop_field_array_open(f, "stack");
+	for (int i = 0; i < ev->nstack; i++) {
+		sym(s, ev->stack[i], name, sizeof(name), true);
+		nop_field_item_str(f, "\n => %s", name);
+	}
+	nop_field_array_close(f);
+}
+
+static int lines_event(struct nop_sink *s, const struct nop_event *ev)
+{
+	struct nop_fields f;
+	char fn[NOP_NAME_MAX + 32], parent[NOP_NAME_MAX + 32];
+	bool json = s->fmt == NOP_FMT_JSON;
+
+	nop_fields_open(&f, s->out, json);
+	switch (ev->type) {
+	case NOP_EV_LOST:
+		nop_field_str(&f, "type", NULL, "lost");
+		nop_field_ts(&f, "ts", ev->ts);
+		nop_field_u64(&f, "cpu", "CPU:%llu ", (unsigned long long)ev->cpu);
+		if (ev->lost < 0)
+			nop_field_str(&f, "count", "[LOST %s EVENTS]", NULL);
+		else
+			nop_field_i64(&f, "count", "[LOST %lld EVENTS]", ev->lost);
+		nop_field_str(&f, "source", NULL, "page");
+		break;
+	case NOP_EV_FUNC:
+	case NOP_EV_STACK:
+		if (!json)
+			fprintf(s->out, "%16s-%-7d [%03d] ", nop_resolve_comm(s->res, ev->pid), ev->pid,
+				ev->cpu);
+		nop_field_str(&f, "type", NULL, ev->type == NOP_EV_FUNC ? "func" : "stack");
+		nop_field_ts(&f, "ts", ev->ts);
+		nop_field_u64(&f, "cpu", NULL, (unsigned long long)ev->cpu);
+		nop_field_i64(&f, "pid", NULL, ev->pid);
+		nop_field_str(&f, "comm", NULL, nop_resolve_comm(s->res, ev->pid));
+		if (ev->type == NOP_EV_FUNC) {
+			sym(s, ev->ip, fn, sizeof(fn), false);
+			sym(s, ev->parent_ip, parent, sizeof(parent), false);
+			nop_field_str(&f, "func", "%s", fn);
+			nop_field_str(&f, "parent", " <-%s", parent);
+		} else {
+			nop_field_str(&f, "func", "<stack trace>", NULL);
+		}
+		if (ev->nstack)
+			stack_field(s, &f, ev);
+		break;
+	}
+	nop_fields_close(&f);
+	return ferror(s->out) ? -1 : 0;
+}
+
+static int lines_summary(struct nop_sink *s, const struct nop_summary *sum)
+{
+	bool json = s->fmt == NOP_FMT_JSON;
+	struct nop_fields f;
+	FILE *out = json ? s->out : s->diag;
+
+	if (!json && (s->quiet || !out))
+		return 0;
+	nop_fields_open(&f, out, json);
+	nop_field_str(&f, "type", "nopctl: ", "summary");
+	nop_field_u64(&f, "events", "%llu events", sum->events);
+	nop_field_u64(&f, "duration_ns", NULL, sum->duration_ns);
+	if (!json)
+		fprintf(out, " in %.3f s", sum->duration_ns / 1e9);
+	nop_field_i64(&f, "lost", ", lost %lld (page headers)", sum->lost_pages);
+	nop_field_u64(&f, "overrun", ", overrun %llu", sum->overrun);
+	nop_field_u64(&f, "dropped", ", dropped %llu", sum->dropped);
+	if (sum->exit_status >= 0)
+		nop_field_i64(&f, "exit_status", ", command exited %lld", sum->exit_status);
+	nop_field_str(&f, "stop", ", stopped by %s", sum->stop_reason);
+	nop_fields_close(&f);
+	return 0;
+}
+
+static const struct nop_sink_ops lines_ops = {
+	.event = lines_event,
+	.summary = lines_summary,
+};
+
+int nop_sink_init(struct nop_sink *s, enum nop_format fmt, FILE *out, FILE *diag,
+		  struct nop_resolver *res, struct nop_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->fmt = fmt;
+	s->out = out;
+	s->diag = diag;
+	s->res = res;
+	switch (fmt) {
+	case NOP_FMT_TEXT:
+	case NOP_FMT_JSON:
+		s->ops = &lines_ops;
+		return 0;
+	}
+	nop_error_set(err, NOP_EUSAGE, 0, "unknown output format");
+	return -1;
+}

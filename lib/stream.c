@@ -1,0 +1,270 @@
+/* stream.c - every CPU's trace_pipe_raw read without blocking, decoded
+ * page by page and merged into one stream ordered by timestamp.
+ *
+ * A drain reads up to ROUND_PAGES pages from each CPU, merges what it read
+ * and emits it, and repeats until no CPU has more. Within a round the order
+ * is exact; events committed on one CPU while another is being read can
+ * land in the next round (the kernel gives no global order to wait for).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define ROUND_PAGES 64
+
+struct cpu_buf {
+	int cpu;
+	int fd;
+	bool done; /* files: EOF reached */
+	struct nop_event *ev;
+	size_t nev, capev, head;
+	unsigned long long *stk;
+	size_t nstk, capstk;
+};
+
+struct nop_stream {
+	struct nop_decoder *dec;
+	struct cpu_buf *cpus;
+	int ncpus;
+	bool files;
+	void *page;
+	int page_size;
+	int *heap; /* indexes of cpus with events left, min-heap on ts */
+};
+
+static int collect(void *ctx, const struct nop_event *ev)
+{
+	struct cpu_buf *c = ctx;
+	struct nop_event *e;
+
+	if (nop_grow((void **)&c->ev, &c->capev, c->nev + 1, sizeof(*c->ev)))
+		return -ENOMEM;
+	e = &c->ev[c->nev++];
+	*e = *ev;
+	if (ev->nstack) {
+		if (nop_grow((void **)&c->stk, &c->capstk, c->nstk + (size_t)ev->nstack,
+			     sizeof(*c->stk)))
+			return -ENOMEM;
+		memcpy(c->stk + c->nstk, ev->stack, (size_t)ev->nstack * sizeof(*c->stk));
+		e->stack = (void *)(uintptr_t)c->nstk; /* an index until the arena stops moving */
+		c->nstk += (size_t)ev->nstack;
+	}
+	return 0;
+}
+
+static int stream_alloc(struct nop_stream **stp, struct nop_decoder *d, int n,
+			struct nop_error *err)
+{
+	struct nop_stream *st = calloc(1, sizeof(*st));
+
+	if (!st || !(st->cpus = calloc((size_t)n, sizeof(*st->cpus))) ||
+	    !(st->heap = calloc((size_t)n, sizeof(int))) ||
+	    !(st->page = malloc((size_t)nop_decoder_page_size(d)))) {
+		if (st) {
+			free(st->cpus);
+			free(st->heap);
+		}
+		free(st);
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	st->dec = d;
+	st->page_size = nop_decoder_page_size(d);
+	for (int i = 0; i < n; i++)
+		st->cpus[i].fd = -1;
+	*stp = st;
+	return 0;
+}
+
+int nop_stream_open(struct nop_stream **stp, struct nop_decoder *d, const char *buffer_dir,
+		    const struct nop_cpuset *cpus, struct nop_error *err)
+{
+	int ncpus = nop_ncpus();
+	struct nop_stream *st;
+	char path[4200];
+
+	if (stream_alloc(&st, d, ncpus, err))
+		return -1;
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		struct cpu_buf *c = &st->cpus[st->ncpus];
+
+		if (cpus && !nop_cpuset_has(cpus, cpu))
+			continue;
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", buffer_dir, cpu);
+		c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (c->fd < 0) {
+			if (errno == ENOENT || errno == ENODEV)
+				continue; /* CPU offline or absent */
+			nop_error_io(err, "open", path, errno);
+			nop_stream_close(st);
+			return -1;
+		}
+		c->cpu = cpu;
+		st->ncpus++;
+	}
+	*stp = st;
+	return 0;
+}
+
+int nop_stream_open_files(struct nop_stream **stp, struct nop_decoder *d, const char **paths,
+			  const int *cpus, int n, struct nop_error *err)
+{
+	struct nop_stream *st;
+
+	if (stream_alloc(&st, d, n, err))
+		return -1;
+	st->files = true;
+	for (int i = 0; i < n; i++) {
+		struct cpu_buf *c = &st->cpus[i];
+
+		c->cpu = cpus[i];
+		c->fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+		st->ncpus++;
+		if (c->fd < 0) {
+			nop_error_io(err, "open", paths[i], errno);
+			nop_stream_close(st);
+			return -1;
+		}
+	}
+	*stp = st;
+	return 0;
+}
+
+int nop_stream_nfds(const struct nop_stream *st)
+{
+	return st->files ? 0 : st->ncpus;
+}
+
+int nop_stream_fd(const struct nop_stream *st, int i)
+{
+	return st->cpus[i].fd;
+}
+
+/* Read up to ROUND_PAGES pages of one CPU; 1 if it may have more. */
+static int read_cpu(struct nop_stream *st, struct cpu_buf *c, struct nop_error *err)
+{
+	for (int i = 0; i < ROUND_PAGES; i++) {
+		ssize_t r = read(c->fd, st->page, (size_t)st->page_size);
+		int ret;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return 0;
+		if (r < 0) {
+			nop_error_io(err, "read", "trace_pipe_raw", errno);
+			return -1;
+		}
+		if (r == 0) {
+			c->done = st->files;
+			return 0;
+		}
+		if (r < st->page_size)
+			memset((char *)st->page + r, 0, (size_t)(st->page_size - r));
+		ret = nop_decode_page(st->dec, c->cpu, st->page, collect, c);
+		if (ret) {
+			nop_error_set(err, NOP_EINTERNAL, ret < 0 ? -ret : 0,
+				      "cannot decode a ring-buffer page of CPU %d", c->cpu);
+			return -1;
+		}
+	}
+	return 1;
+}
+
+static unsigned long long head_ts(struct nop_stream *st, int i)
+{
+	return st->cpus[i].ev[st->cpus[i].head].ts;
+}
+
+static void sift_down(struct nop_stream *st, int *h, int n, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, m = i;
+
+		if (l < n && head_ts(st, h[l]) < head_ts(st, h[m]))
+			m = l;
+		if (l + 1 < n && head_ts(st, h[l + 1]) < head_ts(st, h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		int t = h[i];
+
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static int merge_emit(struct nop_stream *st, nop_emit_fn emit, void *ctx)
+{
+	int n = 0, ret = 0;
+
+	for (int i = 0; i < st->ncpus; i++) {
+		struct cpu_buf *c = &st->cpus[i];
+
+		c->head = 0;
+		for (size_t k = 0; k < c->nev; k++)
+			if (c->ev[k].nstack)
+				c->ev[k].stack = c->stk + (uintptr_t)c->ev[k].stack;
+		if (c->nev)
+			st->heap[n++] = i;
+	}
+	for (int i = n / 2 - 1; i >= 0; i--)
+		sift_down(st, st->heap, n, i);
+	while (n > 0 && ret == 0) {
+		struct cpu_buf *c = &st->cpus[st->heap[0]];
+
+		ret = emit(ctx, &c->ev[c->head]);
+		if (++c->head == c->nev)
+			st->heap[0] = st->heap[--n];
+		sift_down(st, st->heap, n, 0);
+	}
+	for (int i = 0; i < st->ncpus; i++)
+		st->cpus[i].nev = st->cpus[i].nstk = 0;
+	return ret;
+}
+
+int nop_stream_drain(struct nop_stream *st, nop_emit_fn emit, void *ctx, struct nop_error *err)
+{
+	int more;
+
+	do {
+		int ret;
+
+		more = 0;
+		for (int i = 0; i < st->ncpus; i++) {
+			int r;
+
+			if (st->cpus[i].done)
+				continue;
+			r = read_cpu(st, &st->cpus[i], err);
+			if (r < 0)
+				return -1;
+			more |= r;
+		}
+		ret = merge_emit(st, emit, ctx);
+		if (ret)
+			return ret;
+	} while (more);
+	return 0;
+}
+
+void nop_stream_close(struct nop_stream *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < st->ncpus; i++) {
+		if (st->cpus[i].fd >= 0)
+			close(st->cpus[i].fd);
+		free(st->cpus[i].ev);
+		free(st->cpus[i].stk);
+	}
+	free(st->cpus);
+	free(st->heap);
+	free(st->page);
+	free(st);
+}

@@ -1,0 +1,156 @@
+/* tracefs.c - finding tracefs and reading and writing its files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "internal.h"
+
+int nop_grow(void **v, size_t *cap, size_t need, size_t sz)
+{
+	size_t ncap = *cap ? *cap : 16;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	nv = realloc(*v, ncap * sz);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+char *nop_path(char *buf, size_t len, const char *dir, const char *rel)
+{
+	int n = snprintf(buf, len, "%s/%s", dir, rel);
+
+	return n < 0 || (size_t)n >= len ? NULL : buf;
+}
+
+char *nop_trim(char *s)
+{
+	size_t n;
+
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n'))
+		s[--n] = 0;
+	return s;
+}
+
+int nop_ncpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return n < 1 ? 1 : (int)n;
+}
+
+const char *nop_tracefs_dir(struct nop_error *err)
+{
+	const char *dir = tracefs_tracing_dir(); /* mounts tracefs when it is not */
+
+	if (!dir || access(dir, F_OK) != 0) {
+		nop_error_set(err, NOP_EKERNEL, errno,
+			      "tracefs is not mounted and could not be mounted"
+			      " (try: mount -t tracefs nodev /sys/kernel/tracing)");
+		return NULL;
+	}
+	{
+		char p[4096];
+
+		if (access(nop_path(p, sizeof(p), dir, "current_tracer"), F_OK) != 0 &&
+		    access(nop_path(p, sizeof(p), dir, "trace"), F_OK) != 0) {
+			nop_error_set(err, NOP_EKERNEL, ENOENT,
+				      "%s has no ftrace files: this kernel was built without ftrace", dir);
+			return NULL;
+		}
+	}
+	return dir;
+}
+
+/* tracefs files report size 0: read until EOF. */
+char *nop_read_file(const char *path, size_t *lenp, struct nop_error *err)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || !buf) {
+		int e = errno;
+
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		nop_error_io(err, "read", path, e);
+		return NULL;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				errno = ENOMEM;
+				goto fail;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = 0;
+	if (lenp)
+		*lenp = len;
+	return buf;
+fail:
+	{
+		int e = errno;
+
+		close(fd);
+		free(buf);
+		nop_error_io(err, "read", path, e);
+	}
+	return NULL;
+}
+
+int nop_write_file(const char *path, const char *val, bool append, struct nop_error *err)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
+	size_t len = strlen(val);
+	ssize_t w = 0;
+
+	if (fd < 0) {
+		nop_error_io(err, "open", path, errno);
+		return -1;
+	}
+	if (len)
+		w = write(fd, val, len);
+	if (w < 0 || (size_t)w != len) {
+		int e = w < 0 ? errno : EIO;
+
+		close(fd);
+		nop_error_io(err, "write", path, e);
+		return -1;
+	}
+	if (close(fd) < 0) {
+		nop_error_io(err, "write", path, errno);
+		return -1;
+	}
+	return 0;
+}

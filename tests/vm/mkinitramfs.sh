@@ -1,0 +1,30 @@
+#!/bin/sh
+# mkinitramfs.sh OUT.cpio.gz - the guest's root: busybox-static, the fresh
+# nopctl with its shared libraries, jq (a real JSON parser), the test
+# helpers and the suites.
+set -eu
+out=$1
+top=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/bin "$root"/sbin "$root"/proc "$root"/sys "$root"/dev "$root"/tmp \
+	"$root"/etc "$root"/run "$root"/tests "$root"/usr/bin
+cp /bin/busybox "$root"/bin/busybox
+# a program and every library it loads, at the same paths
+add() {
+	cp "$1" "$root/usr/bin/$(basename "$1")"
+	ldd "$1" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }' | while read -r lib; do
+		[ -f "$lib" ] || continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+add "$top/build/nopctl"
+add "$(command -v jq)"
+for h in "$top"/build/tests/helpers/*; do cp "$h" "$root/usr/bin/"; done
+cp "$top"/tests/vm/init "$root"/init
+cp "$top"/tests/vm/lib.sh "$top"/tests/vm/t-*.sh "$root"/tests/
+echo nopctl-guest > "$root"/etc/hostname
+echo 'root:x:0:0:root:/:/bin/sh' > "$root"/etc/passwd
+chmod +x "$root"/init
+(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out"

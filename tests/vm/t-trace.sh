@@ -1,0 +1,241 @@
+# t-trace.sh - nopctl trace on a real kernel (issue 2).
+
+t_00_mounts_tracefs_itself() {
+	# init leaves tracefs unmounted: nopctl must find and mount it
+	grep -q ' /sys/kernel/tracing ' /proc/mounts && fail "tracefs already mounted"
+	expect_rc 0 nopctl list do_sys_openat2
+	grep -qx do_sys_openat2 "$T/out" || fail "list did not show do_sys_openat2"
+	grep -q ' /sys/kernel/tracing ' /proc/mounts || fail "tracefs still not mounted"
+}
+
+t_command_text() {
+	expect_rc 0 nopctl trace do_sys_openat2 -- cat /etc/hostname
+	grep -q '^nopctl-guest$' "$T/out" || fail "the command's own output is missing"
+	grep -Eq ' cat-[0-9]+ +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: do_sys_openat2 <-' "$T/out" ||
+		fail "no do_sys_openat2 line from cat"
+	grep 'do_sys_openat2' "$T/out" | grep -v ' cat-' && fail "a task other than cat was traced"
+	grep -q 'summary' "$T/out" && fail "text summary must go to stderr"
+	grep -q 'stopped by command exit' "$T/err" || fail "no summary on stderr"
+}
+
+t_command_json() {
+	expect_rc 0 nopctl trace -j do_sys_openat2 -- cat /etc/hostname
+	grep -v '^nopctl-guest$' "$T/out" > "$T/json"
+	json_lines "$T/json"
+	jq -e 'select(.type == "func") | .func == "do_sys_openat2" and .comm == "cat" and (.ts | type) == "number"
+		and (.cpu | type) == "number" and (.pid | type) == "number" and (.parent | type) == "string"' \
+		"$T/json" > /dev/null || fail "func objects lack documented keys"
+	[ "$(jq -r 'select(.type == "func") | .func' "$T/json" | wc -l)" -ge 1 ] || fail "no func objects"
+	jq -e 'select(.type == "summary") | .events >= 1 and .lost == 0 and .exit_status == 0' "$T/json" \
+		> /dev/null || fail "no summary object"
+}
+
+t_exit_status_of_command() {
+	expect_rc 3 nopctl trace -q do_sys_openat2 -- sh -c 'cat /etc/hostname; exit 3'
+	expect_rc 127 nopctl trace -q do_sys_openat2 -- /nonexistent/prog
+}
+
+t_glob() {
+	expect_rc 0 nopctl trace -j 'do_sys_open*' -- cat /etc/hostname
+	grep '^{' "$T/out" > "$T/json"
+	jq -r 'select(.type == "func") | .func' "$T/json" | sort -u > "$T/funcs"
+	grep -qx do_sys_openat2 "$T/funcs" || fail "glob missed do_sys_openat2"
+	grep -v '^do_sys_open' "$T/funcs" && fail "glob matched something else"
+	true
+}
+
+t_notrace() {
+	# the glob matches do_sys_openat2 and the open helpers; -n takes one away
+	nopctl list 'do_sys_open*' > "$T/all"
+	[ "$(wc -l < "$T/all")" -ge 2 ] || fail "glob should match two or more"
+	expect_rc 0 nopctl trace -j -n do_sys_openat2 'do_sys_open*' -- cat /etc/hostname
+	grep '^{' "$T/out" | jq -r 'select(.type == "func") | .func' > "$T/funcs"
+	grep -qx do_sys_openat2 "$T/funcs" && fail "-n did not remove do_sys_openat2"
+	true
+}
+
+t_pid() {
+	a=$(opener_loop)
+	b=$(opener_loop)
+	expect_rc 0 nopctl trace -j -d 1 -p "$a" do_sys_openat2
+	kill "$a" "$b"
+	pids=$(jq -r 'select(.type == "func") | .pid' "$T/out" | sort -u)
+	[ -n "$pids" ] || fail "no events from pid $a"
+	for p in $pids; do
+		[ "$p" = "$a" ] || grep -q "^PPid:[[:space:]]*$a\$" /proc/"$p"/status 2>/dev/null ||
+			fail "pid $p is not $a (the other loop is $b)"
+	done
+}
+
+t_duration() {
+	s=$(date +%s)
+	expect_rc 0 timeout 60 nopctl trace -d 2 do_sys_openat2
+	e=$(date +%s)
+	[ $((e - s)) -ge 2 ] || fail "stopped after $((e - s)) s, before -d 2"
+	grep -q 'stopped by duration' "$T/err" || fail "summary does not say duration"
+}
+
+t_count() {
+	a=$(opener_loop)
+	expect_rc 0 timeout 60 nopctl trace -j -c 3 -p "$a" do_sys_openat2
+	kill "$a"
+	[ "$(jq -r 'select(.type == "func") | .func' "$T/out" | wc -l)" = 3 ] || fail "not exactly 3 events"
+	jq -e 'select(.type == "summary") | .stop == "count"' "$T/out" > /dev/null || fail "stop reason"
+}
+
+t_stack() {
+	expect_rc 0 nopctl trace -j -s do_sys_openat2 -- cat /etc/hostname
+	grep '^{' "$T/out" > "$T/json"
+	jq -e 'select(.type == "func") | (.stack | length) >= 2' "$T/json" > /dev/null || fail "no stacks"
+	jq -r 'select(.type == "func") | .stack[]' "$T/json" | grep -q 'do_syscall_64' ||
+		fail "stack lacks do_syscall_64"
+	expect_rc 0 nopctl trace -s do_sys_openat2 -- cat /etc/hostname
+	grep -q '^ => do_syscall_64' "$T/out" || fail "text stack lines missing"
+}
+
+t_output_file() {
+	expect_rc 0 nopctl trace -q -o "$T/trace.txt" do_sys_openat2 -- cat /etc/hostname
+	grep -q 'do_sys_openat2' "$T/trace.txt" || fail "nothing in -o file"
+	grep -q 'do_sys_openat2' "$T/out" && fail "events leaked to stdout"
+	expect_rc 2 nopctl trace -q -o "$T/trace.txt" do_sys_openat2 -- true
+	grep -q 'exists' "$T/err" || fail "no message about an existing file"
+	ln -s /etc/passwd "$T/link"
+	expect_rc 2 nopctl trace -q -f -o "$T/link" do_sys_openat2 -- true
+	grep -q 'symbolic link' "$T/err" || fail "symlink followed"
+	grep -q root /etc/passwd || fail "symlink target clobbered"
+	expect_rc 0 nopctl trace -q -f -o "$T/trace.txt" do_sys_openat2 -- true
+}
+
+t_cpus_and_buffer() {
+	expect_rc 0 nopctl trace -j --cpus 0 -b 512 -d 1 do_sys_openat2
+	jq -r 'select(.type == "func") | .cpu' "$T/out" | grep -vx 0 && fail "event from a CPU other than 0"
+	true
+}
+
+t_bad_input() {
+	big=$(head -c 131000 /dev/zero | tr '\0' a)
+	for args in "no_such_function_xyz" "do_sys_open2" "$(printf 'do_sys_openat2\nvfs_read')" \
+		"do_sys_openat2:traceoff" "!do_sys_openat2" "" "$big" "-p 0 do_sys_openat2" \
+		"-p notapid do_sys_openat2" "--bogus do_sys_openat2" "-c 0 x" "--cpus 99 do_sys_openat2"; do
+		rc=0
+		# shellcheck disable=SC2086
+		case "$args" in -*) nopctl trace $args ;; *) nopctl trace "$args" ;; esac > "$T/out" 2> "$T/err" || rc=$?
+		[ "$rc" = 2 ] || fail "exit $rc for '$(echo "$args" | head -c 60)'"
+		[ -s "$T/err" ] || fail "no message for '$args'"
+	done
+	nopctl trace do_sys_open2 2>&1 | grep -q 'do_sys_openat2' || fail "no suggestion for do_sys_open2"
+}
+
+t_restore_on_signals() {
+	for sig in INT TERM HUP QUIT; do
+		a=$(opener_loop)
+		nopctl trace -q -p "$a" do_sys_openat2 > "$T/out" 2> "$T/err" &
+		n=$!
+		i=0
+		until grep -q do_sys_openat2 "$T/out" 2>/dev/null; do
+			i=$((i + 1)); [ $i -lt 300 ] || fail "no events before SIG$sig"; usleep 100000
+		done
+		kill -"$sig" "$n"
+		rc=0
+		wait "$n" || rc=$?
+		kill "$a"
+		[ "$rc" = 0 ] || fail "exit $rc after SIG$sig"
+		ls "$TR/instances" | grep -q nopctl && fail "instance left after SIG$sig"
+	done
+	true
+}
+
+t_restore_on_closed_pipe() {
+	a=$(opener_loop)
+	rc=$( { timeout 60 nopctl trace -p "$a" do_sys_openat2 2> "$T/err"; echo $? > "$T/rc"; } | head -n 3 | wc -l)
+	kill "$a"
+	[ "$rc" = 3 ] || fail "head saw $rc lines"
+	[ "$(cat "$T/rc")" = 0 ] || fail "exit $(cat "$T/rc") after the pipe closed"
+}
+
+t_kill9_then_reset() {
+	a=$(opener_loop)
+	nopctl trace -q -p "$a" do_sys_openat2 > "$T/out" 2>&1 &
+	n=$!
+	i=0
+	until grep -q do_sys_openat2 "$T/out" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 300 ] || fail "no events"; usleep 100000
+	done
+	kill -9 "$n"
+	wait "$n" || true
+	kill "$a"
+	ls "$TR/instances" | grep -q "nopctl-$n" || fail "kill -9 should leave the instance behind"
+	expect_rc 0 nopctl reset
+	grep -q 'removed 1 stale instance' "$T/err" || fail "reset did not report the instance"
+}
+
+t_top_level_kill9_then_reset() {
+	a=$(opener_loop)
+	echo 1 > "$TR/options/function-fork"   # a prior value nopctl must put back
+	snap "$T/before"
+	nopctl trace -q --top-level -p "$a" do_sys_openat2 > "$T/out" 2>&1 &
+	n=$!
+	i=0
+	until grep -q do_sys_openat2 "$T/out" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 300 ] || fail "no events"; usleep 100000
+	done
+	[ "$(cat "$TR/current_tracer")" = function ] || fail "not in the top level"
+	kill -9 "$n"
+	wait "$n" || true
+	kill "$a"
+	expect_rc 0 nopctl reset
+	snap "$T/after"
+	same "$T/before" "$T/after" || fail "top level not restored by reset"
+	echo 0 > "$TR/options/function-fork"
+}
+
+t_top_level_busy_refused() {
+	echo function > "$TR/current_tracer" 2>/dev/null || echo do_sys_openat2 > "$TR/set_ftrace_filter"
+	echo do_sys_openat2 > "$TR/set_ftrace_filter"
+	snap "$T/before"
+	rc=0
+	nopctl trace --top-level do_sys_openat2 -- true > "$T/out" 2> "$T/err" || rc=$?
+	snap "$T/after"
+	echo nop > "$TR/current_tracer"
+	echo > "$TR/set_ftrace_filter"
+	[ "$rc" = 4 ] || fail "exit $rc, wanted 4 (busy)"
+	grep -q 'in use' "$T/err" || fail "message does not say who holds it"
+	same "$T/before" "$T/after" || fail "a refused run changed tracefs"
+}
+
+t_two_sessions() {
+	a=$(opener_loop)
+	nopctl trace -j -p "$a" do_sys_openat2 > "$T/first" 2> "$T/first.err" &
+	n=$!
+	i=0
+	until grep -q do_sys_openat2 "$T/first" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 300 ] || fail "first session saw nothing"; usleep 100000
+	done
+	expect_rc 0 nopctl trace -j do_sys_openat2 -- cat /etc/hostname
+	grep -q '"comm":"cat"' "$T/out" || fail "second session saw nothing"
+	before=$(grep -c do_sys_openat2 "$T/first")
+	usleep 500000
+	after=$(grep -c do_sys_openat2 "$T/first")
+	[ "$after" -gt "$before" ] || fail "first session stopped receiving events"
+	ls "$TR/instances" | grep -q "nopctl-$n" || fail "first session's instance is gone"
+	kill -INT "$n"
+	wait "$n"
+	kill "$a"
+}
+
+t_status_and_help() {
+	a=$(opener_loop)
+	nopctl trace -q -p "$a" do_sys_openat2 > /dev/null &
+	n=$!
+	usleep 1500000
+	expect_rc 0 nopctl status -j
+	json_lines "$T/out"
+	jq -e "select(.instance == \"nopctl-$n\") | .owner == \"running\" and .tracer == \"function\"" \
+		"$T/out" > /dev/null || fail "status does not show the running session"
+	kill -INT "$n"
+	wait "$n"
+	kill "$a"
+	expect_rc 0 nopctl trace --help
+	grep -q -- '--duration' "$T/out" || fail "help lacks --duration"
+	expect_rc 0 nopctl --version
+}
