@@ -53,7 +53,7 @@ void usage(const struct cmd *c, FILE *out);
 /* Report an error on stderr ("nopctl: ..."), and as a JSON object on
  * stdout in JSON mode, so scripts always get parseable output. Returns
  * the exit code. */
-int fail(const struct opts *o, const struct nop_error *err);
+int report_error(const struct opts *o, const struct nop_error *err);
 /* Open -o FILE (no symlinks, no overwrite without --force) or stdout. */
 FILE *open_output(const struct opts *o, struct nop_error *err);
 /* Look for a command in PATH as execvp would: 0 if runnable. */
@@ -65,6 +65,10 @@ int check_patterns(const char *tracing_dir, const struct opts *o, struct nop_err
 /* The capture loop shared by trace (and later graph/stats). */
 int run_capture(struct opts *o, enum nop_tracer tracer);
 
+void overview(FILE *out);
+const struct cmd *find_cmd(const char *name);
+
+int cmd_help(struct opts *o);
 int cmd_trace(struct opts *o);
 int cmd_list(struct opts *o);
 int cmd_status(struct opts *o);

@@ -9,7 +9,7 @@
 
 #include "cmd.h"
 
-int fail(const struct opts *o, const struct nop_error *err)
+int report_error(const struct opts *o, const struct nop_error *err)
 {
 	int st = err->status ? (int)err->status : NOP_EINTERNAL;
 

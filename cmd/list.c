@@ -13,10 +13,10 @@ int cmd_list(struct opts *o)
 
 	for (size_t i = 0; i < o->npatterns; i++)
 		if (nop_pattern_check(o->patterns[i], &err))
-			return fail(o, &err);
+			return report_error(o, &err);
 	if (!(tdir = nop_tracefs_dir(&err)) || check_patterns(tdir, o, &err) ||
 	    nop_funcs_load(tdir, &f, &err))
-		return fail(o, &err);
+		return report_error(o, &err);
 	for (size_t i = 0; i < f.n; i++) {
 		struct nop_fields fl;
 		bool hit = o->npatterns == 0 && (!o->module || nop_func_matches(&f.v[i], "*", o->module));
@@ -37,7 +37,7 @@ int cmd_list(struct opts *o)
 	nop_funcs_free(&f);
 	if (!shown && o->module) {
 		nop_error_set(&err, NOP_EUSAGE, 0, "no traceable function in module %s", o->module);
-		return fail(o, &err);
+		return report_error(o, &err);
 	}
 	return 0;
 }

@@ -14,10 +14,10 @@ int cmd_reset(struct opts *o)
 
 	if (geteuid() != 0) {
 		nop_error_set(&err, NOP_EKERNEL, 0, "reset needs root; run nopctl as root");
-		return fail(o, &err);
+		return report_error(o, &err);
 	}
 	if (!(tdir = nop_tracefs_dir(&err)))
-		return fail(o, &err);
+		return report_error(o, &err);
 	ret = nop_reset_stale(tdir, &rep, &err);
 	if (o->fmt == NOP_FMT_JSON || !o->quiet) {
 		nop_fields_open(&f, o->fmt == NOP_FMT_JSON ? stdout : stderr, o->fmt == NOP_FMT_JSON);
@@ -30,5 +30,5 @@ int cmd_reset(struct opts *o)
 			      (unsigned long long)rep.live_sessions);
 		nop_fields_close(&f);
 	}
-	return ret ? fail(o, &err) : 0;
+	return ret ? report_error(o, &err) : 0;
 }

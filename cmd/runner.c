@@ -258,35 +258,35 @@ int run_capture(struct opts *o, enum nop_tracer tracer)
 	/* everything that can be checked without the kernel, first */
 	for (size_t i = 0; i < o->npatterns; i++)
 		if (nop_pattern_check(o->patterns[i], &err))
-			return fail(o, &err);
+			return report_error(o, &err);
 	for (size_t i = 0; i < o->nnotrace; i++)
 		if (nop_pattern_check(o->notrace[i], &err))
-			return fail(o, &err);
+			return report_error(o, &err);
 	if (!o->npatterns) {
 		nop_error_set(&err, NOP_EUSAGE, 0,
 			      "no function pattern given; e.g. 'nopctl trace do_sys_openat2'"
 			      " ('nopctl list' shows what can be traced)");
-		return fail(o, &err);
+		return report_error(o, &err);
 	}
 	if (o->cpus) {
 		if (nop_cpuset_parse(o->cpus, nop_ncpus(), &cpus, &err))
-			return fail(o, &err);
+			return report_error(o, &err);
 		cpusp = &cpus;
 	}
 	if (o->command && command_check(o->command[0], &err))
-		return fail(o, &err);
+		return report_error(o, &err);
 	if (o->command && o->npids) {
 		nop_error_set(&err, NOP_EUSAGE, 0, "-p and -- COMMAND cannot be combined");
-		return fail(o, &err);
+		return report_error(o, &err);
 	}
 	if (geteuid() != 0) {
 		nop_error_set(&err, NOP_EKERNEL, EPERM, "tracing needs root (CAP_SYS_ADMIN); run nopctl as root");
-		return fail(o, &err);
+		return report_error(o, &err);
 	}
 	r.sigfd = signals_block(&set);
 	if (r.sigfd < 0) {
 		nop_error_set(&err, NOP_EINTERNAL, errno, "signalfd: %s", strerror(errno));
-		return fail(o, &err);
+		return report_error(o, &err);
 	}
 	if (!(tdir = prepare_tracefs(&err)) || check_patterns(tdir, o, &err))
 		goto out;
@@ -383,7 +383,7 @@ out:
 	if (out && out != stdout)
 		fclose(out);
 	if (err.status)
-		return fail(o, &err);
+		return report_error(o, &err);
 	if (o->command && r.child_status != 0)
 		code = r.child_status;
 	else if (r.sum.lost_pages || r.sum.overrun || r.sum.dropped)

@@ -87,7 +87,7 @@ int cmd_status(struct opts *o)
 	DIR *d;
 
 	if (!tdir)
-		return fail(o, &err);
+		return report_error(o, &err);
 	buffer(&f, tdir, "top", 0, false);
 	snprintf(path, sizeof(path), "%s/instances", tdir);
 	if ((d = opendir(path))) {

@@ -23,7 +23,8 @@ int nop_journal_file(struct nop_journal *j, const char *rel, const char *prior,
 		     struct nop_error *err);
 /* Restore everything the journal names and delete it. */
 int nop_journal_finish(struct nop_journal *j, struct nop_error *err);
-int nop_journal_replay(const char *path, struct nop_error *err);
+/* instances (may be NULL) counts the instances it removed */
+int nop_journal_replay(const char *path, int *instances, struct nop_error *err);
 
 /* Put back one tracefs file's prior value as read from it (restore.c). */
 int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior,

@@ -150,7 +150,7 @@ static int unhex(char *s)
 	return 0;
 }
 
-int nop_journal_replay(const char *path, struct nop_error *err)
+int nop_journal_replay(const char *path, int *instances, struct nop_error *err)
 {
 	char *text = nop_read_file(path, NULL, err), *tracing = NULL;
 	char **lines = NULL;
@@ -181,9 +181,12 @@ int nop_journal_replay(const char *path, struct nop_error *err)
 		char *l = lines[i];
 
 		if (!strncmp(l, "instance ", 9)) {
-			if (nop_instance_remove(tracing, l + 9, &e2) < 0 && ret == 0) {
-				*err = e2;
+			if (nop_instance_remove(tracing, l + 9, &e2) < 0) {
+				if (ret == 0)
+					*err = e2;
 				ret = -1;
+			} else if (instances) {
+				(*instances)++;
 			}
 		} else if (!strncmp(l, "file ", 5)) {
 			char *rel = l + 5, *hex = strchr(rel, ' ');
@@ -211,7 +214,7 @@ int nop_journal_finish(struct nop_journal *j, struct nop_error *err)
 	if (!j)
 		return 0;
 	close(j->fd);
-	ret = nop_journal_replay(j->path, err);
+	ret = nop_journal_replay(j->path, NULL, err);
 	free(j);
 	return ret;
 }
@@ -271,7 +274,7 @@ int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
 			snprintf(path, sizeof(path), "%s/%s", journal_dir, de->d_name);
 			if (pid == getpid())
 				continue;
-			if (nop_journal_replay(path, &e2) < 0) {
+			if (nop_journal_replay(path, &rep->removed_instances, &e2) < 0) {
 				if (ret == 0)
 					*err = e2;
 				ret = -1;

@@ -61,6 +61,24 @@ static int sess_write(struct nop_session *s, const char *rel, const char *val, b
 	return nop_write_file(path, val, append, err);
 }
 
+/* Write down a top-level file's value from an instance session, where
+ * the kernel changes it as a side effect; only_if: only when the value
+ * holds that text. */
+static int journal_top_file(struct nop_session *s, const char *rel, const char *only_if,
+			    struct nop_error *err)
+{
+	char path[4096], *v;
+	int ret = 0;
+
+	v = nop_read_file(nop_path(path, sizeof(path), s->tracing_dir, rel), NULL, err);
+	if (!v)
+		return -1;
+	if (!only_if || strstr(v, only_if))
+		ret = nop_journal_file(s->journal, rel, v, err);
+	free(v);
+	return ret;
+}
+
 /* Another user of the top level: a tracer, or filters, or pids set. */
 static int top_level_user(const char *dir, char *why, size_t len)
 {
@@ -135,9 +153,15 @@ static int apply(struct nop_session *s, struct nop_error *err)
 	}
 	if (sess_write(s, "current_tracer", tracer_name(c->tracer), false, err))
 		return -1;
-	if (c->tracer == NOP_TRACER_FUNCTION &&
-	    sess_write(s, "options/func_stack_trace", c->stack ? "1" : "0", false, err))
-		return -1;
+	if (c->tracer == NOP_TRACER_FUNCTION && c->stack) {
+		/* On 6.1 tracer options are one set for every instance: what
+		 * an instance writes, the top level reads back. Journal the
+		 * top-level value so that it is put back either way. */
+		if (s->instance[0] && journal_top_file(s, "options/func_stack_trace", NULL, err))
+			return -1;
+		if (sess_write(s, "options/func_stack_trace", "1", false, err))
+			return -1;
+	}
 	/* the buffer starts empty: nothing from before this session (the
 	 * buffer's contents are data, not a setting: not journaled) */
 	return nop_write_file(nop_path(buf, sizeof(buf), s->dir, "trace"), "", false, err);
@@ -161,6 +185,13 @@ int nop_session_set_pids(struct nop_session *s, const pid_t *pids, size_t n,
 static int open_instance(struct nop_session *s, struct nop_error *err)
 {
 	char path[4096];
+
+	/* Enabling a tracer anywhere makes the kernel expand its buffers
+	 * once; on 6.1 that leaves a still-unexpanded top-level buffer at its
+	 * 7 KB placeholder for good ("7 (expanded: 1408)" reads back "7").
+	 * The restore gives it the size the kernel promised. */
+	if (journal_top_file(s, "buffer_size_kb", "expanded", err))
+		return -1;
 
 	snprintf(s->instance, sizeof(s->instance), "nopctl-%d", (int)getpid());
 	snprintf(path, sizeof(path), "%s/instances/%s", s->tracing_dir, s->instance);

@@ -8,6 +8,19 @@ build/tests/helpers/%: tests/helpers/%.c
 vm-check: all $(HELPERS)
 	sh tests/vm/run.sh trace
 
-check: vm-check
+check: unit-check vm-check
 
 .PHONY: check vm-check
+
+# host unit tests: pure logic and recorded kernel pages, no root
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+UNIT_CMD  := $(filter-out build/cmd/main.o,$(CMD_OBJ))
+
+build/tests/test_%: tests/unit/test_%.c $(LIB) $(UNIT_CMD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(UNIT_CMD) $(LIB) $(PKG_LIBS) -lcmocka $(LDFLAGS)
+
+unit-check: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; ( cd tests && ../$$t ); done
+.PHONY: unit-check

@@ -20,11 +20,16 @@ expect_rc() {
 snap() {
 	{
 		for f in current_tracer tracing_on set_ftrace_filter set_ftrace_notrace set_ftrace_pid \
-			set_graph_function set_graph_notrace max_graph_depth tracing_thresh buffer_size_kb \
+			set_graph_function set_graph_notrace max_graph_depth tracing_thresh \
 			tracing_cpumask trace_clock; do
 			echo "== $f"
 			cat "$TR/$f" 2>&1
 		done
+		# the kernel expands buffers on first use of any tracer, once:
+		# "7 (expanded: 1408)" and "1408" are the same promise, and a
+		# written size reads back rounded up to pages (1408 -> 1410)
+		echo "== buffer_size_kb (as used, in 8 KB units)"
+		echo $(( $(sed 's/.*expanded: \([0-9]*\).*/\1/' "$TR/buffer_size_kb") / 8 ))
 		for o in "$TR"/options/*; do echo "$o=$(cat "$o")"; done
 		echo "== instances"
 		ls "$TR/instances"
@@ -36,7 +41,18 @@ snap() {
 same() { cmp -s "$1" "$2" || { diff "$1" "$2" | head -20; return 1; }; }
 
 # A shell that opens /etc/hostname every few ms, from its own pid.
-opener_loop() { sh -c 'while :; do read x < /etc/hostname; usleep 5000; done' & echo $!; }
+opener_loop() { sh -c 'while :; do read x < /etc/hostname; usleep 5000; done' > /dev/null 2>&1 & echo $!; }
+
+# wait_for FILE TEXT: until FILE holds TEXT (30 s at most). FILE must be
+# new: a background job's "> FILE" may not have truncated it yet.
+wait_for() {
+	i=0
+	until grep -q "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || fail "no '$2' in $1 after 30 s"
+		usleep 100000
+	done
+}
 
 # json_lines FILE: every line parses on its own
 json_lines() {
@@ -48,10 +64,17 @@ json_lines() {
 	[ "$n" -gt 0 ] || fail "no JSON lines in $1"
 }
 
+# all_of TYPE FILTER FILE: FILE has objects of TYPE and every one passes
+# FILTER (jq's -e alone only judges the last input)
+all_of() {
+	grep '^{' "$3" | jq -e -s "[.[] | select(.type == \"$1\")] | length > 0 and all($2)" > /dev/null ||
+		{ grep '^{' "$3" | head -5; fail "not every $1 object has $2"; }
+}
+
 run_suites() {
 	files=
 	for s in "$@"; do files="$files /tests/t-$s.sh"; . "/tests/t-$s.sh"; done
-	tests=$(grep -ho '^t_[a-z0-9_]*()' $files | tr -d '()')
+	tests=$(grep -ho '^t_[a-z0-9_]*()' $files | tr -d '()' | sort)
 	echo "PLAN $(echo $tests | wc -w)" >&3
 	for t in $tests; do
 		rm -rf "$T"

@@ -1,0 +1,33 @@
+# bash completion for nopctl
+_nopctl() {
+	local cur prev words cword
+	_init_completion || return
+	local cmds="trace list status reset help"
+	if [[ $cword -eq 1 ]]; then
+		COMPREPLY=($(compgen -W "$cmds --version --help" -- "$cur"))
+		return
+	fi
+	local cmd=${words[1]} opts
+	case $cmd in
+	trace) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --stack --output --format --json --quiet --top-level --force --help" ;;
+	list) opts="--module --format --json --help" ;;
+	status) opts="--format --json --help" ;;
+	reset) opts="--format --json --quiet --help" ;;
+	help) COMPREPLY=($(compgen -W "$cmds" -- "$cur")); return ;;
+	*) return ;;
+	esac
+	case $prev in
+	-p | --pid) COMPREPLY=($(compgen -W "$(command ls /proc | grep '^[0-9]')" -- "$cur")); return ;;
+	-o | --output) _filedir; return ;;
+	-F | --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+	-m | --module) COMPREPLY=($(compgen -W "$(cut -d' ' -f1 /proc/modules 2>/dev/null)" -- "$cur")); return ;;
+	-d | --duration | -c | --count | -b | --buffer-kb | -C | --cpus) return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+	elif [[ $cmd == trace || $cmd == list || $prev == -n || $prev == --notrace ]]; then
+		[[ ${#cur} -ge 2 ]] || return
+		COMPREPLY=($(nopctl list "$cur*" 2>/dev/null | cut -d' ' -f1 | head -n 500))
+	fi
+}
+complete -F _nopctl nopctl

@@ -1,0 +1,159 @@
+/* test_input.c - patterns, modules, CPU lists, function matching and
+ * suggestions: everything checked before the kernel is touched. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../lib/internal.h"
+
+static void pattern_ok(void **state)
+{
+	const char *good[] = { "do_sys_openat2", "vfs_*", "*_read", "foo.isra.0", "ext4_?et*",
+			       "do_sys_open[a-z]*", "__x64_sys_openat", "a$b" };
+	struct nop_error err;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		assert_int_equal(nop_pattern_check(good[i], &err), 0);
+	assert_true(nop_pattern_is_glob("vfs_*"));
+	assert_false(nop_pattern_is_glob("vfs_read"));
+}
+
+static void pattern_rejects_filter_syntax(void **state)
+{
+	const char *bad[] = { "", "do_sys_openat2\nvfs_read", "a b", "a\tb", "!do_sys_openat2",
+			      "do_sys_openat2:traceoff", "vfs_read:mod:ext4", "a\rb", "a\x01",
+			      "[abc", "x/y", "a,b", "\xc3\xa9t\xc3\xa9", ".foo", "a;b", "a|b" };
+	struct nop_error err;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(nop_pattern_check(bad[i], &err), -1);
+		assert_int_equal(err.status, NOP_EUSAGE);
+		assert_true(strlen(err.msg) > 10);
+	}
+	nop_pattern_check("a\nb", &err);
+	assert_non_null(strstr(err.msg, "newline"));
+	nop_pattern_check("x:traceoff", &err);
+	assert_non_null(strstr(err.msg, "':'"));
+}
+
+static void pattern_length(void **state)
+{
+	char *big = malloc(1 << 20);
+	struct nop_error err;
+
+	memset(big, 'a', (1 << 20) - 1);
+	big[(1 << 20) - 1] = 0;
+	assert_int_equal(nop_pattern_check(big, &err), -1);
+	assert_int_equal(err.status, NOP_EUSAGE);
+	assert_non_null(strstr(err.msg, "too long"));
+	big[NOP_NAME_MAX] = 0;
+	assert_int_equal(nop_pattern_check(big, &err), 0);
+	big[NOP_NAME_MAX] = 'a';
+	big[NOP_NAME_MAX + 1] = 0;
+	assert_int_equal(nop_pattern_check(big, &err), -1);
+	free(big);
+}
+
+static void module_names(void **state)
+{
+	struct nop_error err;
+
+	assert_int_equal(nop_module_check("ext4", &err), 0);
+	assert_int_equal(nop_module_check("snd-hda_intel", &err), 0);
+	assert_int_equal(nop_module_check("", &err), -1);
+	assert_int_equal(nop_module_check("ext4\n", &err), -1);
+	assert_int_equal(nop_module_check("a:b", &err), -1);
+	assert_int_equal(nop_module_check("*", &err), -1);
+}
+
+static const char funcs_text[] =
+	"do_sys_openat2\n"
+	"do_sys_open\n"
+	"vfs_read\n"
+	"vfs_write\n"
+	"foo.isra.0\n"
+	"ext4_file_read_iter [ext4]\n"
+	"ext4_file_write_iter [ext4]\n"
+	"vfs_read\n" /* two static functions of one name */
+	"__x64_sys_openat\n";
+
+static void funcs_match(void **state)
+{
+	struct nop_funcs f;
+	struct nop_error err;
+
+	assert_int_equal(nop_funcs_parse(funcs_text, &f, &err), 0);
+	assert_int_equal(f.n, 9);
+	assert_string_equal(f.v[5].module, "ext4");
+	assert_null(f.v[0].module);
+	assert_int_equal(nop_funcs_count(&f, "vfs_*", NULL), 3);
+	assert_int_equal(nop_funcs_count(&f, "do_sys_open", NULL), 1); /* exact, not a prefix */
+	assert_int_equal(nop_funcs_count(&f, "*_read*", "ext4"), 1);
+	assert_int_equal(nop_funcs_count(&f, "vfs_read", "ext4"), 0);
+	assert_int_equal(nop_funcs_count(&f, "foo", NULL), 0);
+	assert_int_equal(nop_funcs_count(&f, "do_sys_open[a-z]*", NULL), 1);
+	nop_funcs_free(&f);
+}
+
+static void funcs_suggest(void **state)
+{
+	struct nop_funcs f;
+	struct nop_error err;
+	const char *s[5];
+	size_t n;
+
+	assert_int_equal(nop_funcs_parse(funcs_text, &f, &err), 0);
+	n = nop_funcs_suggest(&f, "do_sys_open2", s, 5);
+	assert_int_equal(n, 2); /* do_sys_open (1 edit) and do_sys_openat2 (2) */
+	assert_string_equal(s[0], "do_sys_open");
+	assert_string_equal(s[1], "do_sys_openat2");
+	n = nop_funcs_suggest(&f, "foo", s, 5);
+	assert_int_equal(n, 1);
+	assert_string_equal(s[0], "foo.isra.0");
+	n = nop_funcs_suggest(&f, "vfs_raed", s, 5);
+	assert_true(n >= 1);
+	assert_string_equal(s[0], "vfs_read");
+	for (size_t i = 1; i < n; i++)
+		assert_string_not_equal(s[i], "vfs_read"); /* listed once */
+	assert_int_equal(nop_funcs_suggest(&f, "completely_unrelated_name", s, 5), 0);
+	nop_funcs_free(&f);
+}
+
+static void cpu_lists(void **state)
+{
+	struct nop_cpuset set;
+	struct nop_error err;
+	char mask[64];
+
+	assert_int_equal(nop_cpuset_parse("0-3,6", 8, &set, &err), 0);
+	assert_true(nop_cpuset_has(&set, 0) && nop_cpuset_has(&set, 3) && nop_cpuset_has(&set, 6));
+	assert_false(nop_cpuset_has(&set, 4) || nop_cpuset_has(&set, 7));
+	nop_cpuset_mask(&set, 8, mask, sizeof(mask));
+	assert_string_equal(mask, "4f");
+	assert_int_equal(nop_cpuset_parse("33", 40, &set, &err), 0);
+	nop_cpuset_mask(&set, 40, mask, sizeof(mask));
+	assert_string_equal(mask, "2,00000000");
+	const char *bad[] = { "", "8", "3-1", "a", "1,", "1-", "-1", "0 1", "1\n" };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(nop_cpuset_parse(bad[i], 8, &set, &err), -1);
+		assert_int_equal(err.status, NOP_EUSAGE);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pattern_ok),	 cmocka_unit_test(pattern_rejects_filter_syntax),
+		cmocka_unit_test(pattern_length), cmocka_unit_test(module_names),
+		cmocka_unit_test(funcs_match),	 cmocka_unit_test(funcs_suggest),
+		cmocka_unit_test(cpu_lists),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

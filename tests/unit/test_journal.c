@@ -1,0 +1,127 @@
+/* test_journal.c - journal and restore on a scratch copy of the files
+ * (plain files stand in for tracefs here; the VM suites test the kernel). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../lib/internal.h"
+
+static char dir[64], jdir[80];
+
+static void put(const char *rel, const char *v)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	f = fopen(p, "w");
+	fputs(v, f);
+	fclose(f);
+}
+
+static char *get(const char *rel)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	return nop_read_file(p, NULL, NULL);
+}
+
+static int setup(void **state)
+{
+	strcpy(dir, "/tmp/nopctl-jt-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(jdir, sizeof(jdir), "%s/run", dir);
+	nop_journal_set_dir(jdir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+static void restore_values(void **state)
+{
+	struct nop_journal *j;
+	struct nop_error err;
+	char *v;
+
+	put("current_tracer", "nop\n");
+	put("buffer_size_kb", "7 (expanded: 1408)\n");
+	put("trace_clock", "[local] global counter\n");
+	assert_int_equal(nop_journal_open(&j, dir, &err), 0);
+	assert_int_equal(nop_journal_file(j, "current_tracer", "nop\n", &err), 0);
+	assert_int_equal(nop_journal_file(j, "buffer_size_kb", "7 (expanded: 1408)\n", &err), 0);
+	assert_int_equal(nop_journal_file(j, "trace_clock", "[local] global counter\n", &err), 0);
+	/* a second record of one file: the oldest value wins */
+	assert_int_equal(nop_journal_file(j, "current_tracer", "function\n", &err), 0);
+	put("current_tracer", "function_graph");
+	put("trace_clock", "global");
+	assert_int_equal(nop_journal_finish(j, &err), 0);
+	assert_string_equal(v = get("current_tracer"), "nop");
+	free(v);
+	assert_string_equal(v = get("buffer_size_kb"), "1408");
+	free(v);
+	assert_string_equal(v = get("trace_clock"), "local");
+	free(v);
+	/* the journal is gone once restored */
+	char jp[128];
+
+	snprintf(jp, sizeof(jp), "%s/%d.journal", jdir, (int)getpid());
+	assert_int_equal(access(jp, F_OK), -1);
+}
+
+static void journal_dir_must_be_private(void **state)
+{
+	struct nop_journal *j;
+	struct nop_error err;
+	char link[128];
+
+	mkdir(jdir, 0700);
+	chmod(jdir, 0777);
+	assert_int_equal(nop_journal_open(&j, dir, &err), -1);
+	assert_non_null(strstr(err.msg, "refusing"));
+	rmdir(jdir);
+	snprintf(link, sizeof(link), "%s/elsewhere", dir);
+	mkdir(link, 0700);
+	assert_int_equal(symlink(link, jdir), 0);
+	assert_int_equal(nop_journal_open(&j, dir, &err), -1);
+	assert_non_null(strstr(err.msg, "refusing"));
+	unlink(jdir);
+}
+
+static void replay_rejects_garbage(void **state)
+{
+	struct nop_error err;
+	char p[128];
+	FILE *f;
+
+	mkdir(jdir, 0700);
+	snprintf(p, sizeof(p), "%s/99999999.journal", jdir);
+	f = fopen(p, "w");
+	fputs("something else\n", f);
+	fclose(f);
+	assert_int_equal(nop_journal_replay(p, NULL, &err), -1);
+	assert_int_equal(access(p, F_OK), 0); /* left for a person to look at */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(restore_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(journal_dir_must_be_private, setup, teardown),
+		cmocka_unit_test_setup_teardown(replay_rejects_garbage, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
