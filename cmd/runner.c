@@ -58,14 +58,23 @@ static int on_event(void *ctx, const struct nop_event *ev)
 	return 0;
 }
 
+/* A script that starts nopctl with '&' gets SIGINT and SIGQUIT ignored
+ * (POSIX shells do that to background jobs), and an ignored signal is
+ * discarded even while blocked: 'kill -INT' would never stop the run. So
+ * INT, QUIT and TERM are always taken; an ignored SIGHUP is left ignored,
+ * as nohup asked. */
 static int signals_block(sigset_t *set)
 {
+	struct sigaction old;
+	static const int always[] = { SIGINT, SIGQUIT, SIGTERM, SIGCHLD };
+
 	sigemptyset(set);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGHUP);
-	sigaddset(set, SIGQUIT);
-	sigaddset(set, SIGCHLD);
+	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++) {
+		signal(always[i], SIG_DFL);
+		sigaddset(set, always[i]);
+	}
+	if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaddset(set, SIGHUP);
 	signal(SIGPIPE, SIG_IGN);
 	if (sigprocmask(SIG_BLOCK, set, NULL) < 0)
 		return -1;

@@ -101,11 +101,15 @@ static unsigned long long num(struct tep_format_field *f, struct tep_record *rec
 	return v;
 }
 
-static int read_stack(struct nop_decoder *d, struct tep_record *rec, struct nop_event *ev)
+/* end: the end of the page: a damaged record's size cannot reach past it */
+static int read_stack(struct nop_decoder *d, struct tep_record *rec, struct nop_event *ev,
+		      const char *end)
 {
 	long long n = (long long)num(d->st_size, rec);
 	int off = d->st_caller->offset, lsz = tep_get_long_size(d->tep);
-	int room = (rec->size - off) / lsz, k = 0;
+	long long size = rec->size, left = end - (const char *)rec->data;
+	long long room = ((size < left ? size : left) - off) / lsz;
+	int k = 0;
 
 	if (n > room)
 		n = room;
@@ -128,10 +132,19 @@ int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit
 	bool have_pend = false;
 	unsigned long long ts;
 	int missed, ret = 0, n = 0;
+	const char *end = (const char *)page + d->page_size;
 	void *data;
 
+	/* header: timestamp, then commit (length in the low 30 bits, the
+	 * "missed events" flags above); a length past the page is damage */
+	unsigned long long commit = tep_get_long_size(d->tep) == 8 ? ((unsigned long long *)page)[1]
+								: ((unsigned int *)page)[2];
+	int hdr = 8 + tep_get_long_size(d->tep);
+
+	if ((commit & 0x3fffffffULL) > (unsigned long long)(d->page_size - hdr))
+		return -EINVAL;
 	if (kbuffer_load_subbuffer(d->kbuf, page) < 0)
-		return -1;
+		return -EINVAL;
 	missed = kbuffer_missed_events(d->kbuf);
 	data = kbuffer_read_event(d->kbuf, &ts);
 	if (missed) {
@@ -147,11 +160,15 @@ int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit
 		struct tep_record rec = {
 			.ts = ts, .cpu = cpu, .data = data, .size = kbuffer_event_size(d->kbuf),
 		};
-		int type = tep_data_type(d->tep, &rec);
+		int type;
+
+		if ((const char *)data + 24 > end)
+			break; /* damaged: a record that runs off the page */
+		type = tep_data_type(d->tep, &rec);
 
 		if (type == d->stack_id && d->st_caller) {
 			if (have_pend) {
-				read_stack(d, &rec, &pend);
+				read_stack(d, &rec, &pend, end);
 				have_pend = false;
 				if ((ret = emit(ctx, &pend)))
 					return ret;
@@ -163,7 +180,7 @@ int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit
 			ev.cpu = cpu;
 			ev.ts = ts;
 			ev.pid = tep_data_pid(d->tep, &rec);
-			read_stack(d, &rec, &ev);
+			read_stack(d, &rec, &ev, end);
 			if ((ret = emit(ctx, &ev)))
 				return ret;
 			n++;

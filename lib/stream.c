@@ -63,7 +63,7 @@ static int stream_alloc(struct nop_stream **stp, struct nop_decoder *d, int n,
 
 	if (!st || !(st->cpus = calloc((size_t)n, sizeof(*st->cpus))) ||
 	    !(st->heap = calloc((size_t)n, sizeof(int))) ||
-	    !(st->page = malloc((size_t)nop_decoder_page_size(d)))) {
+	    !(st->page = calloc(1, (size_t)nop_decoder_page_size(d) + 64))) {
 		if (st) {
 			free(st->cpus);
 			free(st->heap);
@@ -166,6 +166,12 @@ static int read_cpu(struct nop_stream *st, struct cpu_buf *c, struct nop_error *
 		if (r < st->page_size)
 			memset((char *)st->page + r, 0, (size_t)(st->page_size - r));
 		ret = nop_decode_page(st->dec, c->cpu, st->page, collect, c);
+		if (ret == -EINVAL) {
+			/* a damaged page: say so in the stream, go on */
+			struct nop_event lost = { .type = NOP_EV_LOST, .cpu = c->cpu, .lost = -1 };
+
+			ret = collect(c, &lost);
+		}
 		if (ret) {
 			nop_error_set(err, NOP_EINTERNAL, ret < 0 ? -ret : 0,
 				      "cannot decode a ring-buffer page of CPU %d", c->cpu);

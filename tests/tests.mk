@@ -24,3 +24,7 @@ build/tests/test_%: tests/unit/test_%.c $(LIB) $(UNIT_CMD)
 unit-check: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; ( cd tests && ../$$t ); done
 .PHONY: unit-check
+
+demo: all
+	sh tests/demo.sh
+.PHONY: demo

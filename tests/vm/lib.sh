@@ -8,12 +8,13 @@ KVER=$(uname -r)
 fail() { echo "FAIL: $*"; exit 1; }
 
 # expect_rc WANT CMD... : run CMD, output in $T/out and $T/err
+# (sh has no locals: its variables start with _ to spare the caller's)
 expect_rc() {
-	want=$1
+	_want=$1
 	shift
-	rc=0
-	"$@" > "$T/out" 2> "$T/err" || rc=$?
-	[ "$rc" = "$want" ] || { echo "--- stdout"; head -20 "$T/out"; echo "--- stderr"; head -20 "$T/err"; fail "exit $rc, wanted $want: $*"; }
+	_rc=0
+	"$@" > "$T/out" 2> "$T/err" || _rc=$?
+	[ "$_rc" = "$_want" ] || { echo "--- stdout"; head -20 "$T/out"; echo "--- stderr"; head -20 "$T/err"; fail "exit $_rc, wanted $_want: $*"; }
 }
 
 # Every tracefs file nopctl may touch, the instances, and the journals.

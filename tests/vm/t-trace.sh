@@ -185,8 +185,9 @@ t_top_level_kill9_then_reset() {
 }
 
 t_top_level_busy_refused() {
-	echo function > "$TR/current_tracer" 2>/dev/null || echo do_sys_openat2 > "$TR/set_ftrace_filter"
+	# another user: filter first, so the tracer never patches every function
 	echo do_sys_openat2 > "$TR/set_ftrace_filter"
+	echo function > "$TR/current_tracer"
 	snap "$T/before"
 	rc=0
 	nopctl trace --top-level do_sys_openat2 -- true > "$T/out" 2> "$T/err" || rc=$?
@@ -223,7 +224,7 @@ t_status_and_help() {
 	expect_rc 0 nopctl status -j
 	json_lines "$T/out"
 	jq -e -s "any(.instance == \"nopctl-$n\" and .owner == \"running\" and .tracer == \"function\")" \
-		"$T/out" > /dev/null || fail "status does not show the running session"
+		"$T/out" > /dev/null || { cat "$T/out"; fail "status does not show the running session nopctl-$n"; }
 	kill -INT "$n"
 	wait "$n"
 	kill "$a"

@@ -1,0 +1,15 @@
+#!/bin/sh
+# demo.sh - a few seconds of 'nopctl trace do_sys_openat2' on this machine;
+# where its kernel refuses function tracing, nopctl says why, and the same
+# run is shown inside the test VM (Debian's 6.1 kernel under QEMU).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+( while :; do cat /etc/hostname > /dev/null; sleep 0.3; done ) &
+load=$!
+"$top/build/nopctl" trace -d 3 do_sys_openat2
+rc=$?
+kill "$load"
+[ "$rc" = 3 ] || exit "$rc"
+echo
+echo "demo: this kernel refuses the function tracer (above, exit 3). The same run in the test VM:"
+NOPCTL_VM_ONLY=6.1.0 sh "$top/tests/vm/run.sh" demo | sed -n 's/^\[[^]]*\] # \{0,1\}//p'
