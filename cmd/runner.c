@@ -26,7 +26,8 @@ struct run {
 	int sigfd;
 	pid_t child;
 	int child_status;
-	bool out_closed;
+	bool out_closed; /* the reader went away (EPIPE): a normal end */
+	int out_errno;	 /* any other write error */
 };
 
 static unsigned long long now_ns(void)
@@ -35,6 +36,20 @@ static unsigned long long now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+}
+
+/* EPIPE: whoever read our output is gone, a normal way to end (| head).
+ * Anything else (ENOSPC, EIO) is an error. */
+static int output_failed(struct run *r)
+{
+	if (errno == EPIPE) {
+		r->out_closed = true;
+		r->stop = "output closed";
+	} else {
+		r->out_errno = errno ? errno : EIO;
+		r->stop = "output error";
+	}
+	return 2;
 }
 
 static int on_event(void *ctx, const struct nop_event *ev)
@@ -47,10 +62,8 @@ static int on_event(void *ctx, const struct nop_event *ev)
 		r->sum.lost_pages += ev->lost > 0 ? ev->lost : 1;
 	else if (ev->type == NOP_EV_FUNC)
 		r->sum.events++;
-	if (r->sink.ops->event(&r->sink, ev)) {
-		r->out_closed = true;
-		return 2;
-	}
+	if (r->sink.ops->event(&r->sink, ev))
+		return output_failed(r);
 	if (r->o->count && r->sum.events >= r->o->count) {
 		r->stop = "count";
 		return 1;
@@ -191,8 +204,12 @@ static int loop(struct run *r, struct nop_stream *st, struct nop_error *err)
 		pfd[i + 1].fd = nop_stream_fd(st, i);
 		pfd[i + 1].events = POLLIN;
 	}
+	bool more = false;
+
 	while (!r->stop) {
-		int timeout = 100; /* a partly filled page does not wake poll */
+		/* a partly filled page does not wake poll: look every 100 ms;
+		 * at once when the last round left data behind */
+		int timeout = more ? 0 : 100;
 
 		if (deadline) {
 			unsigned long long t = now_ns();
@@ -210,14 +227,12 @@ static int loop(struct run *r, struct nop_stream *st, struct nop_error *err)
 			break;
 		}
 		handle_signals(r);
-		ret = nop_stream_drain(st, on_event, r, err);
+		ret = nop_stream_drain(st, on_event, r, &more, err);
 		if (ret < 0)
 			break;
 		ret = 0;
-		if (fflush(r->sink.out) != 0 || r->out_closed) {
-			r->out_closed = true;
-			r->stop = "output closed";
-		}
+		if (!r->stop && fflush(r->sink.out) != 0)
+			output_failed(r);
 	}
 	free(pfd);
 	return ret;
@@ -361,8 +376,9 @@ teardown:
 	r.sum.duration_ns = r.stop ? now_ns() - t0 : 0;
 	if (nop_session_stop(sess, &err))
 		goto out;
-	if (!r.out_closed && strcmp(r.stop, "count") != 0)
-		if (nop_stream_drain(st, on_event, &r, &err) < 0)
+	/* tracing is off: what is left is bounded by the buffer size */
+	for (bool more = !r.out_closed && !r.out_errno && strcmp(r.stop, "count"); more;)
+		if (nop_stream_drain(st, on_event, &r, &more, &err) < 0)
 			goto out;
 	lost_counters(nop_session_dir(sess), cpusp, &r.sum.overrun, &r.sum.dropped);
 	r.sum.overrun -= ov0 < r.sum.overrun ? ov0 : r.sum.overrun;
@@ -370,12 +386,15 @@ teardown:
 	reap_child(&r);
 	r.sum.exit_status = o->command ? r.child_status : -1;
 	r.sum.stop_reason = r.stop;
-	if (!r.out_closed) {
+	if (!r.out_closed && !r.out_errno) {
 		r.sink.ops->summary(&r.sink, &r.sum);
-		if (fflush(out) != 0 && errno != EPIPE) {
-			nop_error_set(&err, NOP_EINTERNAL, errno, "cannot write output: %s", strerror(errno));
-			goto out;
-		}
+		if (fflush(out) != 0 && errno != EPIPE)
+			r.out_errno = errno;
+	}
+	if (r.out_errno) {
+		nop_error_set(&err, NOP_EINTERNAL, r.out_errno, "cannot write output%s%s: %s",
+			      o->output ? " to " : "", o->output ? o->output : "", strerror(r.out_errno));
+		goto out;
 	}
 out:
 	if (go >= 0)

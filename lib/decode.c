@@ -7,7 +7,6 @@
 
 #include <traceevent/event-parse.h>
 #include <traceevent/kbuffer.h>
-#include <tracefs.h>
 
 #include "internal.h"
 
@@ -39,21 +38,56 @@ static int sub_buffer_size(const char *tracing_dir)
 	return kb > 0 ? kb * 1024 : (int)sysconf(_SC_PAGESIZE);
 }
 
+/* The page header and the formats of the events nopctl decodes, read
+ * from <dir>/events: a live tracefs or a recorded copy of one. */
+static int load_formats(struct tep_handle *tep, const char *dir, struct nop_error *err)
+{
+	static const char *const events[] = { "function", "kernel_stack", "funcgraph_entry",
+					      "funcgraph_exit" };
+	char path[4200], *buf;
+	size_t len;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/events/header_page", dir);
+	if (!(buf = nop_read_file(path, &len, err)))
+		return -1;
+	ret = tep_parse_header_page(tep, buf, (unsigned long)len, (int)sizeof(long));
+	free(buf);
+	if (ret < 0) {
+		nop_error_set(err, NOP_EKERNEL, 0, "cannot parse %s", path);
+		return -1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(events); i++) {
+		struct nop_error e2;
+
+		snprintf(path, sizeof(path), "%s/events/ftrace/%s/format", dir, events[i]);
+		if (!(buf = nop_read_file(path, &len, &e2)))
+			continue; /* an older kernel without this event */
+		if (tep_parse_event(tep, buf, len, "ftrace") != 0) {
+			free(buf);
+			nop_error_set(err, NOP_EKERNEL, 0, "cannot parse %s", path);
+			return -1;
+		}
+		free(buf);
+	}
+	return 0;
+}
+
 struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *err)
 {
-	const char *systems[] = { "ftrace", NULL };
 	struct nop_decoder *d = calloc(1, sizeof(*d));
 	struct tep_event *ev;
 
-	if (!d) {
+	if (!d || !(d->tep = tep_alloc())) {
+		free(d);
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return NULL;
 	}
-	d->tep = tracefs_local_events_system(tracing_dir, systems);
-	if (!d->tep) {
-		nop_error_set(err, NOP_EKERNEL, errno,
-			      "cannot read the ftrace event formats under %s/events", tracing_dir);
-		free(d);
+	tep_set_long_size(d->tep, (int)sizeof(long));
+	tep_set_file_bigendian(d->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	tep_set_local_bigendian(d->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	if (load_formats(d->tep, tracing_dir, err)) {
+		nop_decoder_free(d);
 		return NULL;
 	}
 	d->kbuf = tep_kbuffer(d->tep);

@@ -93,7 +93,9 @@ void nop_field_ts(struct nop_fields *f, const char *k, unsigned long long ns)
 		key(f, k);
 		fprintf(f->out, "%llu", ns);
 	} else {
-		fprintf(f->out, "%6llu.%06llu: ", ns / 1000000000ULL, ns % 1000000000ULL / 1000);
+		unsigned long long us = (ns + 500) / 1000; /* rounded, as the kernel's ns2usecs */
+
+		fprintf(f->out, "%6llu.%06llu: ", us / 1000000ULL, us % 1000000ULL);
 	}
 }
 

@@ -179,10 +179,11 @@ int nop_stream_open_files(struct nop_stream **st, struct nop_decoder *d,
 			  const char **paths, const int *cpus, int n, struct nop_error *err);
 int nop_stream_nfds(const struct nop_stream *st);
 int nop_stream_fd(const struct nop_stream *st, int i);
-/* Read what every CPU has now and emit it in timestamp order.
- * Returns 0, or -1 on error; a callback's non-zero return stops the
- * drain and is returned. */
-int nop_stream_drain(struct nop_stream *st, nop_emit_fn emit, void *ctx, struct nop_error *err);
+/* Read a bounded round of what every CPU has and emit it in timestamp
+ * order; *more says whether a CPU may have more (call again). Returns 0,
+ * or -1 on error; a callback's non-zero return stops it and is returned. */
+int nop_stream_drain(struct nop_stream *st, nop_emit_fn emit, void *ctx, bool *more,
+		     struct nop_error *err);
 void nop_stream_close(struct nop_stream *st);
 
 /* ---- output sinks --------------------------------------------------- */

@@ -18,27 +18,12 @@ static void sym(struct nop_sink *s, unsigned long long addr, char *buf, size_t l
 		snprintf(buf, len, "%s", name);
 }
 
-/* The kernel records the stack from inside ftrace: an unnamed trampoline
- * and the traced function come first. Callers start after the hit. */
-static int first_caller(struct nop_sink *s, const struct nop_event *ev)
-{
-	const char *fn = ev->type == NOP_EV_FUNC ? nop_resolve_sym(s->res, ev->ip, NULL) : NULL;
-
-	for (int i = 0; fn && i < ev->nstack && i < 4; i++) {
-		const char *name = nop_resolve_sym(s->res, ev->stack[i], NULL);
-
-		if (name && !strcmp(name, fn))
-			return i + 1;
-	}
-	return 0;
-}
-
 static void stack_field(struct nop_sink *s, struct nop_fields *f, const struct nop_event *ev)
 {
 	char name[NOP_NAME_MAX + 32];
 
 	nop_field_array_open(f, "stack");
-	for (int i = first_caller(s, ev); i < ev->nstack; i++) {
+	for (int i = 0; i < ev->nstack; i++) {
 		sym(s, ev->stack[i], name, sizeof(name), true);
 		nop_field_item_str(f, "\n => %s", name);
 	}

@@ -2,7 +2,9 @@
  * page by page and merged into one stream ordered by timestamp.
  *
  * A drain reads up to ROUND_PAGES pages from each CPU, merges what it read
- * and emits it, and repeats until no CPU has more. Within a round the order
+ * and emits it, and says whether more may be waiting: one call is bounded
+ * even when the kernel writes faster than we read, so the caller keeps
+ * control (deadlines, signals). Within a round the order
  * is exact; events committed on one CPU while another is being read can
  * land in the next round (the kernel gives no global order to wait for).
  */
@@ -234,29 +236,21 @@ static int merge_emit(struct nop_stream *st, nop_emit_fn emit, void *ctx)
 	return ret;
 }
 
-int nop_stream_drain(struct nop_stream *st, nop_emit_fn emit, void *ctx, struct nop_error *err)
+int nop_stream_drain(struct nop_stream *st, nop_emit_fn emit, void *ctx, bool *more,
+		     struct nop_error *err)
 {
-	int more;
+	*more = false;
+	for (int i = 0; i < st->ncpus; i++) {
+		int r;
 
-	do {
-		int ret;
-
-		more = 0;
-		for (int i = 0; i < st->ncpus; i++) {
-			int r;
-
-			if (st->cpus[i].done)
-				continue;
-			r = read_cpu(st, &st->cpus[i], err);
-			if (r < 0)
-				return -1;
-			more |= r;
-		}
-		ret = merge_emit(st, emit, ctx);
-		if (ret)
-			return ret;
-	} while (more);
-	return 0;
+		if (st->cpus[i].done)
+			continue;
+		r = read_cpu(st, &st->cpus[i], err);
+		if (r < 0)
+			return -1;
+		*more |= r > 0;
+	}
+	return merge_emit(st, emit, ctx);
 }
 
 void nop_stream_close(struct nop_stream *st)

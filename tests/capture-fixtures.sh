@@ -7,6 +7,6 @@ work=$top/build/vm
 make -C "$top" -s all build/tests/helpers/opener
 NOPCTL_VM_WORK=$work sh "$top/tests/vm/run.sh" fixture || true
 for r in "$work"/*.results; do
-	sed -n '/^BEGIN-FIXTURE/,/^END-FIXTURE/p' "$r" | sed '1d;$d' | base64 -d | tar xzf - -C "$top/tests/fixtures"
+	tr -d '\r' < "$r" | sed -n '/^BEGIN-FIXTURE/,/^END-FIXTURE/p' | sed '1d;$d' | base64 -d | tar xzf - -C "$top/tests/fixtures"
 done
 ls -R "$top/tests/fixtures" | head -40

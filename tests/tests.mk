@@ -8,9 +8,13 @@ build/tests/helpers/%: tests/helpers/%.c
 vm-check: all $(HELPERS)
 	sh tests/vm/run.sh trace
 
-check: unit-check vm-check
+host-check: all
+	sh tests/host/check-docs.sh
+	sh tests/host/t-host-kernel.sh
 
-.PHONY: check vm-check
+check: unit-check host-check vm-check
+
+.PHONY: check vm-check host-check
 
 # host unit tests: pure logic and recorded kernel pages, no root
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)

@@ -70,7 +70,8 @@ static char *decode(const char *kdir, const char *capture, struct collected *c)
 	memset(c, 0, sizeof(*c));
 	assert_int_equal(nop_sink_init(&c->sink, NOP_FMT_TEXT, out, NULL, r, &err), 0);
 	assert_int_equal(nop_stream_open_files(&st, d, paths, cpus, 2, &err), 0);
-	assert_int_equal(nop_stream_drain(st, collect, c, &err), 0);
+	for (bool more = true; more;)
+		assert_int_equal(nop_stream_drain(st, collect, c, &more, &err), 0);
 	nop_stream_close(st);
 	fclose(out);
 	nop_resolver_free(r);
@@ -147,8 +148,8 @@ static void stacks_match_kernel(void **state)
 		struct collected c;
 
 		same_as_kernel(kernels[k], "stack", &c);
-		assert_int_equal(c.funcs, 40); /* opener 20, twice */
-		assert_int_equal(c.stacks, 40);
+		assert_true(c.funcs >= 40); /* opener 20, twice, and its shell's */
+		assert_int_equal(c.stacks, c.funcs); /* every hit has its stack */
 		assert_int_equal(c.unordered, 0);
 		assert_int_equal(c.lost_events, 0);
 	}

@@ -55,14 +55,33 @@ wait_for() {
 	done
 }
 
+# reap PID: wait for a background job, 30 s at most; on a hang, show where
+# it is stuck (its kernel stack) and fail. Sets $reaped to its exit code.
+reap() {
+	_i=0
+	while [ -d "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; do
+		_i=$((_i + 1))
+		if [ $_i -ge 300 ]; then
+			echo "pid $1 ($(cat "/proc/$1/comm")) still running after 30 s; wchan $(cat "/proc/$1/wchan"):"
+			cat "/proc/$1/stack"
+			ls -l "/proc/$1/fd"
+			kill -9 "$1"
+			fail "pid $1 did not exit"
+		fi
+		usleep 100000
+	done
+	reaped=0
+	wait "$1" || reaped=$?
+}
+
 # json_lines FILE: every line parses on its own
 json_lines() {
-	n=0
+	_n=0
 	while IFS= read -r line; do
 		printf '%s\n' "$line" | jq -e . > /dev/null || fail "not JSON: $line"
-		n=$((n + 1))
+		_n=$((_n + 1))
 	done < "$1"
-	[ "$n" -gt 0 ] || fail "no JSON lines in $1"
+	[ "$_n" -gt 0 ] || fail "no JSON lines in $1"
 }
 
 # all_of TYPE FILTER FILE: FILE has objects of TYPE and every one passes

@@ -19,7 +19,7 @@ for k in $kernels; do
 	con="$work/$name.console"
 	rm -f "$res" "$con"
 	start=$(date +%s)
-	timeout "${NOPCTL_VM_TIMEOUT:-1500}" qemu-system-x86_64 -accel tcg -m 1024 -smp 2 \
+	timeout "${NOPCTL_VM_TIMEOUT:-1500}" qemu-system-x86_64 -accel tcg,thread=single -m 1024 -smp 2 \
 		-nodefaults -display none -no-reboot \
 		-serial "file:$con" -serial "file:$res" \
 		-kernel "$k" -initrd "$work/initrd.gz" \

@@ -41,7 +41,8 @@ t_capture() {
 	# a buffer far too small for what is traced: lost events
 	capture "$f/lost" 'vfs_*' 8 0 sh -c 'opener 3000 & opener 3000; wait'
 	grep -ho '[A-Za-z_][A-Za-z0-9_.]*' "$f"/*/trace.txt | sort -u > /tmp/names
-	grep -wFf /tmp/names /proc/kallsyms | grep ' [tTwW] ' | cut -d' ' -f1-3 > "$f/kallsyms"
+	# each symbol and the one after it: a symbol's extent ends where the next begins
+	grep -A1 -wFf /tmp/names /proc/kallsyms | grep -v '^--$' | cut -d' ' -f1-3 | sort -u > "$f/kallsyms"
 	echo "BEGIN-FIXTURE" >&3
 	(cd /tmp/fixture && tar cf - . | gzip -9 | base64) >&3
 	echo "END-FIXTURE" >&3

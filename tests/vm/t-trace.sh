@@ -88,9 +88,10 @@ t_stack() {
 	all_of func '(.stack | length) >= 2' "$T/json"
 	jq -r 'select(.type == "func") | .stack[]' "$T/json" > "$T/frames"
 	grep -q '^do_syscall_64' "$T/frames" || fail "stack lacks do_syscall_64"
-	# like the kernel's view: callers only, no trampoline, not the hit itself
-	head -n 1 "$T/frames" | grep -Eq '^(__x64_sys_open|__ia32|do_sys_open[^a])' ||
-		fail "stack starts with $(head -n 1 "$T/frames")"
+	# as the kernel records it: ftrace's trampoline, the hit, its callers
+	grep -n '' "$T/frames" | grep -q '^[1-3]:do_sys_openat2' || fail "the hit is not on top"
+	[ "$(grep -n '^__x64_sys_openat' "$T/frames" | head -n 1 | cut -d: -f1)" -lt \
+		"$(grep -n '^do_syscall_64' "$T/frames" | head -n 1 | cut -d: -f1)" ] || fail "callers out of order"
 	expect_rc 0 nopctl trace -s do_sys_openat2 -- cat /etc/hostname
 	grep -q '^ => do_syscall_64' "$T/out" || fail "text stack lines missing"
 }
@@ -135,10 +136,9 @@ t_restore_on_signals() {
 		n=$!
 		wait_for "$T/$sig.out" do_sys_openat2
 		kill -"$sig" "$n"
-		rc=0
-		wait "$n" || rc=$?
+		reap "$n"
 		kill "$a"
-		[ "$rc" = 0 ] || fail "exit $rc after SIG$sig"
+		[ "$reaped" = 0 ] || fail "exit $reaped after SIG$sig"
 		ls "$TR/instances" | grep -q nopctl && fail "instance left after SIG$sig"
 	done
 	true
@@ -158,7 +158,7 @@ t_kill9_then_reset() {
 	n=$!
 	wait_for "$T/bg" do_sys_openat2
 	kill -9 "$n"
-	wait "$n" || true
+	reap "$n"
 	kill "$a"
 	ls "$TR/instances" | grep -q "nopctl-$n" || fail "kill -9 should leave the instance behind"
 	expect_rc 0 nopctl reset
@@ -176,7 +176,7 @@ t_top_level_kill9_then_reset() {
 	wait_for "$T/bg" do_sys_openat2
 	[ "$(cat "$TR/current_tracer")" = function ] || fail "not in the top level"
 	kill -9 "$n"
-	wait "$n" || true
+	reap "$n"
 	kill "$a"
 	expect_rc 0 nopctl reset
 	snap "$T/after"
@@ -212,7 +212,7 @@ t_two_sessions() {
 	[ "$after" -gt "$before" ] || fail "first session stopped receiving events"
 	ls "$TR/instances" | grep -q "nopctl-$n" || fail "first session's instance is gone"
 	kill -INT "$n"
-	wait "$n"
+	reap "$n"
 	kill "$a"
 }
 
@@ -226,7 +226,7 @@ t_status_and_help() {
 	jq -e -s "any(.instance == \"nopctl-$n\" and .owner == \"running\" and .tracer == \"function\")" \
 		"$T/out" > /dev/null || { cat "$T/out"; fail "status does not show the running session nopctl-$n"; }
 	kill -INT "$n"
-	wait "$n"
+	reap "$n"
 	kill "$a"
 	expect_rc 0 nopctl trace --help
 	grep -q -- '--duration' "$T/out" || fail "help lacks --duration"
@@ -241,4 +241,27 @@ t_01_top_buffer_keeps_its_size() {
 	got=$(cat "$TR/buffer_size_kb")
 	[ $((got / 8)) = $((want / 8)) ] ||
 		fail "top buffer is $(cat "$TR/buffer_size_kb") KB after nopctl, wanted $want"
+}
+
+t_lost_events() {
+	# an 8 KB buffer cannot hold what a busy opener makes in one poll
+	sh -c 'while :; do opener 2000; done' > /dev/null 2>&1 &
+	w=$!
+	expect_rc 5 nopctl trace -j -b 8 -d 2 'vfs_*'
+	kill "$w"
+	all_of summary '.overrun > 0 or .lost > 0' "$T/out"
+	all_of lost '.cpu >= 0 and (.count == null or .count > 0) and .source == "page"' "$T/out"
+	grep -q '"type":"func"' "$T/out" || fail "no events besides the losses"
+}
+
+t_output_disk_full() {
+	mkdir -p "$T/small"
+	mount -t tmpfs -o size=16k small "$T/small"
+	a=$(opener_loop)
+	rc=0
+	timeout 60 nopctl trace -q -o "$T/small/out" -p "$a" do_sys_openat2 2> "$T/err" || rc=$?
+	kill "$a"
+	umount "$T/small"
+	[ "$rc" = 1 ] || fail "exit $rc on a full disk, wanted 1"
+	grep -q 'No space left' "$T/err" || fail "message: $(cat "$T/err")"
 }

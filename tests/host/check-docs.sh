@@ -1,0 +1,26 @@
+#!/bin/sh
+# check-docs.sh - every command in the table, and every option its --help
+# lists, appears in the man page and the bash completion.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin=$top/build/nopctl
+man=$top/man/nopctl.1.scd
+comp=$top/completions/nopctl.bash
+pass=0
+fail=0
+check() {
+	if grep -q -e "$2" "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
+}
+cmds=$("$bin" help | sed -n 's/^  \([a-z]*\) .*/\1/p')
+[ -n "$cmds" ] || { echo "FAIL: nopctl help lists no commands"; fail=$((fail + 1)); }
+for c in $cmds; do
+	check "man page lacks command $c" "nopctl $c\|^\*$c\*" "$man"
+	check "completion lacks command $c" "cmds=.*$c" "$comp"
+	for o in $("$bin" "$c" --help | grep -o -- '--[a-z-]*' | sort -u); do
+		[ "$o" = --help ] && continue
+		check "man page lacks $c $o" "$o" "$man"
+		check "completion lacks $c $o" "^	$c).*$o\b" "$comp"
+	done
+done
+echo "docs: $pass passed, $fail failed"
+[ "$fail" = 0 ]

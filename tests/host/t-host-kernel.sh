@@ -1,0 +1,48 @@
+#!/bin/sh
+# t-host-kernel.sh - nopctl on the machine that runs the tests. Where this
+# kernel refuses the function tracer (these machines: EPERM), nopctl must
+# say so clearly with exit code 3 and change nothing. A kernel that allows
+# it is reported as a skip, never as a pass.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin=$top/build/nopctl
+tr=/sys/kernel/tracing
+pass=0
+fail=0
+skip=0
+ok() { pass=$((pass + 1)); }
+no() { fail=$((fail + 1)); echo "FAIL: $*"; }
+if [ "$(id -u)" != 0 ]; then
+	echo "host: not root; the host-kernel checks need root"
+	echo "host: 0 passed, 0 failed, 1 skipped"
+	exit 0
+fi
+snap() { for f in current_tracer tracing_on set_ftrace_filter buffer_size_kb; do cat "$tr/$f" 2>&1; done; ls "$tr/instances"; }
+"$bin" status > /dev/null 2>&1 # mounts tracefs where it is not
+before=$(snap)
+if cat "$tr/available_filter_functions" > /dev/null 2>&1; then
+	echo "host: this kernel allows function tracing: the EPERM checks do not apply (VM suites cover tracing)"
+	skip=$((skip + 1))
+else
+	rc=0
+	out=$(timeout 60 "$bin" trace do_sys_openat2 2>&1) || rc=$?
+	[ "$rc" = 3 ] && ok || no "exit $rc, wanted 3 (kernel refuses)"
+	echo "$out" | grep -q 'refuses the function tracer' && ok || no "message: $out"
+	echo "$out" | grep -q 'EPERM' && ok || no "message does not name EPERM: $out"
+	rc=0
+	out=$(timeout 60 "$bin" trace -j do_sys_openat2 2>/dev/null) || rc=$?
+	echo "$out" | jq -e '.type == "error" and .status == 3' > /dev/null && ok || no "JSON error object: $out"
+	[ "$(snap)" = "$before" ] && ok || no "tracefs changed"
+fi
+# bad input is refused before the kernel is asked, whatever the kernel
+for bad in 'a:mod:b' '!x' "$(printf 'x\ny')" ''; do
+	rc=0
+	"$bin" trace "$bad" > /dev/null 2>&1 || rc=$?
+	[ "$rc" = 2 ] && ok || no "exit $rc for bad pattern '$bad'"
+done
+rc=0
+"$bin" trace --no-such-option x > /dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] && ok || no "unknown option gave $rc"
+[ "$(snap)" = "$before" ] && ok || no "tracefs changed by bad input"
+echo "host: $pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
