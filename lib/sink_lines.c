@@ -5,12 +5,18 @@
 
 #include "fields.h"
 
+/* kernel/trace/trace.h: newer kernels record ftrace's trampoline in a
+ * stack as this marker (INT_MAX) */
+#define FTRACE_TRAMPOLINE_MARKER 0x7fffffffULL
+
 static void sym(struct nop_sink *s, unsigned long long addr, char *buf, size_t len, bool off)
 {
 	unsigned long long o = 0;
 	const char *name = nop_resolve_sym(s->res, addr, &o);
 
-	if (!name)
+	if (addr == FTRACE_TRAMPOLINE_MARKER)
+		snprintf(buf, len, "[FTRACE TRAMPOLINE]");
+	else if (!name)
 		snprintf(buf, len, "0x%llx", addr);
 	else if (off && o)
 		snprintf(buf, len, "%s+0x%llx", name, o);
