@@ -11,22 +11,24 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS  := $(shell pkg-config --libs $(PKGS))
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE $(PKG_CFLAGS)
+BUILD     ?= build
 ifeq ($(SANITIZE),1)
+BUILD     := build/sanitize
 CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS   += -fsanitize=address,undefined
 endif
 
 LIB_SRC   := $(wildcard lib/*.c)
 CMD_SRC   := $(wildcard cmd/*.c)
-LIB_OBJ   := $(LIB_SRC:%.c=build/%.o)
-CMD_OBJ   := $(CMD_SRC:%.c=build/%.o)
-LIB       := build/libnopctl.a
-BIN       := build/nopctl
-MANPAGES  := $(patsubst man/%.scd,build/man/%,$(wildcard man/*.scd))
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CMD_OBJ   := $(CMD_SRC:%.c=$(BUILD)/%.o)
+LIB       := $(BUILD)/libnopctl.a
+BIN       := $(BUILD)/nopctl
+MANPAGES  := $(patsubst man/%.scd,$(BUILD)/man/%,$(wildcard man/*.scd))
 
 all: $(BIN) $(MANPAGES)
 
-build/%.o: %.c lib/nopctl.h lib/internal.h lib/fields.h cmd/cmd.h
+$(BUILD)/%.o: %.c lib/nopctl.h lib/internal.h lib/fields.h cmd/cmd.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -36,8 +38,8 @@ $(LIB): $(LIB_OBJ)
 $(BIN): $(CMD_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(PKG_LIBS)
 
-build/man/%: man/%.scd
-	@mkdir -p build/man
+$(BUILD)/man/%: man/%.scd
+	@mkdir -p $(BUILD)/man
 	scdoc < $< > $@
 
 include tests/tests.mk

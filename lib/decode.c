@@ -117,7 +117,7 @@ void nop_decoder_free(struct nop_decoder *d)
 {
 	if (!d)
 		return;
-	/* the kbuffer belongs to the tep handle */
+	kbuffer_free(d->kbuf); /* tep_kbuffer() gives it to the caller */
 	tep_free(d->tep);
 	free(d);
 }

@@ -4,9 +4,11 @@
 # run is shown inside the test VM (Debian's 6.1 kernel under QEMU).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+b=${NOPCTL_BUILD:-$top/build}
+case $b in /*) ;; *) b=$top/$b ;; esac
 ( while :; do cat /etc/hostname > /dev/null; sleep 0.3; done ) &
 load=$!
-"$top/build/nopctl" trace -d 3 do_sys_openat2
+"$b/nopctl" trace -d 3 do_sys_openat2
 rc=$?
 kill "$load"
 [ "$rc" = 3 ] || exit "$rc"

@@ -1,16 +1,16 @@
 # tests.mk - make check: host unit tests, then the VM suites on real kernels.
-HELPERS := build/tests/helpers/opener
+HELPERS := $(BUILD)/tests/helpers/opener
 
-build/tests/helpers/%: tests/helpers/%.c
+$(BUILD)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -static -o $@ $<
 
 vm-check: all $(HELPERS)
-	sh tests/vm/run.sh trace
+	NOPCTL_BUILD=$(BUILD) sh tests/vm/run.sh trace
 
 host-check: all
-	sh tests/host/check-docs.sh
-	sh tests/host/t-host-kernel.sh
+	NOPCTL_BUILD=$(BUILD) sh tests/host/check-docs.sh
+	NOPCTL_BUILD=$(BUILD) sh tests/host/t-host-kernel.sh
 
 check: unit-check host-check vm-check
 
@@ -18,10 +18,10 @@ check: unit-check host-check vm-check
 
 # host unit tests: pure logic and recorded kernel pages, no root
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
-UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
-UNIT_CMD  := $(filter-out build/cmd/main.o,$(CMD_OBJ))
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+UNIT_CMD  := $(filter-out $(BUILD)/cmd/main.o,$(CMD_OBJ))
 
-build/tests/test_%: tests/unit/test_%.c $(LIB) $(UNIT_CMD)
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB) $(UNIT_CMD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(UNIT_CMD) $(LIB) $(PKG_LIBS) -lcmocka $(LDFLAGS)
 
@@ -30,5 +30,5 @@ unit-check: $(UNIT_BIN)
 .PHONY: unit-check
 
 demo: all
-	sh tests/demo.sh
+	NOPCTL_BUILD=$(BUILD) sh tests/demo.sh
 .PHONY: demo

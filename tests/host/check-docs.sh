@@ -3,7 +3,9 @@
 # lists, appears in the man page and the bash completion.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-bin=$top/build/nopctl
+b=${NOPCTL_BUILD:-$top/build}
+case $b in /*) ;; *) b=$top/$b ;; esac
+bin=$b/nopctl
 man=$top/man/nopctl.1.scd
 comp=$top/completions/nopctl.bash
 pass=0
@@ -21,6 +23,18 @@ for c in $cmds; do
 		check "man page lacks $c $o" "$o" "$man"
 		check "completion lacks $c $o" "^	$c).*$o\b" "$comp"
 	done
+done
+# the completion itself, driven as bash drives it
+complete_words() {
+	bash -c '. /usr/share/bash-completion/bash_completion; . "$1"; shift
+		COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; read -ra COMP_WORDS <<< "$*"
+		[[ $COMP_LINE == *" " ]] && COMP_WORDS+=("")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _nopctl; echo "${COMPREPLY[*]}"' _ "$comp" "$@"
+}
+for case in "nopctl st|status" "nopctl trace --du|--duration" "nopctl trace --format |text json" \
+	"nopctl help tr|trace" "nopctl list --j|--json"; do
+	got=$(complete_words "${case%%|*}")
+	[ "$got" = "${case#*|}" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: completing '${case%%|*}' gave '$got'"; }
 done
 echo "docs: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -5,7 +5,9 @@
 # it is reported as a skip, never as a pass.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-bin=$top/build/nopctl
+b=${NOPCTL_BUILD:-$top/build}
+case $b in /*) ;; *) b=$top/$b ;; esac
+bin=$b/nopctl
 tr=/sys/kernel/tracing
 pass=0
 fail=0

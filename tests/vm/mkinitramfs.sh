@@ -5,6 +5,8 @@
 set -eu
 out=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
+b=${NOPCTL_BUILD:-$top/build}
+case $b in /*) ;; *) b=$top/$b ;; esac
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/bin "$root"/sbin "$root"/proc "$root"/sys "$root"/dev "$root"/tmp \
@@ -19,9 +21,9 @@ add() {
 		cp -L "$lib" "$root$lib"
 	done
 }
-add "$top/build/nopctl"
+add "$b/nopctl"
 add "$(command -v jq)"
-for h in "$top"/build/tests/helpers/*; do cp "$h" "$root/usr/bin/"; done
+for h in "$b"/tests/helpers/*; do cp "$h" "$root/usr/bin/"; done
 cp "$top"/tests/vm/init "$root"/init
 cp "$top"/tests/vm/lib.sh "$top"/tests/vm/t-*.sh "$root"/tests/
 echo nopctl-guest > "$root"/etc/hostname
