@@ -13,6 +13,8 @@ enum {
 	O_COUNT = 1 << 4, O_BUFFER = 1 << 5, O_CPUS = 1 << 6, O_STACK = 1 << 7,
 	O_OUTPUT = 1 << 8, O_FORMAT = 1 << 9, O_QUIET = 1 << 10, O_FORCE = 1 << 11,
 	O_COMMAND = 1 << 12, O_PATTERNS = 1 << 13, O_TOPLEVEL = 1 << 14,
+	O_DEPTH = 1 << 15, O_THRESH = 1 << 16, O_RETVAL = 1 << 17, O_NOSLEEP = 1 << 18,
+	O_NOIRQS = 1 << 19, O_SORT = 1 << 20, O_HIST = 1 << 21, O_GRAPHFMT = 1 << 22,
 };
 
 struct opts {
@@ -32,6 +34,12 @@ struct opts {
 	const char *output;
 	enum nop_format fmt;
 	bool help;
+	/* graph, stats */
+	int depth;
+	unsigned long long thresh_ns;
+	bool retval, no_sleep_time, no_irqs;
+	enum nop_sort sort;
+	const char *hist;
 };
 
 struct cmd {
@@ -62,14 +70,17 @@ int command_check(const char *name, struct nop_error *err);
 const char *prepare_tracefs(struct nop_error *err);
 int check_patterns(const char *tracing_dir, const struct opts *o, struct nop_error *err);
 
-/* The capture loop shared by trace (and later graph/stats). */
-int run_capture(struct opts *o, enum nop_tracer tracer);
+/* The capture loop shared by trace, graph and stats. */
+enum run_mode { RUN_TRACE, RUN_GRAPH, RUN_STATS };
+int run_capture(struct opts *o, enum run_mode mode);
 
 void overview(FILE *out);
 const struct cmd *find_cmd(const char *name);
 
 int cmd_help(struct opts *o);
 int cmd_trace(struct opts *o);
+int cmd_graph(struct opts *o);
+int cmd_stats(struct opts *o);
 int cmd_list(struct opts *o);
 int cmd_status(struct opts *o);
 int cmd_reset(struct opts *o);

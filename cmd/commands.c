@@ -5,9 +5,18 @@
 #define TRACE_OPTS (O_PATTERNS | O_PID | O_MODULE | O_NOTRACE | O_DURATION | O_COUNT | \
 		    O_BUFFER | O_CPUS | O_STACK | O_OUTPUT | O_FORMAT | O_QUIET | O_FORCE | O_COMMAND | O_TOPLEVEL)
 
+#define GRAPH_OPTS (O_PATTERNS | O_PID | O_MODULE | O_NOTRACE | O_DURATION | O_COUNT | \
+		    O_BUFFER | O_CPUS | O_OUTPUT | O_QUIET | O_FORCE | O_COMMAND | O_TOPLEVEL | \
+		    O_DEPTH | O_THRESH | O_RETVAL | O_NOSLEEP | O_NOIRQS)
+
 const struct cmd nop_commands[] = {
 	{ "trace", cmd_trace, TRACE_OPTS, "[OPTIONS] PATTERN... [-- COMMAND [ARG...]]",
 	  "Trace calls of kernel functions with ftrace's function tracer." },
+	{ "graph", cmd_graph, GRAPH_OPTS | O_GRAPHFMT, "[OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
+	  "Show call trees with durations (function_graph); PATTERN sets the roots." },
+	{ "stats", cmd_stats, GRAPH_OPTS | O_FORMAT | O_SORT | O_HIST,
+	  "[OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
+	  "Summarize calls per function: count, total, self, avg, min, max, p50, p99, depth." },
 	{ "list", cmd_list, O_PATTERNS | O_MODULE | O_FORMAT, "[OPTIONS] [PATTERN...]",
 	  "List the traceable kernel functions, with their module." },
 	{ "status", cmd_status, O_FORMAT, "[OPTIONS]",

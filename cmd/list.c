@@ -1,7 +1,6 @@
 /* list.c - nopctl list: the traceable functions. */
 #include <string.h>
 
-#include "../lib/fields.h"
 #include "cmd.h"
 
 int cmd_list(struct opts *o)

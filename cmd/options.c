@@ -26,8 +26,16 @@ static const struct optdef defs[] = {
 	{ O_STACK, { "stack", no_argument, 0, 's' }, NULL, "record the caller stack of each hit" },
 	{ O_OUTPUT, { "output", required_argument, 0, 'o' }, "FILE", "write to FILE (not a symlink; no overwrite without --force)" },
 	{ O_FORMAT, { "format", required_argument, 0, 'F' }, "FMT", "output format: text or json" },
+	{ O_GRAPHFMT, { "format", required_argument, 0, 'F' }, "FMT", "output format: text, json, folded, dot or chrome" },
 	{ O_FORMAT, { "json", no_argument, 0, 'j' }, NULL, "same as --format json" },
 	{ O_QUIET, { "quiet", no_argument, 0, 'q' }, NULL, "no progress or summary on stderr" },
+	{ O_DEPTH, { "depth", required_argument, 0, 'D' }, "N", "follow calls N levels deep (max_graph_depth)" },
+	{ O_THRESH, { "threshold", required_argument, 0, 't' }, "TIME", "only calls that take at least TIME (100us, 2ms)" },
+	{ O_RETVAL, { "retval", no_argument, 0, 300 }, NULL, "show return values (funcgraph-retval)" },
+	{ O_NOSLEEP, { "no-sleep-time", no_argument, 0, 301 }, NULL, "do not count time a task sleeps in a call" },
+	{ O_NOIRQS, { "no-irqs", no_argument, 0, 302 }, NULL, "leave out interrupt handlers" },
+	{ O_SORT, { "sort", required_argument, 0, 303 }, "KEY", "sort by total, self, calls, avg, max or name" },
+	{ O_HIST, { "hist", required_argument, 0, 304 }, "FUNC", "print a latency histogram of FUNC" },
 	{ O_TOPLEVEL, { "top-level", no_argument, 0, 'T' }, NULL, "use the top-level buffer, not a private instance" },
 	{ O_FORCE, { "force", no_argument, 0, 'f' }, NULL, "take over a busy top-level tracer; overwrite -o FILE" },
 	{ ~0u, { "help", no_argument, 0, 'h' }, NULL, "show this help" },
@@ -43,8 +51,12 @@ void usage(const struct cmd *c, FILE *out)
 
 		if (!(defs[i].flag & c->opts) || defs[i].flag == ~0u)
 			continue;
-		snprintf(left, sizeof(left), "-%c, --%s%s%s", defs[i].lo.val, defs[i].lo.name,
-			 defs[i].arg ? " " : "", defs[i].arg ? defs[i].arg : "");
+		if (defs[i].lo.val < 256)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", defs[i].lo.val, defs[i].lo.name,
+				 defs[i].arg ? " " : "", defs[i].arg ? defs[i].arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", defs[i].lo.name,
+				 defs[i].arg ? " " : "", defs[i].arg ? defs[i].arg : "");
 		fprintf(out, "  %-26s %s\n", left, defs[i].help);
 	}
 	fprintf(out, "  %-26s %s\n", "-h, --help", "show this help");
@@ -147,9 +159,16 @@ int opts_parse(const struct cmd *c, int argc, char **argv, struct opts *o, struc
 
 	memset(o, 0, sizeof(*o));
 	for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
+		bool dup = false;
+
+		for (int k = 0; k < n; k++)
+			dup |= !strcmp(lo[k].name, defs[i].lo.name);
+		if (dup)
+			continue; /* --format: one option, two help lines */
 		lo[n++] = defs[i].lo;
-		snprintf(shorts + strlen(shorts), sizeof(shorts) - strlen(shorts), "%c%s",
-			 defs[i].lo.val, defs[i].lo.has_arg ? ":" : "");
+		if (defs[i].lo.val < 256)
+			snprintf(shorts + strlen(shorts), sizeof(shorts) - strlen(shorts), "%c%s",
+				 defs[i].lo.val, defs[i].lo.has_arg ? ":" : "");
 	}
 	memset(&lo[n], 0, sizeof(lo[n]));
 	shorts[0] = '-'; /* patterns come back as arguments, in order */
@@ -188,7 +207,7 @@ int opts_parse(const struct cmd *c, int argc, char **argv, struct opts *o, struc
 			continue;
 		}
 		for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
-			if (defs[i].lo.val == ch)
+			if (defs[i].lo.val == ch && (!d || (defs[i].flag & c->opts)))
 				d = &defs[i];
 		snprintf(name, sizeof(name), "--%s", d->lo.name);
 		if (!(d->flag & c->opts)) {
@@ -227,13 +246,45 @@ int opts_parse(const struct cmd *c, int argc, char **argv, struct opts *o, struc
 				return bad(err, name, optarg, "give a file name");
 			o->output = optarg;
 			break;
-		case 'F':
-			if (!strcmp(optarg, "text"))
-				o->fmt = NOP_FMT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				o->fmt = NOP_FMT_JSON;
-			else
-				return bad(err, name, optarg, "formats are text and json");
+		case 'F': {
+			static const char *const names[] = { "text", "json", "folded", "dot", "chrome" };
+			size_t k, nfmt = c->opts & O_GRAPHFMT ? 5 : 2;
+
+			for (k = 0; k < nfmt && strcmp(optarg, names[k]); k++)
+				;
+			if (k == nfmt)
+				return bad(err, name, optarg, nfmt == 5 ? "formats are text, json, folded, dot and chrome"
+									: "formats are text and json");
+			o->fmt = (enum nop_format)k;
+			break;
+		}
+		case 'D':
+			if (number(optarg, 1000, &v) || !v)
+				return bad(err, name, optarg, "give a depth from 1 to 1000");
+			o->depth = (int)v;
+			break;
+		case 't':
+			if (duration(optarg, &o->thresh_ns) || o->thresh_ns < 1000)
+				return bad(err, name, optarg, "give a time of at least 1us, such as 100us or 2ms");
+			break;
+		case 300: o->retval = true; break;
+		case 301: o->no_sleep_time = true; break;
+		case 302: o->no_irqs = true; break;
+		case 303: {
+			static const char *const keys[] = { "total", "self", "calls", "avg", "max", "name" };
+			size_t k;
+
+			for (k = 0; k < 6 && strcmp(optarg, keys[k]); k++)
+				;
+			if (k == 6)
+				return bad(err, name, optarg, "sort by total, self, calls, avg, max or name");
+			o->sort = (enum nop_sort)k;
+			break;
+		}
+		case 304:
+			if (nop_pattern_check(optarg, err))
+				return -1;
+			o->hist = optarg;
 			break;
 		case 'j': o->fmt = NOP_FMT_JSON; break;
 		case 'q': o->quiet = true; break;

@@ -1,7 +1,6 @@
 /* reset.c - nopctl reset: undo what a killed nopctl left behind. */
 #include <unistd.h>
 
-#include "../lib/fields.h"
 #include "cmd.h"
 
 int cmd_reset(struct opts *o)

@@ -20,6 +20,7 @@
 
 struct run {
 	struct opts *o;
+	struct nop_graph *graph; /* graph, stats */
 	struct nop_sink sink;
 	struct nop_summary sum;
 	const char *stop; /* why the loop ended; NULL while running */
@@ -52,10 +53,36 @@ static int output_failed(struct run *r)
 	return 2;
 }
 
+/* A call out of the call-graph engine: counted, then to the sink. */
+static int on_call(void *ctx, const struct nop_gitem *gi)
+{
+	struct run *r = ctx;
+
+	if (gi->kind != NOP_GI_ENTER)
+		r->sum.events++;
+	if (r->sink.ops->graph(&r->sink, gi))
+		return output_failed(r);
+	if (r->o->count && r->sum.events >= r->o->count && !r->stop) {
+		r->stop = "count";
+		return 1;
+	}
+	return 0;
+}
+
 static int on_event(void *ctx, const struct nop_event *ev)
 {
 	struct run *r = ctx;
 
+	if (r->graph) {
+		if (ev->type == NOP_EV_LOST) {
+			r->sum.lost_pages += ev->lost > 0 ? ev->lost : 1;
+			if (r->sink.ops->event && r->sink.ops->event(&r->sink, ev))
+				return output_failed(r);
+		}
+		if (r->stop && !strcmp(r->stop, "count"))
+			return 1;
+		return nop_graph_feed(r->graph, ev, on_call, r);
+	}
 	if (r->o->count && r->sum.events >= r->o->count && ev->type != NOP_EV_LOST)
 		return 1;
 	if (ev->type == NOP_EV_LOST)
@@ -255,17 +282,59 @@ static void lost_counters(const char *dir, const struct nop_cpuset *cpus,
 	}
 }
 
-static int setup_output(struct run *r, FILE *out, struct nop_resolver *res, struct nop_error *err)
+static int setup_output(struct run *r, enum run_mode mode, FILE *out, struct nop_resolver *res,
+			struct nop_error *err)
 {
-	if (nop_sink_init(&r->sink, r->o->fmt, out, stderr, res, err))
+	if (mode == RUN_STATS) {
+		struct nop_stats_cfg sc = { .sort = r->o->sort, .hist_func = r->o->hist };
+
+		if (nop_sink_init_stats(&r->sink, &sc, out, stderr, res, err))
+			return -1;
+		r->sink.fmt = r->o->fmt; /* text or json */
+	} else if (nop_sink_init(&r->sink, r->o->fmt, out, stderr, res, err)) {
+		return -1;
+	}
+	if (mode != RUN_TRACE && !(r->graph = nop_graph_new(err)))
 		return -1;
 	r->sink.quiet = r->o->quiet;
 	setvbuf(out, NULL, isatty(fileno(out)) ? _IOLBF : _IOFBF, 1 << 16);
 	return 0;
 }
 
-int run_capture(struct opts *o, enum nop_tracer tracer)
+/* graph roots restricted to a module: set_graph_function has no :mod:,
+ * so they are expanded into the module's matching names */
+static int module_roots(const char *tdir, const struct opts *o, const char ***roots, size_t *n,
+			struct nop_error *err)
 {
+	struct nop_funcs f;
+
+	*roots = NULL;
+	*n = 0;
+	if (nop_funcs_load(tdir, &f, err))
+		return -1;
+	for (size_t i = 0; i < f.n; i++)
+		for (size_t p = 0; p < o->npatterns; p++)
+			if (nop_func_matches(&f.v[i], o->patterns[p], o->module)) {
+				const char **nr = realloc(*roots, (*n + 1) * sizeof(*nr));
+
+				if (!nr || !(nr[*n] = strdup(f.v[i].name))) {
+					nop_funcs_free(&f);
+					nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+					return -1;
+				}
+				*roots = nr;
+				(*n)++;
+				break;
+			}
+	nop_funcs_free(&f);
+	return 0;
+}
+
+int run_capture(struct opts *o, enum run_mode mode)
+{
+	enum nop_tracer tracer = mode == RUN_TRACE ? NOP_TRACER_FUNCTION : NOP_TRACER_GRAPH;
+	const char **roots = NULL;
+	size_t nroots = 0;
 	struct run r = { .o = o, .sigfd = -1, .child_status = -1 };
 	struct nop_error err = { 0 }, e2;
 	struct nop_session *sess = NULL;
@@ -286,10 +355,16 @@ int run_capture(struct opts *o, enum nop_tracer tracer)
 	for (size_t i = 0; i < o->nnotrace; i++)
 		if (nop_pattern_check(o->notrace[i], &err))
 			return report_error(o, &err);
-	if (!o->npatterns) {
+	if (!o->npatterns && mode == RUN_TRACE) {
 		nop_error_set(&err, NOP_EUSAGE, 0,
 			      "no function pattern given; e.g. 'nopctl trace do_sys_openat2'"
 			      " ('nopctl list' shows what can be traced)");
+		return report_error(o, &err);
+	}
+	if (!o->npatterns && !o->npids && !o->command) {
+		nop_error_set(&err, NOP_EUSAGE, 0,
+			      "give a root function, -p PID or -- COMMAND: nopctl does not graph every"
+			      " task of the whole kernel (e.g. 'nopctl graph do_sys_openat2')");
 		return report_error(o, &err);
 	}
 	if (o->cpus) {
@@ -317,10 +392,21 @@ int run_capture(struct opts *o, enum nop_tracer tracer)
 	if (!(out = open_output(o, &err)))
 		goto out;
 
+	if (mode != RUN_TRACE) {
+		roots = o->patterns;
+		nroots = o->npatterns;
+		if (o->module && module_roots(tdir, o, &roots, &nroots, &err))
+			goto out;
+	}
 	struct nop_session_cfg cfg = {
 		.tracing_dir = tdir, .tracer = tracer,
-		.filters = o->patterns, .nfilters = o->npatterns,
-		.notrace = o->notrace, .nnotrace = o->nnotrace, .module = o->module,
+		.filters = mode == RUN_TRACE ? o->patterns : NULL,
+		.nfilters = mode == RUN_TRACE ? o->npatterns : 0,
+		.roots = roots, .nroots = nroots,
+		.max_depth = o->depth, .thresh_us = (o->thresh_ns + 999) / 1000,
+		.retval = o->retval, .no_sleep_time = o->no_sleep_time, .no_irqs = o->no_irqs,
+		.notrace = o->notrace, .nnotrace = o->nnotrace,
+		.module = mode == RUN_TRACE ? o->module : NULL,
 		.pids = o->pids, .npids = o->npids,
 		.follow_fork = o->npids || o->command, .stack = o->stack,
 		.buffer_kb = o->buffer_kb, .cpus = cpusp, .force = o->force,
@@ -332,7 +418,7 @@ int run_capture(struct opts *o, enum nop_tracer tracer)
 	    !(res = nop_resolver_new(tdir, &err)) ||
 	    nop_resolver_load_kallsyms(res, "/proc/kallsyms", &err) ||
 	    nop_stream_open(&st, dec, nop_session_dir(sess), cpusp, &err) ||
-	    setup_output(&r, out, res, &err))
+	    setup_output(&r, mode, out, res, &err))
 		goto out;
 	lost_counters(nop_session_dir(sess), cpusp, &ov0, &dr0);
 	if (o->command) {
@@ -383,6 +469,10 @@ teardown:
 	lost_counters(nop_session_dir(sess), cpusp, &r.sum.overrun, &r.sum.dropped);
 	r.sum.overrun -= ov0 < r.sum.overrun ? ov0 : r.sum.overrun;
 	r.sum.dropped -= dr0 < r.sum.dropped ? dr0 : r.sum.dropped;
+	if (r.graph && !r.out_closed && !r.out_errno && nop_graph_finish(r.graph, on_call, &r) < 0) {
+		nop_error_set(&err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		goto out;
+	}
 	reap_child(&r);
 	r.sum.exit_status = o->command ? r.child_status : -1;
 	r.sum.stop_reason = r.stop;
@@ -406,6 +496,13 @@ out:
 		err.status = err.status ? err.status : NOP_EINTERNAL;
 	if (r.child > 0)
 		reap_child(&r);
+	nop_sink_free(&r.sink);
+	nop_graph_free(r.graph);
+	if (roots != o->patterns) {
+		for (size_t i = 0; i < nroots; i++)
+			free((char *)roots[i]);
+		free(roots);
+	}
 	nop_decoder_free(dec);
 	nop_resolver_free(res);
 	if (out && out != stdout)

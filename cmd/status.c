@@ -4,7 +4,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/fields.h"
 #include "cmd.h"
 
 static char *value(const char *dir, const char *rel)

@@ -3,5 +3,5 @@
 
 int cmd_trace(struct opts *o)
 {
-	return run_capture(o, NOP_TRACER_FUNCTION);
+	return run_capture(o, RUN_TRACE);
 }

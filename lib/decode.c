@@ -17,6 +17,9 @@ struct nop_decoder {
 	int fn_id, stack_id;
 	struct tep_format_field *fn_ip, *fn_parent;
 	struct tep_format_field *st_size, *st_caller;
+	int ent_id, exit_id;
+	struct tep_format_field *ent_func, *ent_depth;
+	struct tep_format_field *ex_func, *ex_depth, *ex_call, *ex_ret, *ex_retval;
 	unsigned long long stackbuf[256];
 };
 
@@ -105,6 +108,17 @@ struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *e
 	d->stack_id = ev ? ev->id : -1;
 	d->st_size = field(ev, "size");
 	d->st_caller = field(ev, "caller");
+	ev = tep_find_event_by_name(d->tep, "ftrace", "funcgraph_entry");
+	d->ent_id = ev ? ev->id : -1;
+	d->ent_func = field(ev, "func");
+	d->ent_depth = field(ev, "depth");
+	ev = tep_find_event_by_name(d->tep, "ftrace", "funcgraph_exit");
+	d->exit_id = ev ? ev->id : -1;
+	d->ex_func = field(ev, "func");
+	d->ex_depth = field(ev, "depth");
+	d->ex_call = field(ev, "calltime");
+	d->ex_ret = field(ev, "rettime");
+	d->ex_retval = field(ev, "retval");
 	if (!d->fn_ip || !d->fn_parent) {
 		nop_error_set(err, NOP_EKERNEL, 0, "the ftrace/function event format lacks ip/parent_ip");
 		nop_decoder_free(d);
@@ -225,6 +239,30 @@ int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit
 			if ((ret = emit(ctx, &pend)))
 				return ret;
 			n++;
+		}
+		if ((type == d->ent_id && d->ent_func) || (type == d->exit_id && d->ex_call)) {
+			memset(&ev, 0, sizeof(ev));
+			ev.cpu = cpu;
+			ev.ts = ts;
+			ev.pid = tep_data_pid(d->tep, &rec);
+			if (type == d->ent_id) {
+				ev.type = NOP_EV_ENTRY;
+				ev.ip = num(d->ent_func, &rec);
+				ev.depth = (int)num(d->ent_depth, &rec);
+			} else {
+				ev.type = NOP_EV_EXIT;
+				ev.ip = num(d->ex_func, &rec);
+				ev.depth = (int)num(d->ex_depth, &rec);
+				ev.calltime = num(d->ex_call, &rec);
+				ev.rettime = num(d->ex_ret, &rec);
+				if (d->ex_retval) {
+					ev.retval = (long long)num(d->ex_retval, &rec);
+					ev.has_retval = true;
+				}
+			}
+			if ((ret = emit(ctx, &ev)))
+				return ret;
+			continue;
 		}
 		if (type != d->fn_id)
 			continue;

@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "fields.h"
+#include "internal.h"
 
 void nop_json_str(FILE *out, const char *s)
 {

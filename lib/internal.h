@@ -31,7 +31,23 @@ int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior
 		     struct nop_error *err);
 int nop_instance_remove(const char *tracing_dir, const char *name, struct nop_error *err);
 
+/* A string-keyed map of fixed-size zeroed values, in insertion order. */
+struct nop_strmap;
+struct nop_strmap *nop_strmap_new(size_t valsize);
+void *nop_strmap_get(struct nop_strmap *m, const char *key); /* created if absent; NULL: ENOMEM */
+size_t nop_strmap_size(const struct nop_strmap *m);
+void *nop_strmap_at(const struct nop_strmap *m, size_t i, const char **key);
+void nop_strmap_free(struct nop_strmap *m);
+
+/* sinks (sink_*.c) */
+extern const struct nop_sink_ops nop_lines_ops, nop_folded_ops, nop_dot_ops, nop_chrome_ops;
+int nop_sink_priv(struct nop_sink *s, size_t size, struct nop_error *err);
+int nop_graph_lines(struct nop_sink *s, const struct nop_gitem *gi);
+void nop_fmt_duration(char *buf, size_t len, unsigned long long ns);
+void nop_sink_sym(struct nop_sink *s, unsigned long long addr, char *buf, size_t len, bool off);
+int nop_lines_summary(struct nop_sink *s, const struct nop_summary *sum);
+int nop_summary_to_diag(struct nop_sink *s, const struct nop_summary *sum);
+
 int nop_levenshtein(const char *a, const char *b, int limit);
-char *nop_trim(char *s);
 
 #endif

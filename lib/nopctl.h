@@ -77,6 +77,8 @@ void nop_cpuset_mask(const struct nop_cpuset *set, int ncpus, char *buf, size_t 
 /* Find tracefs, mounting it if needed. Returns the directory or NULL. */
 const char *nop_tracefs_dir(struct nop_error *err);
 char *nop_read_file(const char *path, size_t *len, struct nop_error *err);
+/* strip white space at both ends, in place */
+char *nop_trim(char *s);
 int nop_write_file(const char *path, const char *val, bool append, struct nop_error *err);
 int nop_ncpus(void);
 
@@ -99,6 +101,12 @@ struct nop_session_cfg {
 	const struct nop_cpuset *cpus; /* NULL: all */
 	bool force;       /* take a busy top level anyway */
 	bool top_level;   /* never use an instance */
+	/* function_graph */
+	const char **roots; /* set_graph_function: validated names or globs */
+	size_t nroots;
+	int max_depth;	  /* max_graph_depth; 0: leave */
+	unsigned long long thresh_us; /* tracing_thresh; 0: leave */
+	bool retval, no_sleep_time, no_irqs;
 };
 
 struct nop_session;
@@ -138,6 +146,8 @@ enum nop_ev_type {
 	NOP_EV_FUNC,  /* function tracer hit */
 	NOP_EV_STACK, /* a stack that could not be attached to its hit */
 	NOP_EV_LOST,  /* events lost before this point on this CPU */
+	NOP_EV_ENTRY, /* function_graph: a function was entered */
+	NOP_EV_EXIT,  /* function_graph: a function returned */
 };
 
 struct nop_event {
@@ -149,7 +159,48 @@ struct nop_event {
 	const unsigned long long *stack;
 	int nstack;
 	long long lost; /* NOP_EV_LOST: count, -1 if the kernel did not say */
+	/* function_graph: ip is the function; depth is the kernel's */
+	int depth;
+	unsigned long long calltime, rettime; /* EXIT */
+	long long retval;
+	bool has_retval;
 };
+
+/* ---- call graphs: function_graph events to calls ------------------- */
+/* Per-task stacks (a task that migrates keeps one tree); an entry whose
+ * exit follows at once is a leaf; the kernel's depth resynchronizes the
+ * stack after lost events, so a gap never mis-nests what follows. */
+enum nop_gi_kind {
+	NOP_GI_ENTER,  /* a call that has callees: opens a level */
+	NOP_GI_LEAF,   /* a call with no callees, entry and exit at once */
+	NOP_GI_RETURN, /* the end of an ENTER */
+};
+
+struct nop_gitem {
+	enum nop_gi_kind kind;
+	int pid, cpu;
+	unsigned long long ts; /* entry time; RETURN: return time */
+	unsigned long long func;
+	int depth; /* in this task's tree, 0 outermost */
+	bool timed; /* duration known (false: the exit was lost) */
+	bool no_entry; /* an exit whose entry was not seen (began before the
+			  capture, or lost): timed, from the kernel's calltime */
+	unsigned long long duration, self; /* ns, when timed */
+	long long retval;
+	bool has_retval;
+	const unsigned long long *path; /* outermost .. func */
+	int npath;
+};
+
+#define NOP_GRAPH_MAX_DEPTH 256
+struct nop_graph;
+typedef int (*nop_gitem_fn)(void *ctx, const struct nop_gitem *gi);
+struct nop_graph *nop_graph_new(struct nop_error *err);
+/* Feed ENTRY/EXIT/LOST events in time order; items go to fn. */
+int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx);
+/* End of the stream: calls still open are returned untimed. */
+int nop_graph_finish(struct nop_graph *g, nop_gitem_fn fn, void *ctx);
+void nop_graph_free(struct nop_graph *g);
 
 /* Symbols and task names: the address of a hit to a name, cached. */
 struct nop_resolver;
@@ -187,7 +238,13 @@ int nop_stream_drain(struct nop_stream *st, nop_emit_fn emit, void *ctx, bool *m
 void nop_stream_close(struct nop_stream *st);
 
 /* ---- output sinks --------------------------------------------------- */
-enum nop_format { NOP_FMT_TEXT, NOP_FMT_JSON };
+enum nop_format {
+	NOP_FMT_TEXT, NOP_FMT_JSON,
+	NOP_FMT_FOLDED, /* flame-graph folded stacks: a;b;c <self ns> */
+	NOP_FMT_DOT,	/* Graphviz call graph */
+	NOP_FMT_CHROME, /* Chrome trace-event JSON (Perfetto, chrome://tracing) */
+	NOP_FMT_STATS,	/* per-function summary at the end */
+};
 
 struct nop_summary {
 	unsigned long long events;
@@ -200,11 +257,23 @@ struct nop_summary {
 
 struct nop_sink;
 struct nop_sink_ops {
-	int (*event)(struct nop_sink *s, const struct nop_event *ev);
-	int (*summary)(struct nop_sink *s, const struct nop_summary *sum);
+	int (*event)(struct nop_sink *s, const struct nop_event *ev); /* function tracer */
+	int (*graph)(struct nop_sink *s, const struct nop_gitem *gi);	/* function_graph */
+	int (*summary)(struct nop_sink *s, const struct nop_summary *sum); /* the end */
+	void (*free)(struct nop_sink *s);
 };
+
+/* stats: how to sort, and one function's latency histogram */
+enum nop_sort { NOP_SORT_TOTAL, NOP_SORT_SELF, NOP_SORT_CALLS, NOP_SORT_AVG, NOP_SORT_MAX,
+		NOP_SORT_NAME };
+struct nop_stats_cfg {
+	enum nop_sort sort;
+	const char *hist_func; /* NULL: no histogram */
+};
+
 struct nop_sink {
 	const struct nop_sink_ops *ops;
+	void *priv;
 	FILE *out;  /* the stream */
 	FILE *diag; /* text summaries (stderr): out stays pure events */
 	struct nop_resolver *res;
@@ -213,8 +282,34 @@ struct nop_sink {
 };
 int nop_sink_init(struct nop_sink *s, enum nop_format fmt, FILE *out, FILE *diag,
 		  struct nop_resolver *res, struct nop_error *err);
+/* fmt NOP_FMT_STATS with its settings (nop_sink_init uses the defaults) */
+int nop_sink_init_stats(struct nop_sink *s, const struct nop_stats_cfg *cfg, FILE *out,
+			FILE *diag, struct nop_resolver *res, struct nop_error *err);
+void nop_sink_free(struct nop_sink *s);
+/* "name" of a traced address, cached; "0x..." when unknown */
+const char *nop_sink_func(struct nop_sink *s, unsigned long long addr);
 
 /* JSON string escaping (RFC 8259), used by every JSON writer. */
 void nop_json_str(FILE *out, const char *s);
+
+/* One print call per field, for text and JSON alike: in JSON mode the key
+ * and value, in text mode the value through the text format (nothing when
+ * it is NULL). Objects are one line. */
+struct nop_fields {
+	FILE *out;
+	bool json;
+	int n, nitems;
+};
+
+void nop_fields_open(struct nop_fields *f, FILE *out, bool json);
+void nop_fields_close(struct nop_fields *f);
+void nop_field_u64(struct nop_fields *f, const char *key, const char *fmt, unsigned long long v);
+void nop_field_i64(struct nop_fields *f, const char *key, const char *fmt, long long v);
+void nop_field_str(struct nop_fields *f, const char *key, const char *fmt, const char *v);
+void nop_field_ts(struct nop_fields *f, const char *key, unsigned long long ns);
+void nop_field_array_open(struct nop_fields *f, const char *key);
+void nop_field_item_str(struct nop_fields *f, const char *fmt, const char *v);
+void nop_field_array_close(struct nop_fields *f);
+
 
 #endif

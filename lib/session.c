@@ -4,6 +4,7 @@
  * before their first change; nop_session_close() replays the journal.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,16 +30,17 @@ static const char *tracer_name(enum nop_tracer t)
 	return t == NOP_TRACER_GRAPH ? "function_graph" : "function";
 }
 
-static int sess_write(struct nop_session *s, const char *rel, const char *val, bool append,
-		      struct nop_error *err)
+/* Write dir/rel; a top-level file is journaled before its first change. */
+static int write_in(struct nop_session *s, const char *dir, const char *rel, const char *val,
+		    bool append, struct nop_error *err)
 {
 	char path[4096];
 
-	if (!nop_path(path, sizeof(path), s->dir, rel)) {
+	if (!nop_path(path, sizeof(path), dir, rel)) {
 		nop_error_set(err, NOP_EINTERNAL, ENAMETOOLONG, "path too long");
 		return -1;
 	}
-	if (!s->instance[0]) {
+	if (!strcmp(dir, s->tracing_dir)) {
 		size_t i;
 
 		for (i = 0; i < s->njournaled; i++)
@@ -59,6 +61,36 @@ static int sess_write(struct nop_session *s, const char *rel, const char *val, b
 		}
 	}
 	return nop_write_file(path, val, append, err);
+}
+
+static int journal_top_file(struct nop_session *s, const char *rel, const char *only_if,
+			    struct nop_error *err);
+
+/* A file of the session's buffer. On 6.1 tracer options are one set for
+ * every instance: what an instance writes, the top level reads back. So
+ * an instance's option is journaled at the top level too. */
+static int sess_write(struct nop_session *s, const char *rel, const char *val, bool append,
+		      struct nop_error *err)
+{
+	if (s->instance[0] && !strncmp(rel, "options/", 8)) {
+		bool done = false;
+
+		for (size_t i = 0; i < s->njournaled && !done; i++)
+			done = !strcmp(s->journaled[i], rel);
+		if (!done && (journal_top_file(s, rel, NULL, err) ||
+			      nop_grow((void **)&s->journaled, &s->capj, s->njournaled + 1, sizeof(char *))))
+			return -1;
+		if (!done)
+			s->journaled[s->njournaled++] = strdup(rel);
+	}
+	return write_in(s, s->dir, rel, val, append, err);
+}
+
+/* Files that exist only at the top level and act on every buffer. */
+static int top_write(struct nop_session *s, const char *rel, const char *val,
+		     struct nop_error *err)
+{
+	return write_in(s, s->tracing_dir, rel, val, false, err);
 }
 
 /* Write down a top-level file's value from an instance session, where
@@ -112,6 +144,8 @@ static int top_level_user(const char *dir, char *why, size_t len)
 	return 0;
 }
 
+static int apply_graph(struct nop_session *s, struct nop_error *err);
+
 /* Settings written with tracing off, tracer last: the tracer never runs
  * unfiltered, and a failed step leaves nothing the journal cannot undo. */
 static int apply(struct nop_session *s, struct nop_error *err)
@@ -151,20 +185,67 @@ static int apply(struct nop_session *s, struct nop_error *err)
 		if (sess_write(s, "tracing_cpumask", buf, false, err))
 			return -1;
 	}
+	if (c->tracer == NOP_TRACER_GRAPH && apply_graph(s, err))
+		return -1;
 	if (sess_write(s, "current_tracer", tracer_name(c->tracer), false, err))
 		return -1;
-	if (c->tracer == NOP_TRACER_FUNCTION && c->stack) {
-		/* On 6.1 tracer options are one set for every instance: what
-		 * an instance writes, the top level reads back. Journal the
-		 * top-level value so that it is put back either way. */
-		if (s->instance[0] && journal_top_file(s, "options/func_stack_trace", NULL, err))
-			return -1;
-		if (sess_write(s, "options/func_stack_trace", "1", false, err))
-			return -1;
-	}
+	if (c->tracer == NOP_TRACER_FUNCTION && c->stack &&
+	    sess_write(s, "options/func_stack_trace", "1", false, err))
+		return -1;
 	/* the buffer starts empty: nothing from before this session (the
 	 * buffer's contents are data, not a setting: not journaled) */
 	return nop_write_file(nop_path(buf, sizeof(buf), s->dir, "trace"), "", false, err);
+}
+
+static bool has_file(const char *dir, const char *rel)
+{
+	char path[4096];
+
+	return nop_path(path, sizeof(path), dir, rel) && access(path, F_OK) == 0;
+}
+
+static int apply_graph(struct nop_session *s, struct nop_error *err)
+{
+	const struct nop_session_cfg *c = &s->cfg;
+	static const struct { const char *file; size_t flag; const char *val; } opts[] = {
+		{ "options/funcgraph-retval", offsetof(struct nop_session_cfg, retval), "1" },
+		{ "options/sleep-time", offsetof(struct nop_session_cfg, no_sleep_time), "0" },
+		{ "options/funcgraph-irqs", offsetof(struct nop_session_cfg, no_irqs), "0" },
+	};
+	char buf[64];
+
+	if (c->nroots || has_file(s->dir, "set_graph_function")) {
+		if (sess_write(s, "set_graph_function", "", false, err))
+			return -1;
+		for (size_t i = 0; i < c->nroots; i++)
+			if (nop_pattern_check(c->roots[i], err) ||
+			    sess_write(s, "set_graph_function", c->roots[i], true, err))
+				return -1;
+	}
+	if (c->max_depth) {
+		snprintf(buf, sizeof(buf), "%d", c->max_depth);
+		if (top_write(s, "max_graph_depth", buf, err))
+			return -1;
+	}
+	if (c->thresh_us) {
+		snprintf(buf, sizeof(buf), "%llu", c->thresh_us);
+		if (top_write(s, "tracing_thresh", buf, err))
+			return -1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
+		if (!*(const bool *)((const char *)c + opts[i].flag))
+			continue;
+		if (!has_file(s->dir, opts[i].file)) {
+			nop_error_set(err, NOP_EKERNEL, ENOENT,
+				      "this kernel has no %s option%s", opts[i].file + 8,
+				      i == 0 ? " (function return values need Linux 6.5 or later"
+					       " built with CONFIG_FUNCTION_GRAPH_RETVAL)" : "");
+			return -1;
+		}
+		if (sess_write(s, opts[i].file, opts[i].val, false, err))
+			return -1;
+	}
+	return 0;
 }
 
 int nop_session_set_pids(struct nop_session *s, const pid_t *pids, size_t n,
@@ -279,7 +360,10 @@ int nop_session_open(struct nop_session **sp, const struct nop_session_cfg *cfg,
 	if (!cfg->top_level) {
 		if (open_instance(s, err))
 			goto fail;
-		if (!instance_offers(s->dir, tracer_name(cfg->tracer))) {
+		/* 6.12 runs function_graph in an instance, but its instances
+		 * have no set_graph_function: graph roots need the top level */
+		if (!instance_offers(s->dir, tracer_name(cfg->tracer)) ||
+		    (cfg->nroots && !has_file(s->dir, "set_graph_function"))) {
 			if (nop_instance_remove(s->tracing_dir, s->instance, err))
 				goto fail;
 			s->instance[0] = 0;

@@ -3,13 +3,13 @@
  * the same calls. JSON keys are documented in nopctl(1). */
 #include <string.h>
 
-#include "fields.h"
+#include "internal.h"
 
 /* kernel/trace/trace.h: newer kernels record ftrace's trampoline in a
  * stack as this marker (INT_MAX) */
 #define FTRACE_TRAMPOLINE_MARKER 0x7fffffffULL
 
-static void sym(struct nop_sink *s, unsigned long long addr, char *buf, size_t len, bool off)
+void nop_sink_sym(struct nop_sink *s, unsigned long long addr, char *buf, size_t len, bool off)
 {
 	unsigned long long o = 0;
 	const char *name = nop_resolve_sym(s->res, addr, &o);
@@ -30,7 +30,7 @@ static void stack_field(struct nop_sink *s, struct nop_fields *f, const struct n
 
 	nop_field_array_open(f, "stack");
 	for (int i = 0; i < ev->nstack; i++) {
-		sym(s, ev->stack[i], name, sizeof(name), true);
+		nop_sink_sym(s, ev->stack[i], name, sizeof(name), true);
 		nop_field_item_str(f, "\n => %s", name);
 	}
 	nop_field_array_close(f);
@@ -65,8 +65,8 @@ static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 		nop_field_i64(&f, "pid", NULL, ev->pid);
 		nop_field_str(&f, "comm", NULL, nop_resolve_comm(s->res, ev->pid));
 		if (ev->type == NOP_EV_FUNC) {
-			sym(s, ev->ip, fn, sizeof(fn), false);
-			sym(s, ev->parent_ip, parent, sizeof(parent), false);
+			nop_sink_sym(s, ev->ip, fn, sizeof(fn), false);
+			nop_sink_sym(s, ev->parent_ip, parent, sizeof(parent), false);
 			nop_field_str(&f, "func", "%s", fn);
 			nop_field_str(&f, "parent", " <-%s", parent);
 		} else {
@@ -75,12 +75,14 @@ static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 		if (ev->nstack)
 			stack_field(s, &f, ev);
 		break;
+	default: /* function_graph events come through the graph op */
+		break;
 	}
 	nop_fields_close(&f);
 	return ferror(s->out) ? -1 : 0;
 }
 
-static int lines_summary(struct nop_sink *s, const struct nop_summary *sum)
+int nop_lines_summary(struct nop_sink *s, const struct nop_summary *sum)
 {
 	bool json = s->fmt == NOP_FMT_JSON;
 	struct nop_fields f;
@@ -104,25 +106,8 @@ static int lines_summary(struct nop_sink *s, const struct nop_summary *sum)
 	return 0;
 }
 
-static const struct nop_sink_ops lines_ops = {
+const struct nop_sink_ops nop_lines_ops = {
 	.event = lines_event,
-	.summary = lines_summary,
+	.graph = nop_graph_lines,
+	.summary = nop_lines_summary,
 };
-
-int nop_sink_init(struct nop_sink *s, enum nop_format fmt, FILE *out, FILE *diag,
-		  struct nop_resolver *res, struct nop_error *err)
-{
-	memset(s, 0, sizeof(*s));
-	s->fmt = fmt;
-	s->out = out;
-	s->diag = diag;
-	s->res = res;
-	switch (fmt) {
-	case NOP_FMT_TEXT:
-	case NOP_FMT_JSON:
-		s->ops = &lines_ops;
-		return 0;
-	}
-	nop_error_set(err, NOP_EUSAGE, 0, "unknown output format");
-	return -1;
-}

@@ -1,0 +1,240 @@
+/* callgraph.c - function_graph entry/exit events to calls.
+ *
+ * Each task has its own stack of open calls, so a task that migrates
+ * between CPUs keeps one tree. An entry is held back one event: if the
+ * task's next event is its exit, the call is a leaf. After lost events the
+ * kernel's depth (in both events) puts the stack right: frames at or below
+ * the depth of a new entry lost their exits; an exit that matches no open
+ * frame had its entry before the capture or in the gap.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct frame {
+	unsigned long long func, entry_ts, child_ns;
+	int kdepth;
+};
+
+struct task {
+	int pid; /* 0: empty slot */
+	int n;
+	struct frame f[NOP_GRAPH_MAX_DEPTH];
+};
+
+struct nop_graph {
+	struct task **slots; /* open addressing on pid */
+	size_t cap, used;
+	struct task *pending;	/* its top frame is an entry not yet shown */
+	struct nop_event pend_ev;
+	unsigned long long path[NOP_GRAPH_MAX_DEPTH + 1];
+};
+
+struct nop_graph *nop_graph_new(struct nop_error *err)
+{
+	struct nop_graph *g = calloc(1, sizeof(*g));
+
+	if (g && !(g->slots = calloc(g->cap = 64, sizeof(*g->slots)))) {
+		free(g);
+		g = NULL;
+	}
+	if (!g)
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+	return g;
+}
+
+void nop_graph_free(struct nop_graph *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->cap; i++)
+		free(g->slots[i]);
+	free(g->slots);
+	free(g);
+}
+
+static struct task **slot(struct task **slots, size_t cap, int pid)
+{
+	size_t i = ((unsigned)pid * 2654435761u) & (cap - 1);
+
+	while (slots[i] && slots[i]->pid != pid)
+		i = (i + 1) & (cap - 1);
+	return &slots[i];
+}
+
+static struct task *task(struct nop_graph *g, int pid)
+{
+	struct task **t = slot(g->slots, g->cap, pid);
+
+	if (*t)
+		return *t;
+	if ((g->used + 1) * 4 > g->cap * 3) {
+		size_t ncap = g->cap * 2;
+		struct task **ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		for (size_t i = 0; i < g->cap; i++)
+			if (g->slots[i])
+				*slot(ns, ncap, g->slots[i]->pid) = g->slots[i];
+		free(g->slots);
+		g->slots = ns;
+		g->cap = ncap;
+		t = slot(g->slots, g->cap, pid);
+	}
+	if (!(*t = calloc(1, sizeof(**t))))
+		return NULL;
+	(*t)->pid = pid;
+	g->used++;
+	return *t;
+}
+
+static int emit(struct nop_graph *g, struct task *t, struct nop_gitem *gi, int n,
+		nop_gitem_fn fn, void *ctx)
+{
+	for (int i = 0; i < n; i++)
+		g->path[i] = t->f[i].func;
+	g->path[n] = gi->func;
+	gi->pid = t->pid;
+	gi->path = g->path;
+	gi->npath = n + 1;
+	gi->depth = n;
+	return fn(ctx, gi);
+}
+
+/* Credit a finished call to its caller's callee time. */
+static void credit(struct task *t, const struct nop_gitem *gi)
+{
+	if (t->n > 0 && gi->timed)
+		t->f[t->n - 1].child_ns += gi->duration;
+}
+
+static int show_pending(struct nop_graph *g, nop_gitem_fn fn, void *ctx)
+{
+	struct task *t = g->pending;
+	struct nop_gitem gi = { .kind = NOP_GI_ENTER };
+
+	if (!t)
+		return 0;
+	g->pending = NULL;
+	gi.cpu = g->pend_ev.cpu;
+	gi.ts = g->pend_ev.ts;
+	gi.func = g->pend_ev.ip;
+	return emit(g, t, &gi, t->n - 1, fn, ctx);
+}
+
+/* Close frames down to (not including) index keep: their exits were lost. */
+static int drop_to(struct nop_graph *g, struct task *t, int keep, int cpu, unsigned long long ts,
+		   nop_gitem_fn fn, void *ctx)
+{
+	int ret = 0;
+
+	while (t->n > keep && !ret) {
+		struct nop_gitem gi = { .kind = NOP_GI_RETURN, .cpu = cpu, .ts = ts };
+
+		t->n--;
+		gi.func = t->f[t->n].func;
+		ret = emit(g, t, &gi, t->n, fn, ctx);
+	}
+	return ret;
+}
+
+static int graph_entry(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
+{
+	struct task *t = task(g, ev->pid);
+	int keep, ret;
+
+	if (!t)
+		return -ENOMEM;
+	for (keep = t->n; keep > 0 && t->f[keep - 1].kdepth >= ev->depth; keep--)
+		;
+	if ((ret = drop_to(g, t, keep, ev->cpu, ev->ts, fn, ctx)))
+		return ret;
+	if (t->n == NOP_GRAPH_MAX_DEPTH) /* deeper than we follow: drop */
+		return 0;
+	t->f[t->n++] = (struct frame){ .func = ev->ip, .entry_ts = ev->ts, .kdepth = ev->depth };
+	g->pending = t;
+	g->pend_ev = *ev;
+	return 0;
+}
+
+static int graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
+{
+	struct task *t = task(g, ev->pid);
+	struct nop_gitem gi = {
+		.cpu = ev->cpu, .func = ev->ip, .timed = true,
+		.duration = ev->rettime > ev->calltime ? ev->rettime - ev->calltime : 0,
+		.retval = ev->retval, .has_retval = ev->has_retval,
+	};
+	int i, ret;
+
+	if (!t)
+		return -ENOMEM;
+	for (i = t->n - 1; i >= 0; i--)
+		if (t->f[i].func == ev->ip && t->f[i].kdepth == ev->depth)
+			break;
+	if (i >= 0 && g->pending == t && i == t->n - 1) {
+		/* the held entry's own exit: a leaf */
+		g->pending = NULL;
+		gi.kind = NOP_GI_LEAF;
+		gi.ts = t->f[i].entry_ts;
+		gi.self = gi.duration;
+		t->n--;
+		ret = emit(g, t, &gi, t->n, fn, ctx);
+		credit(t, &gi);
+		return ret;
+	}
+	if ((ret = show_pending(g, fn, ctx)))
+		return ret;
+	if (i < 0) {
+		/* no entry seen: frames as deep or deeper lost their exits; the
+		 * call itself is shown as a leaf, timed by the kernel */
+		int keep;
+
+		for (keep = t->n; keep > 0 && t->f[keep - 1].kdepth >= ev->depth; keep--)
+			;
+		if ((ret = drop_to(g, t, keep, ev->cpu, ev->rettime, fn, ctx)))
+			return ret;
+		gi.kind = NOP_GI_LEAF;
+		gi.no_entry = true;
+		gi.ts = ev->calltime;
+		gi.self = gi.duration;
+		ret = emit(g, t, &gi, t->n, fn, ctx);
+		credit(t, &gi);
+		return ret;
+	}
+	if ((ret = drop_to(g, t, i + 1, ev->cpu, ev->rettime, fn, ctx)))
+		return ret;
+	gi.kind = NOP_GI_RETURN;
+	gi.ts = ev->rettime;
+	gi.self = gi.duration > t->f[i].child_ns ? gi.duration - t->f[i].child_ns : 0;
+	t->n--;
+	ret = emit(g, t, &gi, t->n, fn, ctx);
+	credit(t, &gi);
+	return ret;
+}
+
+int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
+{
+	int ret = 0;
+
+	if (ev->type == NOP_EV_EXIT)
+		return graph_exit(g, ev, fn, ctx);
+	if (g->pending && (ret = show_pending(g, fn, ctx)))
+		return ret;
+	if (ev->type == NOP_EV_ENTRY)
+		return graph_entry(g, ev, fn, ctx);
+	return 0; /* LOST: the next events' depths resynchronize each task */
+}
+
+int nop_graph_finish(struct nop_graph *g, nop_gitem_fn fn, void *ctx)
+{
+	int ret = show_pending(g, fn, ctx);
+
+	for (size_t i = 0; i < g->cap && !ret; i++)
+		if (g->slots[i])
+			ret = drop_to(g, g->slots[i], 0, -1, 0, fn, ctx);
+	return ret;
+}

@@ -1,0 +1,253 @@
+/* sink_stats.c - one summary of a function_graph run: per function the
+ * calls, total, self, average, min, max, p50, p99 and the deepest level it
+ * was seen at. Memory grows with the number of functions, not the run:
+ * durations go into a log-linear histogram (8 steps per power of two,
+ * percentiles within 12.5 %). --hist prints one function's log2 buckets
+ * like perf ftrace latency. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define SUB 8 /* steps per power of two */
+#define NBUCKETS (16 + 60 * SUB)
+
+struct fstat {
+	unsigned long long calls, total, self, min, max;
+	int max_depth;
+	unsigned int hist[NBUCKETS];
+};
+
+struct stats {
+	struct nop_stats_cfg cfg;
+	struct nop_strmap *funcs;
+	int max_depth;
+};
+
+static int bucket(unsigned long long ns)
+{
+	int e;
+
+	if (ns < 16)
+		return (int)ns;
+	e = 63 - __builtin_clzll(ns);
+	return 16 + (e - 4) * SUB + (int)((ns >> (e - 3)) & (SUB - 1));
+}
+
+static unsigned long long bucket_low(int b)
+{
+	int e;
+
+	if (b < 16)
+		return (unsigned long long)b;
+	e = (b - 16) / SUB + 4;
+	return (1ULL << e) + (unsigned long long)((b - 16) % SUB) * (1ULL << (e - 3));
+}
+
+static unsigned long long percentile(const struct fstat *f, double p)
+{
+	unsigned long long want = (unsigned long long)(p * (double)f->calls + 0.999999), seen = 0;
+
+	if (want < 1)
+		want = 1;
+	for (int b = 0; b < NBUCKETS; b++) {
+		seen += f->hist[b];
+		if (seen >= want) {
+			unsigned long long lo = bucket_low(b), hi = b + 1 < NBUCKETS ? bucket_low(b + 1) : lo;
+			unsigned long long mid = b < 16 ? lo : lo + (hi - lo) / 2;
+
+			return mid < f->min ? f->min : mid > f->max ? f->max : mid;
+		}
+	}
+	return f->max;
+}
+
+static int stats_graph(struct nop_sink *s, const struct nop_gitem *gi)
+{
+	struct stats *st = s->priv;
+	struct fstat *f;
+
+	if (gi->depth + 1 > st->max_depth)
+		st->max_depth = gi->depth + 1;
+	if (gi->kind == NOP_GI_ENTER || !gi->timed)
+		return 0;
+	if (!(f = nop_strmap_get(st->funcs, nop_sink_func(s, gi->func))))
+		return -1;
+	if (!f->calls || gi->duration < f->min)
+		f->min = gi->duration;
+	if (gi->duration > f->max)
+		f->max = gi->duration;
+	f->calls++;
+	f->total += gi->duration;
+	f->self += gi->self;
+	if (gi->depth > f->max_depth)
+		f->max_depth = gi->depth;
+	f->hist[bucket(gi->duration)]++;
+	return 0;
+}
+
+static enum nop_sort sort_key;
+
+static int cmp(const void *a, const void *b)
+{
+	const struct fstat *x = *(const struct fstat *const *)a, *y = *(const struct fstat *const *)b;
+	unsigned long long vx, vy;
+
+	switch (sort_key) {
+	case NOP_SORT_SELF: vx = x->self; vy = y->self; break;
+	case NOP_SORT_CALLS: vx = x->calls; vy = y->calls; break;
+	case NOP_SORT_AVG: vx = x->total / x->calls; vy = y->total / y->calls; break;
+	case NOP_SORT_MAX: vx = x->max; vy = y->max; break;
+	default: vx = x->total; vy = y->total; break;
+	}
+	return vx < vy ? 1 : vx > vy ? -1 : 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void row(struct nop_sink *s, const char *name, const struct fstat *f)
+{
+	bool json = s->fmt == NOP_FMT_JSON;
+	const unsigned long long v[] = { f->total, f->self, f->total / f->calls, f->min, f->max,
+					 percentile(f, 0.5), percentile(f, 0.99) };
+	static const char *const keys[] = { "total_ns", "self_ns", "avg_ns", "min_ns", "max_ns",
+					    "p50_ns", "p99_ns" };
+	struct nop_fields fl;
+	char t[32];
+
+	nop_fields_open(&fl, s->out, json);
+	nop_field_str(&fl, "type", NULL, "func_stats");
+	nop_field_str(&fl, "func", "%-32s", name);
+	nop_field_u64(&fl, "calls", " %9llu", f->calls);
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+		nop_fmt_duration(t, sizeof(t), v[i]);
+		nop_field_u64(&fl, keys[i], NULL, v[i]);
+		if (!json)
+			fprintf(s->out, " %11s", t);
+	}
+	nop_field_i64(&fl, "max_depth", " %5lld", f->max_depth);
+	nop_fields_close(&fl);
+}
+
+static void histogram(struct nop_sink *s, const char *name, const struct fstat *f)
+{
+	bool json = s->fmt == NOP_FMT_JSON;
+	unsigned long long log2[64] = { 0 }, peak = 0;
+	int last = 0;
+
+	for (int b = 0; f && b < NBUCKETS; b++) {
+		unsigned long long lo = bucket_low(b);
+		int e = lo ? 63 - __builtin_clzll(lo) : 0;
+
+		log2[e] += f->hist[b];
+	}
+	for (int e = 0; e < 64; e++) {
+		if (log2[e] > peak)
+			peak = log2[e];
+		if (log2[e])
+			last = e;
+	}
+	if (!json)
+		fprintf(s->out, "\n# %s: %llu call%s\n#   DURATION      |      COUNT | GRAPH\n", name,
+			f ? f->calls : 0, f && f->calls == 1 ? "" : "s");
+	for (int e = 0; e <= last; e++) {
+		unsigned long long lo = e ? 1ULL << e : 0, hi = 1ULL << (e + 1);
+		struct nop_fields fl;
+		int bar = peak ? (int)(log2[e] * 40 / peak) : 0;
+
+		if (json) {
+			nop_fields_open(&fl, s->out, true);
+			nop_field_str(&fl, "type", NULL, "hist");
+			nop_field_str(&fl, "func", NULL, name);
+			nop_field_u64(&fl, "low_ns", NULL, lo);
+			nop_field_u64(&fl, "high_ns", NULL, hi);
+			nop_field_u64(&fl, "count", NULL, log2[e]);
+			nop_fields_close(&fl);
+		} else {
+			char l[32], h[32];
+
+			nop_fmt_duration(l, sizeof(l), lo);
+			nop_fmt_duration(h, sizeof(h), hi);
+			fprintf(s->out, "  %7s - %-7s | %10llu | %.*s\n", l, h, log2[e], bar,
+				"########################################");
+		}
+	}
+}
+
+static int stats_summary(struct nop_sink *s, const struct nop_summary *sum)
+{
+	struct stats *st = s->priv;
+	size_t n = nop_strmap_size(st->funcs);
+	const char **names = calloc(n + 1, sizeof(*names));
+	struct fstat **fs = calloc(n + 1, sizeof(*fs));
+
+	if (!names || !fs) {
+		free(names);
+		free(fs);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		fs[i] = nop_strmap_at(st->funcs, i, &names[i]);
+	if (st->cfg.sort == NOP_SORT_NAME) {
+		qsort(names, n, sizeof(*names), cmp_name);
+		for (size_t i = 0; i < n; i++)
+			fs[i] = nop_strmap_get(st->funcs, names[i]);
+	} else {
+		sort_key = st->cfg.sort;
+		qsort(fs, n, sizeof(*fs), cmp);
+		for (size_t i = 0; i < n; i++) /* names follow their stats */
+			for (size_t k = 0; k < n; k++)
+				if (nop_strmap_at(st->funcs, k, &names[i]) == fs[i])
+					break;
+	}
+	if (s->fmt != NOP_FMT_JSON)
+		fprintf(s->out, "%-32s %9s %11s %11s %11s %11s %11s %11s %11s %5s\n", "FUNCTION", "CALLS",
+			"TOTAL", "SELF", "AVG", "MIN", "MAX", "P50", "P99", "DEPTH");
+	for (size_t i = 0; i < n; i++)
+		row(s, names[i], fs[i]);
+	if (st->cfg.hist_func)
+		histogram(s, st->cfg.hist_func, nop_strmap_get(st->funcs, st->cfg.hist_func));
+	free(names);
+	free(fs);
+	/* then the run summary, with the deepest call stack seen */
+	if (s->fmt != NOP_FMT_JSON && s->diag && !s->quiet)
+		fprintf(s->diag, "nopctl: deepest call stack: %d levels\n", st->max_depth);
+	return nop_lines_summary(s, sum);
+}
+
+static void stats_free(struct nop_sink *s)
+{
+	if (s->priv)
+		nop_strmap_free(((struct stats *)s->priv)->funcs);
+}
+
+static const struct nop_sink_ops stats_ops = {
+	.graph = stats_graph,
+	.summary = stats_summary,
+	.free = stats_free,
+};
+
+int nop_sink_init_stats(struct nop_sink *s, const struct nop_stats_cfg *cfg, FILE *out,
+			FILE *diag, struct nop_resolver *res, struct nop_error *err)
+{
+	struct stats *st;
+
+	memset(s, 0, sizeof(*s));
+	s->fmt = NOP_FMT_TEXT;
+	s->out = out;
+	s->diag = diag;
+	s->res = res;
+	s->ops = &stats_ops;
+	if (nop_sink_priv(s, sizeof(*st), err))
+		return -1;
+	st = s->priv;
+	st->cfg = *cfg;
+	if (!(st->funcs = nop_strmap_new(sizeof(struct fstat)))) {
+		nop_error_set(err, NOP_EINTERNAL, 0, "out of memory");
+		return -1;
+	}
+	return 0;
+}
