@@ -2,7 +2,7 @@
 _nopctl() {
 	local cur prev words cword
 	_init_completion || return
-	local cmds="trace list status reset help"
+	local cmds="trace graph stats list status reset help"
 	if [[ $cword -eq 1 ]]; then
 		COMPREPLY=($(compgen -W "$cmds --version --help" -- "$cur"))
 		return
@@ -10,6 +10,8 @@ _nopctl() {
 	local cmd=${words[1]} opts
 	case $cmd in
 	trace) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --stack --output --format --json --quiet --top-level --force --help" ;;
+	graph) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --output --format --json --quiet --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --help" ;;
+	stats) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --output --format --json --quiet --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --sort --hist --help" ;;
 	list) opts="--module --format --json --help" ;;
 	status) opts="--format --json --help" ;;
 	reset) opts="--format --json --quiet --help" ;;
@@ -19,13 +21,19 @@ _nopctl() {
 	case $prev in
 	-p | --pid) COMPREPLY=($(compgen -W "$(command ls /proc | grep '^[0-9]')" -- "$cur")); return ;;
 	-o | --output) _filedir; return ;;
-	-F | --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+	-F | --format)
+		if [[ $cmd == graph ]]; then COMPREPLY=($(compgen -W "text json folded dot chrome" -- "$cur"))
+		else COMPREPLY=($(compgen -W "text json" -- "$cur")); fi
+		return ;;
+	--sort) COMPREPLY=($(compgen -W "total self calls avg max name" -- "$cur")); return ;;
+	--hist) [[ ${#cur} -ge 2 ]] && COMPREPLY=($(nopctl list "$cur*" 2>/dev/null | cut -d' ' -f1 | head -n 500)); return ;;
+	-D | --depth | -t | --threshold) return ;;
 	-m | --module) COMPREPLY=($(compgen -W "$(cut -d' ' -f1 /proc/modules 2>/dev/null)" -- "$cur")); return ;;
 	-d | --duration | -c | --count | -b | --buffer-kb | -C | --cpus) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
-	elif [[ $cmd == trace || $cmd == list || $prev == -n || $prev == --notrace ]]; then
+	elif [[ $cmd == trace || $cmd == graph || $cmd == stats || $cmd == list || $prev == -n || $prev == --notrace ]]; then
 		[[ ${#cur} -ge 2 ]] || return
 		COMPREPLY=($(nopctl list "$cur*" 2>/dev/null | cut -d' ' -f1 | head -n 500))
 	fi

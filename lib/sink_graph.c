@@ -52,7 +52,7 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 	if (gi->timed && gi->kind != NOP_GI_ENTER)
 		snprintf(dur, sizeof(dur), "%c %7llu.%03llu us", marker(gi->duration), gi->duration / 1000,
 			 gi->duration % 1000);
-	fprintf(s->out, " %3d) %16s-%-6d | %14s | %*s", gi->cpu, nop_resolve_comm(s->res, gi->pid),
+	fprintf(s->out, " %3d) %16s-%-6d | %16s | %*s", gi->cpu, nop_resolve_comm(s->res, gi->pid),
 		gi->pid, dur, 2 * gi->depth, "");
 	switch (gi->kind) {
 	case NOP_GI_ENTER:

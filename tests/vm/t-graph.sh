@@ -1,0 +1,76 @@
+# t-graph.sh - nopctl graph and stats on a real kernel (issue 3).
+
+t_graph_tree() {
+	expect_rc 0 nopctl graph do_sys_openat2 -- cat /etc/hostname
+	grep -Eq '^ +[0-9]+\) +cat-[0-9]+ +\| +\| do_sys_openat2\(\) \{$' "$T/out" || fail "no root line"
+	grep -Eq '\| +[+!#*@$ ]? +[0-9]+\.[0-9]{3} us \|   [a-z_0-9.]+\(\);$' "$T/out" || fail "no timed leaf one level down"
+	grep -Eq '\| +[+!#*@$ ]? +[0-9]+\.[0-9]{3} us \| \} /\* do_sys_openat2 \*/$' "$T/out" || fail "no timed close of the root"
+	grep -v ' cat-' "$T/out" | grep -q ') ' && fail "a task other than cat"
+	true
+}
+
+t_graph_json_nesting() {
+	expect_rc 0 nopctl graph -j do_sys_openat2 -- cat /etc/hostname
+	grep '^{' "$T/out" > "$T/json"
+	json_lines "$T/json"
+	all_of entry '.func != null and .depth >= 0' "$T/json"
+	all_of call '.duration_ns >= 0 and .self_ns == .duration_ns and .depth >= 1' "$T/json"
+	all_of exit '.duration_ns >= .self_ns' "$T/json"
+	# entries and exits pair up like brackets
+	jq -r 'select(.type == "entry" or .type == "exit") | .type' "$T/json" |
+		awk '/entry/ { d++ } /exit/ { d--; if (d < 0) bad = 1 } END { exit (bad || d != 0) }' ||
+		fail "entries and exits do not pair up"
+}
+
+t_stats_exact_count() {
+	expect_rc 0 nopctl stats -j do_sys_openat2 -- opener 7
+	json_lines "$T/out"
+	all_of func_stats 'true' "$T/out"
+	jq -e -s 'map(select(.type == "func_stats" and .func == "do_sys_openat2"))[0]
+		| .calls == 7 and .min_ns <= .p50_ns and .p50_ns <= .p99_ns and .p99_ns <= .max_ns
+		  and .self_ns <= .total_ns and .max_depth == 0' "$T/out" > /dev/null ||
+		{ grep do_sys_openat2 "$T/out"; fail "do_sys_openat2 is not 7 calls with ordered figures"; }
+	expect_rc 0 nopctl stats --sort calls --hist do_sys_openat2 do_sys_openat2 -- opener 3
+	grep -q '^# do_sys_openat2: 3 calls' "$T/out" || fail "no histogram"
+	[ "$(grep -E '^ +[0-9.]+ [nmu]?s - ' "$T/out" | awk -F'|' '{ s += $2 } END { print s }')" = 3 ] ||
+		fail "histogram buckets do not add up to 3"
+}
+
+t_graph_depth_and_threshold() {
+	expect_rc 0 nopctl graph -j -D 2 do_sys_openat2 -- opener 2
+	[ "$(jq -s '[.[] | select(.depth != null) | .depth] | max' "$T/out")" = 1 ] || fail "-D 2 went deeper than 1"
+	expect_rc 0 nopctl graph -j -t 20us do_sys_openat2 -- opener 5
+	grep '^{' "$T/out" > "$T/json"
+	jq -e -s '[.[] | select(.duration_ns != null) | .duration_ns] | length > 0 and min >= 20000' "$T/json" \
+		> /dev/null || fail "-t 20us let faster calls through"
+}
+
+t_graph_retval() {
+	if [ -f "$TR/options/funcgraph-retval" ]; then
+		expect_rc 0 nopctl graph -j --retval do_sys_openat2 -- cat /etc/hostname
+		all_of exit 'has("retval")' "$T/out"
+	else
+		expect_rc 3 nopctl graph --retval do_sys_openat2 -- true
+		grep -q 'funcgraph-retval' "$T/err" || fail "no reason given"
+	fi
+}
+
+t_graph_pictures() {
+	expect_rc 0 nopctl graph -F folded -D 3 do_sys_openat2 -- opener 3
+	grep -Eq '^do_sys_openat2;[a-z_0-9.;]+ [0-9]+$' "$T/out" || fail "no folded stacks"
+	grep -Evq '^[^ ]+ [0-9]+$' "$T/out" && fail "a line that is not 'stack ns'"
+	expect_rc 0 nopctl graph -F dot -D 2 do_sys_openat2 -- opener 2
+	grep -q '^digraph nopctl {' "$T/out" || fail "no digraph"
+	grep -q '"do_sys_openat2" -> "getname" \[label="#1, 2x"\]' "$T/out" || fail "no first edge with 2 calls"
+	expect_rc 0 nopctl graph -F chrome -D 2 do_sys_openat2 -- opener 2
+	jq -e '.traceEvents | map(select(.ph == "X")) | length > 0 and all(.dur >= 0 and .name != null)' \
+		"$T/out" > /dev/null || fail "chrome output is not trace events"
+}
+
+t_graph_needs_a_root() {
+	expect_rc 2 nopctl graph
+	grep -q 'root function, -p PID or -- COMMAND' "$T/err" || fail "no reason"
+	expect_rc 2 nopctl graph -F svg do_sys_openat2
+	expect_rc 2 nopctl stats --sort bogus do_sys_openat2
+	expect_rc 2 nopctl graph -t 5ns do_sys_openat2
+}
