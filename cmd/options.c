@@ -27,7 +27,7 @@ static const struct optdef defs[] = {
 	{ O_OUTPUT, { "output", required_argument, 0, 'o' }, "FILE", "write to FILE (not a symlink; no overwrite without --force)" },
 	{ O_FORMAT, { "format", required_argument, 0, 'F' }, "FMT", "output format: text or json" },
 	{ O_GRAPHFMT, { "format", required_argument, 0, 'F' }, "FMT", "output format: text, json, folded, dot or chrome" },
-	{ O_FORMAT, { "json", no_argument, 0, 'j' }, NULL, "same as --format json" },
+	{ O_FORMAT | O_GRAPHFMT, { "json", no_argument, 0, 'j' }, NULL, "same as --format json" },
 	{ O_QUIET, { "quiet", no_argument, 0, 'q' }, NULL, "no progress or summary on stderr" },
 	{ O_DEPTH, { "depth", required_argument, 0, 'D' }, "N", "follow calls N levels deep (max_graph_depth)" },
 	{ O_THRESH, { "threshold", required_argument, 0, 't' }, "TIME", "only calls that take at least TIME (100us, 2ms)" },

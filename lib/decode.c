@@ -210,7 +210,7 @@ int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit
 		};
 		int type;
 
-		if ((const char *)data + 24 > end)
+		if (rec.size < 8 || (const char *)data + rec.size > end)
 			break; /* damaged: a record that runs off the page */
 		type = tep_data_type(d->tep, &rec);
 

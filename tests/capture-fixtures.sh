@@ -3,7 +3,7 @@
 # tests/fixtures/<version>/ (run by hand; the results are committed).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-work=$top/build/vm
+work=$top/build/vm-fixture
 make -C "$top" -s all build/tests/helpers/opener
 NOPCTL_VM_WORK=$work sh "$top/tests/vm/run.sh" fixture || true
 for r in "$work"/*.results; do

@@ -26,6 +26,34 @@ capture() {
 	rmdir "$i"
 }
 
+# graph_capture DIR KB ROOT DEPTH PIDS WORKLOAD...: function_graph at the top
+# level (6.1 has it nowhere else), then everything put back
+graph_capture() {
+	dir=$1 kb=$2 root=$3 depth=$4 pids=$5
+	shift 5
+	echo 0 > "$TR/tracing_on"
+	echo "$kb" > "$TR/buffer_size_kb"
+	echo "$root" > "$TR/set_graph_function"
+	echo "$depth" > "$TR/max_graph_depth"
+	echo "$pids" > "$TR/set_ftrace_pid"
+	echo function_graph > "$TR/current_tracer"
+	echo > "$TR/trace"
+	echo 1 > "$TR/tracing_on"
+	"$@"
+	echo 0 > "$TR/tracing_on"
+	mkdir -p "$dir"
+	cat "$TR/trace" > "$dir/trace.txt"
+	for c in 0 1; do
+		timeout 2 cat "$TR/per_cpu/cpu$c/trace_pipe_raw" > "$dir/cpu$c.raw" || true
+	done
+	echo nop > "$TR/current_tracer"
+	echo > "$TR/set_graph_function"
+	echo > "$TR/set_ftrace_pid"
+	echo 0 > "$TR/max_graph_depth"
+	echo 1408 > "$TR/buffer_size_kb"
+	echo 1 > "$TR/tracing_on"
+}
+
 t_capture() {
 	mount -t tracefs nodev "$TR" 2>/dev/null || true
 	f=/tmp/fixture/$(uname -r | cut -d- -f1 | cut -d. -f1,2)
@@ -40,6 +68,16 @@ t_capture() {
 	capture "$f/stack" do_sys_openat2 1024 1 sh -c 'opener 20 & opener 20; wait'
 	# a buffer far too small for what is traced: lost events
 	capture "$f/lost" 'vfs_*' 8 0 sh -c 'opener 3000 & opener 3000; wait'
+	# function_graph: roots do_sys_openat2, three levels, two CPUs
+	graph_capture "$f/graph" 1024 do_sys_openat2 3 '' sh -c 'opener 10 & opener 10; wait'
+	# starting in the middle of calls: a task already running, no root
+	sh -c 'while :; do opener 50; done' > /dev/null 2>&1 &
+	w=$!
+	usleep 200000
+	graph_capture "$f/graph-midcall" 1024 '' 4 "$w" usleep 300000
+	kill $w
+	# a buffer far too small: lost pages in the middle of call trees
+	graph_capture "$f/graph-lost" 8 do_sys_openat2 0 '' sh -c 'opener 200 & opener 200; wait'
 	grep -ho '[A-Za-z_][A-Za-z0-9_.]*' "$f"/*/trace.txt | sort -u > /tmp/names
 	# each symbol and the one after it: a symbol's extent ends where the next begins
 	grep -A1 -wFf /tmp/names /proc/kallsyms | grep -v '^--$' | cut -d' ' -f1-3 | sort -u > "$f/kallsyms"

@@ -1,0 +1,275 @@
+/* test_graph.c - function_graph captures recorded from 6.1 and 6.12 (a
+ * clean one, one that starts in the middle of calls, one with lost pages)
+ * through the call-graph engine and every graph output. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../lib/internal.h"
+
+static const char *const kernels[] = { "fixtures/6.1", "fixtures/6.12" };
+
+struct run {
+	struct nop_graph *g;
+	struct nop_sink *sink; /* optional */
+	int open[65536];       /* per pid: open ENTERs */
+	long long acc[65536];  /* per pid: self time since its last root */
+	bool clamped[65536];   /* per pid: a callee outlasted its caller */
+	long long self_total, items, no_entry, untimed, lost, bad_nesting, root_calls;
+	long long roots_checked, roots_off, last_off;
+	const char *root;
+	struct nop_resolver *res;
+};
+
+static int on_item(void *ctx, const struct nop_gitem *gi)
+{
+	struct run *r = ctx;
+	int *open = &r->open[gi->pid & 0xffff];
+
+	r->items++;
+	r->no_entry += gi->no_entry;
+	r->untimed += gi->kind == NOP_GI_RETURN && !gi->timed;
+	/* brackets: an item's depth is the number of calls open around it */
+	if (gi->kind == NOP_GI_RETURN) {
+		if (gi->depth != *open - 1)
+			r->bad_nesting++;
+		(*open)--;
+	} else if (gi->depth != *open) {
+		r->bad_nesting++;
+	}
+	if (gi->kind == NOP_GI_ENTER)
+		(*open)++;
+	if (gi->kind == NOP_GI_RETURN && gi->timed && gi->self == 0)
+		r->clamped[gi->pid & 0xffff] = true;
+	if (gi->kind != NOP_GI_ENTER && gi->timed) {
+		r->self_total += (long long)gi->self;
+		r->acc[gi->pid & 0xffff] += (long long)gi->self;
+	}
+	/* a whole tree: its self times add up to its root's duration */
+	if (gi->kind != NOP_GI_ENTER && gi->depth == 0) {
+		/* the kernel can report interrupt time in callees that outlasts
+		 * their caller: self time is clamped at 0 there, and such a tree
+		 * cannot add up */
+		if (gi->timed && !gi->no_entry && !r->clamped[gi->pid & 0xffff]) {
+			r->roots_checked++;
+			if (r->acc[gi->pid & 0xffff] != (long long)gi->duration) {
+				r->roots_off++;
+				r->last_off = r->acc[gi->pid & 0xffff] - (long long)gi->duration;
+				if (getenv("DEBUG_ROOTS"))
+					fprintf(stderr, "root %s pid %d ts %llu dur %llu self sum %lld\n",
+						nop_resolve_sym(r->res, gi->func, NULL), gi->pid, gi->ts,
+						gi->duration, r->acc[gi->pid & 0xffff]);
+			}
+		}
+		r->acc[gi->pid & 0xffff] = 0;
+		r->clamped[gi->pid & 0xffff] = false;
+	}
+	if (gi->kind != NOP_GI_RETURN && gi->depth == 0 && r->root &&
+	    !strcmp(nop_resolve_sym(r->res, gi->func, NULL) ?: "", r->root))
+		r->root_calls++;
+	return r->sink ? r->sink->ops->graph(r->sink, gi) : 0;
+}
+
+static int on_event(void *ctx, const struct nop_event *ev)
+{
+	struct run *r = ctx;
+
+	r->lost += ev->type == NOP_EV_LOST;
+	return nop_graph_feed(r->g, ev, on_item, r);
+}
+
+/* Feed one capture through the engine, and the sink if one is given. */
+static struct run *replay(const char *kdir, const char *capture, enum nop_format fmt, char **text,
+			  const char *root)
+{
+	char p0[256], p1[256], ks[256];
+	const char *paths[2] = { p0, p1 };
+	const int cpus[2] = { 0, 1 };
+	struct nop_error err;
+	struct nop_decoder *d = nop_decoder_new(kdir, &err);
+	struct run *r = calloc(1, sizeof(*r));
+	struct nop_stream *st;
+	struct nop_sink sink;
+	size_t len = 0;
+	FILE *out = text ? open_memstream(text, &len) : NULL;
+	struct nop_summary sum = { .exit_status = -1, .stop_reason = "test" };
+
+	assert_non_null(d);
+	r->root = root;
+	r->res = nop_resolver_new(NULL, &err);
+	snprintf(ks, sizeof(ks), "%s/kallsyms", kdir);
+	assert_int_equal(nop_resolver_load_kallsyms(r->res, ks, &err), 0);
+	r->g = nop_graph_new(&err);
+	if (out) {
+		assert_int_equal(nop_sink_init(&sink, fmt, out, NULL, r->res, &err), 0);
+		sink.quiet = true;
+		r->sink = &sink;
+	}
+	snprintf(p0, sizeof(p0), "%s/%s/cpu0.raw", kdir, capture);
+	snprintf(p1, sizeof(p1), "%s/%s/cpu1.raw", kdir, capture);
+	assert_int_equal(nop_stream_open_files(&st, d, paths, cpus, 2, &err), 0);
+	for (bool more = true; more;)
+		assert_int_equal(nop_stream_drain(st, on_event, r, &more, &err), 0);
+	assert_int_equal(nop_graph_finish(r->g, on_item, r), 0);
+	if (out) {
+		sink.ops->summary(&sink, &sum);
+		nop_sink_free(&sink);
+		fclose(out);
+		r->sink = NULL;
+	}
+	nop_stream_close(st);
+	nop_graph_free(r->g);
+	nop_decoder_free(d);
+	return r;
+}
+
+static void done(struct run *r)
+{
+	nop_resolver_free(r->res);
+	free(r);
+}
+
+static void clean_capture_nests(void **state)
+{
+	for (size_t k = 0; k < 2; k++) {
+		char path[256], *kernel;
+		struct run *r = replay(kernels[k], "graph", NOP_FMT_TEXT, NULL, "do_sys_openat2");
+		long long kernel_roots = 0;
+
+		/* the kernel's own view of the same capture: one "do_sys_openat2() {" per call */
+		snprintf(path, sizeof(path), "%s/graph/trace.txt", kernels[k]);
+		kernel = nop_read_file(path, NULL, NULL);
+		for (char *p = kernel; (p = strstr(p, "do_sys_openat2() {")); p++)
+			kernel_roots++;
+		free(kernel);
+		assert_int_equal(r->root_calls, kernel_roots); /* as many trees as the kernel shows */
+		assert_int_equal(r->bad_nesting, 0);
+		assert_int_equal(r->no_entry, 0);
+		assert_int_equal(r->untimed, 0);
+		assert_int_equal(r->lost, 0);
+		assert_true(kernel_roots >= 20); /* opener 10, twice */
+		done(r);
+	}
+}
+
+static long long folded_sum(const char *text)
+{
+	long long sum = 0;
+
+	for (const char *l = text; *l;) {
+		const char *eol = strchr(l, '\n'), *sp;
+
+		if (!eol)
+			break;
+		sp = l;
+		for (const char *c = l; c < eol; c++)
+			if (*c == ' ')
+				sp = c;
+		sum += atoll(sp + 1);
+		l = eol + 1;
+	}
+	return sum;
+}
+
+static void folded_sums_to_roots(void **state)
+{
+	for (size_t k = 0; k < 2; k++) {
+		char *text = NULL;
+		struct run *r = replay(kernels[k], "graph", NOP_FMT_FOLDED, &text, "do_sys_openat2");
+
+		assert_true(r->roots_checked >= 20);
+		assert_int_equal(r->roots_off, 0);
+		assert_int_equal(folded_sum(text), r->self_total);
+		assert_non_null(strstr(text, "do_sys_openat2;"));
+		free(text);
+		done(r);
+	}
+}
+
+/* a tool's verdict on our output: 0 if it accepted it */
+static int tool(const char *cmd, const char *text)
+{
+	FILE *p = popen(cmd, "w");
+
+	fputs(text, p);
+	return pclose(p);
+}
+
+static void dot_renders(void **state)
+{
+	char *text = NULL;
+	struct run *r = replay(kernels[1], "graph", NOP_FMT_DOT, &text, "do_sys_openat2");
+
+	assert_non_null(strstr(text, "\"do_sys_openat2\" -> "));
+	assert_int_equal(tool("dot -Tsvg > /tmp/nopctl-test.svg", text), 0);
+	assert_int_equal(system("grep -q do_sys_openat2 /tmp/nopctl-test.svg"), 0);
+	unlink("/tmp/nopctl-test.svg");
+	free(text);
+	done(r);
+}
+
+static void chrome_and_json_parse(void **state)
+{
+	char *text = NULL;
+	struct run *r = replay(kernels[0], "graph", NOP_FMT_CHROME, &text, "do_sys_openat2");
+
+	assert_int_equal(tool("jq -e '.traceEvents | map(select(.ph == \"X\")) | length > 0 and "
+			      "all(.dur >= 0 and .ts > 0)' > /dev/null", text), 0);
+	free(text);
+	done(r);
+	r = replay(kernels[0], "graph", NOP_FMT_JSON, &text, "do_sys_openat2");
+	/* every line an object; entries and exits pair up like brackets */
+	assert_int_equal(tool("jq -e -s 'length > 0 and ([.[] | select(.type == \"entry\")] | length) == "
+			      "([.[] | select(.type == \"exit\")] | length)' > /dev/null", text), 0);
+	free(text);
+	done(r);
+}
+
+static void starts_in_the_middle(void **state)
+{
+	for (size_t k = 0; k < 2; k++) {
+		char *text = NULL;
+		struct run *r = replay(kernels[k], "graph-midcall", NOP_FMT_TEXT, &text, NULL);
+
+		/* a task already running when tracing starts: its trees begin
+		 * with what it calls next, at depth 0 */
+		assert_true(r->items > 100);
+		assert_int_equal(r->bad_nesting, 0);
+		assert_int_equal(r->roots_off, 0);
+		free(text);
+		done(r);
+	}
+}
+
+static void lost_pages_do_not_misnest(void **state)
+{
+	for (size_t k = 0; k < 2; k++) {
+		char *text = NULL;
+		struct run *r = replay(kernels[k], "graph-lost", NOP_FMT_TEXT, &text, "do_sys_openat2");
+
+		assert_true(r->lost > 0);
+		/* overwritten pages: trees that start in the middle of a call */
+		assert_true(r->no_entry > 0);
+		assert_non_null(strstr(text, "/* entered before the capture or in a gap */"));
+		free(text);
+		assert_int_equal(r->bad_nesting, 0);
+		assert_true(r->root_calls > 0); /* roots found again after the gaps */
+		done(r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(clean_capture_nests),	 cmocka_unit_test(folded_sums_to_roots),
+		cmocka_unit_test(dot_renders),		 cmocka_unit_test(chrome_and_json_parse),
+		cmocka_unit_test(starts_in_the_middle), cmocka_unit_test(lost_pages_do_not_misnest),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
