@@ -6,7 +6,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR   ?=
 
 CC        ?= cc
-PKGS      := libtracefs libtraceevent
+PKGS      := libtracefs libtraceevent libtracecmd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS  := $(shell pkg-config --libs $(PKGS))
 CFLAGS    ?= -O2 -g

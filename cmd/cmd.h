@@ -15,6 +15,7 @@ enum {
 	O_COMMAND = 1 << 12, O_PATTERNS = 1 << 13, O_TOPLEVEL = 1 << 14,
 	O_DEPTH = 1 << 15, O_THRESH = 1 << 16, O_RETVAL = 1 << 17, O_NOSLEEP = 1 << 18,
 	O_NOIRQS = 1 << 19, O_SORT = 1 << 20, O_HIST = 1 << 21, O_GRAPHFMT = 1 << 22,
+	O_GRAPHFLAG = 1 << 23, O_STATSFLAG = 1 << 24,
 };
 
 struct opts {
@@ -40,6 +41,8 @@ struct opts {
 	bool retval, no_sleep_time, no_irqs;
 	enum nop_sort sort;
 	const char *hist;
+	bool graph; /* record: function_graph */
+	bool stats; /* report: the stats summary */
 };
 
 struct cmd {
@@ -71,7 +74,9 @@ const char *prepare_tracefs(struct nop_error *err);
 int check_patterns(const char *tracing_dir, const struct opts *o, struct nop_error *err);
 
 /* The capture loop shared by trace, graph and stats. */
-enum run_mode { RUN_TRACE, RUN_GRAPH, RUN_STATS };
+enum run_mode { RUN_TRACE, RUN_GRAPH, RUN_STATS, RUN_RECORD, RUN_REPORT };
+/* nopctl report FILE: the same outputs from a trace.dat */
+int run_report(struct opts *o, const char *file);
 int run_capture(struct opts *o, enum run_mode mode);
 
 void overview(FILE *out);
@@ -81,6 +86,8 @@ int cmd_help(struct opts *o);
 int cmd_trace(struct opts *o);
 int cmd_graph(struct opts *o);
 int cmd_stats(struct opts *o);
+int cmd_record(struct opts *o);
+int cmd_report(struct opts *o);
 int cmd_list(struct opts *o);
 int cmd_status(struct opts *o);
 int cmd_reset(struct opts *o);

@@ -17,6 +17,11 @@ const struct cmd nop_commands[] = {
 	{ "stats", cmd_stats, GRAPH_OPTS | O_FORMAT | O_SORT | O_HIST,
 	  "[OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
 	  "Summarize calls per function: count, total, self, avg, min, max, p50, p99, depth." },
+	{ "record", cmd_record, GRAPH_OPTS | O_STACK | O_GRAPHFLAG, "-o FILE [OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
+	  "Record raw events into a trace.dat (trace-cmd's format) to look at later or elsewhere." },
+	{ "report", cmd_report, O_PATTERNS | O_GRAPHFMT | O_OUTPUT | O_QUIET | O_FORCE | O_COUNT | O_STATSFLAG |
+	  O_SORT | O_HIST, "[OPTIONS] FILE",
+	  "Show a trace.dat (nopctl's or trace-cmd's) in any format trace, graph and stats print." },
 	{ "list", cmd_list, O_PATTERNS | O_MODULE | O_FORMAT, "[OPTIONS] [PATTERN...]",
 	  "List the traceable kernel functions, with their module." },
 	{ "status", cmd_status, O_FORMAT, "[OPTIONS]",

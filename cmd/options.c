@@ -36,6 +36,8 @@ static const struct optdef defs[] = {
 	{ O_NOIRQS, { "no-irqs", no_argument, 0, 302 }, NULL, "leave out interrupt handlers" },
 	{ O_SORT, { "sort", required_argument, 0, 303 }, "KEY", "sort by total, self, calls, avg, max or name" },
 	{ O_HIST, { "hist", required_argument, 0, 304 }, "FUNC", "print a latency histogram of FUNC" },
+	{ O_GRAPHFLAG, { "graph", no_argument, 0, 'G' }, NULL, "record function_graph (PATTERNs are graph roots)" },
+	{ O_STATSFLAG, { "stats", no_argument, 0, 305 }, NULL, "print the stats summary instead of the stream" },
 	{ O_TOPLEVEL, { "top-level", no_argument, 0, 'T' }, NULL, "use the top-level buffer, not a private instance" },
 	{ O_FORCE, { "force", no_argument, 0, 'f' }, NULL, "take over a busy top-level tracer; overwrite -o FILE" },
 	{ ~0u, { "help", no_argument, 0, 'h' }, NULL, "show this help" },
@@ -290,6 +292,8 @@ int opts_parse(const struct cmd *c, int argc, char **argv, struct opts *o, struc
 		case 'q': o->quiet = true; break;
 		case 'f': o->force = true; break;
 		case 'T': o->top_level = true; break;
+		case 'G': o->graph = true; break;
+		case 305: o->stats = true; break;
 		}
 	}
 	if (dashdash < argc) {

@@ -16,11 +16,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <trace-cmd.h>
+
 #include "cmd.h"
 
 struct run {
 	struct opts *o;
-	struct nop_graph *graph; /* graph, stats */
+	struct nop_graph *graph; /* graph, stats, report */
+	bool recording;		 /* record: pages saved raw, events counted */
 	struct nop_sink sink;
 	struct nop_summary sum;
 	const char *stop; /* why the loop ended; NULL while running */
@@ -69,33 +72,39 @@ static int on_call(void *ctx, const struct nop_gitem *gi)
 	return 0;
 }
 
-static int on_event(void *ctx, const struct nop_event *ev)
+static int count_reached(struct run *r)
 {
-	struct run *r = ctx;
-
-	if (r->graph) {
-		if (ev->type == NOP_EV_LOST) {
-			r->sum.lost_pages += ev->lost > 0 ? ev->lost : 1;
-			if (r->sink.ops->event && r->sink.ops->event(&r->sink, ev))
-				return output_failed(r);
-		}
-		if (r->stop && !strcmp(r->stop, "count"))
-			return 1;
-		return nop_graph_feed(r->graph, ev, on_call, r);
-	}
-	if (r->o->count && r->sum.events >= r->o->count && ev->type != NOP_EV_LOST)
-		return 1;
-	if (ev->type == NOP_EV_LOST)
-		r->sum.lost_pages += ev->lost > 0 ? ev->lost : 1;
-	else if (ev->type == NOP_EV_FUNC)
-		r->sum.events++;
-	if (r->sink.ops->event(&r->sink, ev))
-		return output_failed(r);
 	if (r->o->count && r->sum.events >= r->o->count) {
 		r->stop = "count";
 		return 1;
 	}
 	return 0;
+}
+
+/* Every decoded event: hits to the sink, graph events through the call
+ * engine, losses to both; when recording, only counted. */
+static int on_event(void *ctx, const struct nop_event *ev)
+{
+	struct run *r = ctx;
+
+	if (r->stop && !strcmp(r->stop, "count"))
+		return 1;
+	if (ev->type == NOP_EV_LOST)
+		r->sum.lost_pages += ev->lost > 0 ? ev->lost : 1;
+	if (r->recording) {
+		r->sum.events += ev->type == NOP_EV_FUNC || ev->type == NOP_EV_EXIT;
+		return count_reached(r);
+	}
+	if (ev->type == NOP_EV_LOST && r->sink.ops->event && r->sink.ops->event(&r->sink, ev))
+		return output_failed(r);
+	if (r->graph && ev->type != NOP_EV_FUNC && ev->type != NOP_EV_STACK)
+		return nop_graph_feed(r->graph, ev, on_call, r);
+	if (ev->type == NOP_EV_LOST || !r->sink.ops->event)
+		return 0; /* pictures are made of calls, not hits */
+	r->sum.events += ev->type == NOP_EV_FUNC;
+	if (r->sink.ops->event(&r->sink, ev))
+		return output_failed(r);
+	return count_reached(r);
 }
 
 /* A script that starts nopctl with '&' gets SIGINT and SIGQUIT ignored
@@ -294,8 +303,10 @@ static int setup_output(struct run *r, enum run_mode mode, FILE *out, struct nop
 	} else if (nop_sink_init(&r->sink, r->o->fmt, out, stderr, res, err)) {
 		return -1;
 	}
-	if (mode != RUN_TRACE && !(r->graph = nop_graph_new(err)))
+	if ((mode == RUN_GRAPH || mode == RUN_STATS || mode == RUN_REPORT) &&
+	    !(r->graph = nop_graph_new(err)))
 		return -1;
+	r->recording = mode == RUN_RECORD;
 	r->sink.quiet = r->o->quiet;
 	setvbuf(out, NULL, isatty(fileno(out)) ? _IOLBF : _IOFBF, 1 << 16);
 	return 0;
@@ -332,7 +343,9 @@ static int module_roots(const char *tdir, const struct opts *o, const char ***ro
 
 int run_capture(struct opts *o, enum run_mode mode)
 {
-	enum nop_tracer tracer = mode == RUN_TRACE ? NOP_TRACER_FUNCTION : NOP_TRACER_GRAPH;
+	bool functions = mode == RUN_TRACE || (mode == RUN_RECORD && !o->graph);
+	enum nop_tracer tracer = functions ? NOP_TRACER_FUNCTION : NOP_TRACER_GRAPH;
+	struct nop_dat *dat = NULL;
 	const char **roots = NULL;
 	size_t nroots = 0;
 	struct run r = { .o = o, .sigfd = -1, .child_status = -1 };
@@ -355,7 +368,11 @@ int run_capture(struct opts *o, enum run_mode mode)
 	for (size_t i = 0; i < o->nnotrace; i++)
 		if (nop_pattern_check(o->notrace[i], &err))
 			return report_error(o, &err);
-	if (!o->npatterns && mode == RUN_TRACE) {
+	if (mode == RUN_RECORD && !o->output) {
+		nop_error_set(&err, NOP_EUSAGE, 0, "record needs -o FILE (the trace.dat to write)");
+		return report_error(o, &err);
+	}
+	if (!o->npatterns && functions) {
 		nop_error_set(&err, NOP_EUSAGE, 0,
 			      "no function pattern given; e.g. 'nopctl trace do_sys_openat2'"
 			      " ('nopctl list' shows what can be traced)");
@@ -389,10 +406,12 @@ int run_capture(struct opts *o, enum run_mode mode)
 	}
 	if (!(tdir = prepare_tracefs(&err)) || check_patterns(tdir, o, &err))
 		goto out;
-	if (!(out = open_output(o, &err)))
+	if (mode == RUN_RECORD)
+		out = stderr; /* the trace.dat is written by nop_dat; this is for the summary */
+	else if (!(out = open_output(o, &err)))
 		goto out;
 
-	if (mode != RUN_TRACE) {
+	if (!functions) {
 		roots = o->patterns;
 		nroots = o->npatterns;
 		if (o->module && module_roots(tdir, o, &roots, &nroots, &err))
@@ -400,13 +419,13 @@ int run_capture(struct opts *o, enum run_mode mode)
 	}
 	struct nop_session_cfg cfg = {
 		.tracing_dir = tdir, .tracer = tracer,
-		.filters = mode == RUN_TRACE ? o->patterns : NULL,
-		.nfilters = mode == RUN_TRACE ? o->npatterns : 0,
+		.filters = functions ? o->patterns : NULL,
+		.nfilters = functions ? o->npatterns : 0,
 		.roots = roots, .nroots = nroots,
 		.max_depth = o->depth, .thresh_us = (o->thresh_ns + 999) / 1000,
 		.retval = o->retval, .no_sleep_time = o->no_sleep_time, .no_irqs = o->no_irqs,
 		.notrace = o->notrace, .nnotrace = o->nnotrace,
-		.module = mode == RUN_TRACE ? o->module : NULL,
+		.module = functions ? o->module : NULL,
 		.pids = o->pids, .npids = o->npids,
 		.follow_fork = o->npids || o->command, .stack = o->stack,
 		.buffer_kb = o->buffer_kb, .cpus = cpusp, .force = o->force,
@@ -420,6 +439,11 @@ int run_capture(struct opts *o, enum run_mode mode)
 	    nop_stream_open(&st, dec, nop_session_dir(sess), cpusp, &err) ||
 	    setup_output(&r, mode, out, res, &err))
 		goto out;
+	if (mode == RUN_RECORD) {
+		if (nop_dat_open(&dat, o->output, o->force, tdir, NULL, nop_decoder_page_size(dec), &err))
+			goto out;
+		nop_stream_set_raw(st, (nop_raw_fn)nop_dat_page, dat);
+	}
 	lost_counters(nop_session_dir(sess), cpusp, &ov0, &dr0);
 	if (o->command) {
 		r.child = spawn(o->command, &go, &ef);
@@ -473,6 +497,8 @@ teardown:
 		nop_error_set(&err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		goto out;
 	}
+	if (dat && nop_dat_finish(dat, &err))
+		goto out;
 	reap_child(&r);
 	r.sum.exit_status = o->command ? r.child_status : -1;
 	r.sum.stop_reason = r.stop;
@@ -505,13 +531,87 @@ out:
 	}
 	nop_decoder_free(dec);
 	nop_resolver_free(res);
-	if (out && out != stdout)
+	nop_dat_free(dat, !err.status);
+	if (out && out != stdout && out != stderr)
 		fclose(out);
 	if (err.status)
 		return report_error(o, &err);
 	if (o->command && r.child_status != 0)
 		code = r.child_status;
 	else if (r.sum.lost_pages || r.sum.overrun || r.sum.dropped)
+		code = NOP_ELOST;
+	return code;
+}
+
+struct report_ctx {
+	struct run *r;
+	struct nop_decoder *dec;
+};
+
+static int report_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+	struct report_ctx *c = data;
+
+	return nop_decode_record(c->dec, rec, on_event, c->r);
+}
+
+int run_report(struct opts *o, const char *file)
+{
+	struct run r = { .o = o, .sigfd = -1, .child_status = -1 };
+	struct nop_error err = { 0 };
+	struct tracecmd_input *h = NULL;
+	struct nop_decoder *dec = NULL;
+	struct nop_resolver *res = NULL;
+	struct report_ctx ctx = { .r = &r };
+	FILE *out = NULL;
+	int code = 0;
+
+	signal(SIGPIPE, SIG_IGN);
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	if (access(file, R_OK) < 0) {
+		nop_error_set(&err, NOP_EUSAGE, errno, "cannot read %s: %s", file, strerror(errno));
+		return report_error(o, &err);
+	}
+	if (!(h = tracecmd_open(file, 0))) {
+		nop_error_set(&err, NOP_EUSAGE, 0, "%s is not a trace.dat file (trace-cmd's format)", file);
+		return report_error(o, &err);
+	}
+	if (!(dec = nop_decoder_from_tep(tracecmd_get_tep(h), &err)) ||
+	    !(res = nop_resolver_from_tep(tracecmd_get_tep(h), &err)) || !(out = open_output(o, &err)) ||
+	    setup_output(&r, o->stats ? RUN_STATS : RUN_REPORT, out, res, &err))
+		goto out;
+	ctx.dec = dec;
+	if (tracecmd_iterate_events(h, NULL, 0, report_record, &ctx) < 0 && !r.stop) {
+		nop_error_set(&err, NOP_EINTERNAL, 0, "cannot read the events of %s", file);
+		goto out;
+	}
+	if (!r.stop) {
+		nop_decode_flush(dec, on_event, &r);
+		r.stop = "end of file";
+	}
+	if (r.graph && !r.out_closed && !r.out_errno)
+		nop_graph_finish(r.graph, on_call, &r);
+	r.sum.exit_status = -1;
+	r.sum.stop_reason = r.stop;
+	if (!r.out_closed && !r.out_errno) {
+		r.sink.ops->summary(&r.sink, &r.sum);
+		if (fflush(out) != 0 && errno != EPIPE)
+			r.out_errno = errno;
+	}
+	if (r.out_errno)
+		nop_error_set(&err, NOP_EINTERNAL, r.out_errno, "cannot write output: %s", strerror(r.out_errno));
+out:
+	nop_sink_free(&r.sink);
+	nop_graph_free(r.graph);
+	nop_decoder_free(dec);
+	nop_resolver_free(res);
+	if (h)
+		tracecmd_close(h);
+	if (out && out != stdout)
+		fclose(out);
+	if (err.status)
+		return report_error(o, &err);
+	if (r.sum.lost_pages)
 		code = NOP_ELOST;
 	return code;
 }

@@ -21,7 +21,12 @@ struct nop_decoder {
 	struct tep_format_field *ent_func, *ent_depth;
 	struct tep_format_field *ex_func, *ex_depth, *ex_call, *ex_ret, *ex_retval;
 	unsigned long long stackbuf[256];
+	struct nop_event pend;
+	bool have_pend;
+	bool own_tep; /* false: borrowed (a trace.dat's) */
 };
+
+static int find_fields(struct nop_decoder *d, struct nop_error *err);
 
 static struct tep_format_field *field(struct tep_event *ev, const char *name)
 {
@@ -79,13 +84,13 @@ static int load_formats(struct tep_handle *tep, const char *dir, struct nop_erro
 struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *err)
 {
 	struct nop_decoder *d = calloc(1, sizeof(*d));
-	struct tep_event *ev;
 
 	if (!d || !(d->tep = tep_alloc())) {
 		free(d);
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return NULL;
 	}
+	d->own_tep = true;
 	tep_set_long_size(d->tep, (int)sizeof(long));
 	tep_set_file_bigendian(d->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	tep_set_local_bigendian(d->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
@@ -100,7 +105,18 @@ struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *e
 		return NULL;
 	}
 	d->page_size = sub_buffer_size(tracing_dir);
-	ev = tep_find_event_by_name(d->tep, "ftrace", "function");
+	if (find_fields(d, err)) {
+		nop_decoder_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* The events nopctl decodes, and their fields, looked up once. */
+static int find_fields(struct nop_decoder *d, struct nop_error *err)
+{
+	struct tep_event *ev = tep_find_event_by_name(d->tep, "ftrace", "function");
+
 	d->fn_id = ev ? ev->id : -1;
 	d->fn_ip = field(ev, "ip");
 	d->fn_parent = field(ev, "parent_ip");
@@ -119,9 +135,24 @@ struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *e
 	d->ex_call = field(ev, "calltime");
 	d->ex_ret = field(ev, "rettime");
 	d->ex_retval = field(ev, "retval");
-	if (!d->fn_ip || !d->fn_parent) {
-		nop_error_set(err, NOP_EKERNEL, 0, "the ftrace/function event format lacks ip/parent_ip");
-		nop_decoder_free(d);
+	if ((!d->fn_ip || !d->fn_parent) && !d->ent_func) {
+		nop_error_set(err, NOP_EKERNEL, 0, "no ftrace/function or funcgraph_entry event format");
+		return -1;
+	}
+	return 0;
+}
+
+struct nop_decoder *nop_decoder_from_tep(struct tep_handle *tep, struct nop_error *err)
+{
+	struct nop_decoder *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return NULL;
+	}
+	d->tep = tep;
+	if (find_fields(d, err)) {
+		free(d);
 		return NULL;
 	}
 	return d;
@@ -131,8 +162,10 @@ void nop_decoder_free(struct nop_decoder *d)
 {
 	if (!d)
 		return;
-	kbuffer_free(d->kbuf); /* tep_kbuffer() gives it to the caller */
-	tep_free(d->tep);
+	if (d->kbuf)
+		kbuffer_free(d->kbuf); /* tep_kbuffer() gives it to the caller */
+	if (d->own_tep)
+		tep_free(d->tep);
 	free(d);
 }
 
@@ -174,21 +207,95 @@ static int read_stack(struct nop_decoder *d, struct tep_record *rec, struct nop_
 	return 0;
 }
 
+/* A function hit is held until the next record of its CPU: the kernel
+ * writes its stack (with -s) right after it. */
+static int flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx)
+{
+	if (!d->have_pend)
+		return 0;
+	d->have_pend = false;
+	return emit(ctx, &d->pend);
+}
+
+int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx)
+{
+	return flush(d, emit, ctx);
+}
+
+static int decode_record(struct nop_decoder *d, struct tep_record *rec, const char *end,
+			 nop_emit_fn emit, void *ctx)
+{
+	int type = tep_data_type(d->tep, rec), ret;
+	struct nop_event ev = { .cpu = rec->cpu, .ts = rec->ts };
+
+	if (type == d->stack_id && d->st_caller) {
+		if (d->have_pend && d->pend.cpu == rec->cpu) {
+			read_stack(d, rec, &d->pend, end);
+			return flush(d, emit, ctx);
+		}
+		if ((ret = flush(d, emit, ctx)))
+			return ret;
+		ev.type = NOP_EV_STACK;
+		ev.pid = tep_data_pid(d->tep, rec);
+		read_stack(d, rec, &ev, end);
+		return emit(ctx, &ev);
+	}
+	if ((ret = flush(d, emit, ctx)))
+		return ret;
+	ev.pid = tep_data_pid(d->tep, rec);
+	if (type == d->fn_id) {
+		ev.type = NOP_EV_FUNC;
+		ev.ip = num(d->fn_ip, rec);
+		ev.parent_ip = num(d->fn_parent, rec);
+		d->pend = ev;
+		d->have_pend = true;
+		return 0;
+	}
+	if (type == d->ent_id && d->ent_func) {
+		ev.type = NOP_EV_ENTRY;
+		ev.ip = num(d->ent_func, rec);
+		ev.depth = (int)num(d->ent_depth, rec);
+		return emit(ctx, &ev);
+	}
+	if (type == d->exit_id && d->ex_call) {
+		ev.type = NOP_EV_EXIT;
+		ev.ip = num(d->ex_func, rec);
+		ev.depth = (int)num(d->ex_depth, rec);
+		ev.calltime = num(d->ex_call, rec);
+		ev.rettime = num(d->ex_ret, rec);
+		if (d->ex_retval) {
+			ev.retval = (long long)num(d->ex_retval, rec);
+			ev.has_retval = true;
+		}
+		return emit(ctx, &ev);
+	}
+	return 0; /* an event nopctl does not show */
+}
+
+int nop_decode_record(struct nop_decoder *d, struct tep_record *rec, nop_emit_fn emit, void *ctx)
+{
+	int ret;
+
+	if (rec->missed_events) {
+		struct nop_event lost = { .type = NOP_EV_LOST, .cpu = rec->cpu, .ts = rec->ts,
+					  .lost = rec->missed_events > 0 ? rec->missed_events : -1 };
+
+		if ((ret = flush(d, emit, ctx)) || (ret = emit(ctx, &lost)))
+			return ret;
+	}
+	return decode_record(d, rec, (const char *)rec->data + rec->size, emit, ctx);
+}
+
 int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx)
 {
-	struct nop_event pend = { 0 }, ev;
-	bool have_pend = false;
-	unsigned long long ts;
-	int missed, ret = 0, n = 0;
 	const char *end = (const char *)page + d->page_size;
+	int lsz = tep_get_long_size(d->tep), hdr = 8 + lsz, missed, ret;
+	unsigned long long ts, commit = lsz == 8 ? ((unsigned long long *)page)[1]
+						 : ((unsigned int *)page)[2];
 	void *data;
 
 	/* header: timestamp, then commit (length in the low 30 bits, the
 	 * "missed events" flags above); a length past the page is damage */
-	unsigned long long commit = tep_get_long_size(d->tep) == 8 ? ((unsigned long long *)page)[1]
-								: ((unsigned int *)page)[2];
-	int hdr = 8 + tep_get_long_size(d->tep);
-
 	if ((commit & 0x3fffffffULL) > (unsigned long long)(d->page_size - hdr))
 		return -EINVAL;
 	if (kbuffer_load_subbuffer(d->kbuf, page) < 0)
@@ -196,89 +303,21 @@ int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit
 	missed = kbuffer_missed_events(d->kbuf);
 	data = kbuffer_read_event(d->kbuf, &ts);
 	if (missed) {
-		memset(&ev, 0, sizeof(ev));
-		ev.type = NOP_EV_LOST;
-		ev.cpu = cpu;
-		ev.ts = data ? ts : 0;
-		ev.lost = missed > 0 ? missed : -1;
-		if ((ret = emit(ctx, &ev)))
+		struct nop_event lost = { .type = NOP_EV_LOST, .cpu = cpu, .ts = data ? ts : 0,
+					  .lost = missed > 0 ? missed : -1 };
+
+		if ((ret = flush(d, emit, ctx)) || (ret = emit(ctx, &lost)))
 			return ret;
 	}
 	for (; data; data = kbuffer_next_event(d->kbuf, &ts)) {
 		struct tep_record rec = {
 			.ts = ts, .cpu = cpu, .data = data, .size = kbuffer_event_size(d->kbuf),
 		};
-		int type;
 
 		if (rec.size < 8 || (const char *)data + rec.size > end)
 			break; /* damaged: a record that runs off the page */
-		type = tep_data_type(d->tep, &rec);
-
-		if (type == d->stack_id && d->st_caller) {
-			if (have_pend) {
-				read_stack(d, &rec, &pend, end);
-				have_pend = false;
-				if ((ret = emit(ctx, &pend)))
-					return ret;
-				n++;
-				continue;
-			}
-			memset(&ev, 0, sizeof(ev));
-			ev.type = NOP_EV_STACK;
-			ev.cpu = cpu;
-			ev.ts = ts;
-			ev.pid = tep_data_pid(d->tep, &rec);
-			read_stack(d, &rec, &ev, end);
-			if ((ret = emit(ctx, &ev)))
-				return ret;
-			n++;
-			continue;
-		}
-		if (have_pend) {
-			have_pend = false;
-			if ((ret = emit(ctx, &pend)))
-				return ret;
-			n++;
-		}
-		if ((type == d->ent_id && d->ent_func) || (type == d->exit_id && d->ex_call)) {
-			memset(&ev, 0, sizeof(ev));
-			ev.cpu = cpu;
-			ev.ts = ts;
-			ev.pid = tep_data_pid(d->tep, &rec);
-			if (type == d->ent_id) {
-				ev.type = NOP_EV_ENTRY;
-				ev.ip = num(d->ent_func, &rec);
-				ev.depth = (int)num(d->ent_depth, &rec);
-			} else {
-				ev.type = NOP_EV_EXIT;
-				ev.ip = num(d->ex_func, &rec);
-				ev.depth = (int)num(d->ex_depth, &rec);
-				ev.calltime = num(d->ex_call, &rec);
-				ev.rettime = num(d->ex_ret, &rec);
-				if (d->ex_retval) {
-					ev.retval = (long long)num(d->ex_retval, &rec);
-					ev.has_retval = true;
-				}
-			}
-			if ((ret = emit(ctx, &ev)))
-				return ret;
-			continue;
-		}
-		if (type != d->fn_id)
-			continue;
-		memset(&pend, 0, sizeof(pend));
-		pend.type = NOP_EV_FUNC;
-		pend.cpu = cpu;
-		pend.ts = ts;
-		pend.pid = tep_data_pid(d->tep, &rec);
-		pend.ip = num(d->fn_ip, &rec);
-		pend.parent_ip = num(d->fn_parent, &rec);
-		have_pend = true;
-	}
-	if (have_pend) {
-		if ((ret = emit(ctx, &pend)))
+		if ((ret = decode_record(d, &rec, end, emit, ctx)))
 			return ret;
-		n++;
 	}
-	return 0;
+	return flush(d, emit, ctx);
 }

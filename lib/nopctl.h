@@ -205,6 +205,9 @@ void nop_graph_free(struct nop_graph *g);
 /* Symbols and task names: the address of a hit to a name, cached. */
 struct nop_resolver;
 struct nop_resolver *nop_resolver_new(const char *tracing_dir, struct nop_error *err);
+/* Names from a recorded file's handle (kallsyms and cmdlines it carries). */
+struct tep_handle;
+struct nop_resolver *nop_resolver_from_tep(struct tep_handle *tep, struct nop_error *err);
 int nop_resolver_load_kallsyms(struct nop_resolver *r, const char *path, struct nop_error *err);
 const char *nop_resolve_sym(struct nop_resolver *r, unsigned long long addr,
 			    unsigned long long *off);
@@ -220,6 +223,13 @@ typedef int (*nop_emit_fn)(void *ctx, const struct nop_event *ev);
 /* Decode one sub-buffer (page) of a CPU's ring buffer into events. */
 int nop_decode_page(struct nop_decoder *d, int cpu, void *page,
 		    nop_emit_fn emit, void *ctx);
+/* The same for records from elsewhere (a trace.dat read by libtracecmd),
+ * with that file's event formats; flush at the end. */
+struct tep_handle;
+struct tep_record;
+struct nop_decoder *nop_decoder_from_tep(struct tep_handle *tep, struct nop_error *err);
+int nop_decode_record(struct nop_decoder *d, struct tep_record *rec, nop_emit_fn emit, void *ctx);
+int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx);
 
 /* ---- the stream: every CPU's trace_pipe_raw, merged by time ---------- */
 struct nop_stream;
@@ -236,6 +246,20 @@ int nop_stream_fd(const struct nop_stream *st, int i);
 int nop_stream_drain(struct nop_stream *st, nop_emit_fn emit, void *ctx, bool *more,
 		     struct nop_error *err);
 void nop_stream_close(struct nop_stream *st);
+
+/* ---- trace.dat (trace-cmd's format, version 6) ----------------------- */
+struct nop_dat;
+/* page_size: the ring buffer's; formats are read from tracing_dir at the
+ * end, symbols from kallsyms (NULL: /proc/kallsyms) */
+int nop_dat_open(struct nop_dat **w, const char *path, bool force, const char *tracing_dir,
+		 const char *kallsyms, int page_size, struct nop_error *err);
+int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len);
+int nop_dat_finish(struct nop_dat *w, struct nop_error *err);
+void nop_dat_free(struct nop_dat *w, bool keep); /* keep: false removes the file */
+
+/* Raw pages as they are read, before decoding (nopctl record). */
+typedef int (*nop_raw_fn)(void *ctx, int cpu, const void *page, size_t len);
+void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx);
 
 /* ---- output sinks --------------------------------------------------- */
 enum nop_format {

@@ -24,6 +24,7 @@ struct comm_slot {
 
 struct nop_resolver {
 	struct tep_handle *tep;
+	bool borrowed; /* a trace.dat's: its symbols and task names, no /proc */
 	char tracing_dir[4096];
 	struct sym_slot syms[SYM_CACHE];
 	struct comm_slot comms[COMM_SLOTS];
@@ -41,6 +42,19 @@ struct nop_resolver *nop_resolver_new(const char *tracing_dir, struct nop_error 
 		return NULL;
 	}
 	snprintf(r->tracing_dir, sizeof(r->tracing_dir), "%s", tracing_dir ? tracing_dir : "");
+	return r;
+}
+
+struct nop_resolver *nop_resolver_from_tep(struct tep_handle *tep, struct nop_error *err)
+{
+	struct nop_resolver *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return NULL;
+	}
+	r->tep = tep;
+	r->borrowed = true;
 	return r;
 }
 
@@ -151,6 +165,8 @@ const char *nop_resolve_comm(struct nop_resolver *r, int pid)
 
 	if (pid == 0)
 		return "<idle>";
+	if (r->borrowed) /* the recording machine's names, not this one's */
+		return tep_data_comm_from_pid(r->tep, pid);
 	c = comm_slot(r, pid);
 	if (c && c->pid == pid)
 		return c->comm;
@@ -178,6 +194,7 @@ void nop_resolver_free(struct nop_resolver *r)
 {
 	if (!r)
 		return;
-	tep_free(r->tep);
+	if (!r->borrowed)
+		tep_free(r->tep);
 	free(r);
 }

@@ -25,8 +25,6 @@ static int dot_graph(struct nop_sink *s, const struct nop_gitem *gi)
 	struct node *n;
 	struct edge *e;
 
-	if (gi->kind == NOP_GI_ENTER)
-		return 0;
 	if (!d) {
 		if (nop_sink_priv(s, sizeof(*d), NULL))
 			return -1;
@@ -38,8 +36,10 @@ static int dot_graph(struct nop_sink *s, const struct nop_gitem *gi)
 	}
 	if (!(n = nop_strmap_get(d->nodes, nop_sink_func(s, gi->func))))
 		return -1;
-	n->calls++;
-	n->total += gi->timed ? gi->duration : 0;
+	if (gi->kind != NOP_GI_ENTER) { /* a call is counted when it ends */
+		n->calls++;
+		n->total += gi->timed ? gi->duration : 0;
+	}
 	if (gi->npath < 2)
 		return 0;
 	snprintf(key, sizeof(key), "%s", nop_sink_func(s, gi->path[gi->npath - 2]));
@@ -47,8 +47,9 @@ static int dot_graph(struct nop_sink *s, const struct nop_gitem *gi)
 	key[strlen(key)] = '\x01'; /* caller \x01 callee */
 	if (!(e = nop_strmap_get(d->edges, key)))
 		return -1;
-	if (!e->calls++)
+	if (!e->order) /* numbered by first call: entries come in call order */
 		e->order = ++d->order;
+	e->calls += gi->kind != NOP_GI_ENTER;
 	return 0;
 }
 

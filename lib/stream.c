@@ -36,7 +36,15 @@ struct nop_stream {
 	void *page;
 	int page_size;
 	int *heap; /* indexes of cpus with events left, min-heap on ts */
+	nop_raw_fn raw;
+	void *raw_ctx;
 };
+
+void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx)
+{
+	st->raw = fn;
+	st->raw_ctx = ctx;
+}
 
 static int collect(void *ctx, const struct nop_event *ev)
 {
@@ -167,6 +175,11 @@ static int read_cpu(struct nop_stream *st, struct cpu_buf *c, struct nop_error *
 		}
 		if (r < st->page_size)
 			memset((char *)st->page + r, 0, (size_t)(st->page_size - r));
+		if (st->raw && st->raw(st->raw_ctx, c->cpu, st->page, (size_t)r)) {
+			nop_error_set(err, NOP_EINTERNAL, errno, "cannot save a page of CPU %d: %s", c->cpu,
+				      strerror(errno));
+			return -1;
+		}
 		ret = nop_decode_page(st->dec, c->cpu, st->page, collect, c);
 		if (ret == -EINVAL) {
 			/* a damaged page: say so in the stream, go on */

@@ -2,7 +2,7 @@
 # deps.sh - install what building and testing nopctl needs, from Debian's
 # archive, on a machine that has never seen the project (run as root).
 set -eu
-need="build-essential pkg-config libtracefs-dev libtraceevent-dev libcmocka-dev
+need="build-essential pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd libcmocka-dev graphviz
 qemu-system-x86 busybox-static cpio jq scdoc bash-completion"
 missing=
 for p in $need; do

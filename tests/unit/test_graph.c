@@ -206,6 +206,8 @@ static void dot_renders(void **state)
 	struct run *r = replay(kernels[1], "graph", NOP_FMT_DOT, &text, "do_sys_openat2");
 
 	assert_non_null(strstr(text, "\"do_sys_openat2\" -> "));
+	/* numbered in call order: the root's first callee is #1 */
+	assert_non_null(strstr(text, "\t\"do_sys_openat2\" -> \"getname\" [label=\"#1, "));
 	assert_int_equal(tool("dot -Tsvg > /tmp/nopctl-test.svg", text), 0);
 	assert_int_equal(system("grep -q do_sys_openat2 /tmp/nopctl-test.svg"), 0);
 	unlink("/tmp/nopctl-test.svg");

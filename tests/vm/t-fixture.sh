@@ -1,6 +1,17 @@
 # t-fixture.sh - not a test suite: records the raw ring-buffer pages that
 # the host's decoder tests replay (tests/capture-fixtures.sh runs it).
 
+# save DIR BUFFER: the kernel's own text view, then the raw pages (reading
+# them consumes them) and each CPU's counters
+save() {
+	mkdir -p "$1"
+	cat "$2/trace" > "$1/trace.txt"
+	for c in 0 1; do
+		timeout 2 cat "$2/per_cpu/cpu$c/trace_pipe_raw" > "$1/cpu$c.raw" || true
+		cat "$2/per_cpu/cpu$c/stats" > "$1/cpu$c.stats"
+	done
+}
+
 # capture DIR GLOB BUFKB STACK WORKLOAD...: trace GLOB in a fresh instance
 # while WORKLOAD runs; keep the kernel's text view, then the raw pages.
 capture() {
@@ -16,12 +27,7 @@ capture() {
 	echo 1 > "$i/tracing_on"
 	"$@"
 	echo 0 > "$i/tracing_on"
-	mkdir -p "$dir"
-	cat "$i/trace" > "$dir/trace.txt"
-	for c in 0 1; do
-		timeout 2 cat "$i/per_cpu/cpu$c/trace_pipe_raw" > "$dir/cpu$c.raw" || true
-		cat "$i/per_cpu/cpu$c/stats" > "$dir/cpu$c.stats"
-	done
+	save "$dir" "$i"
 	echo nop > "$i/current_tracer"
 	rmdir "$i"
 }
@@ -41,11 +47,7 @@ graph_capture() {
 	echo 1 > "$TR/tracing_on"
 	"$@"
 	echo 0 > "$TR/tracing_on"
-	mkdir -p "$dir"
-	cat "$TR/trace" > "$dir/trace.txt"
-	for c in 0 1; do
-		timeout 2 cat "$TR/per_cpu/cpu$c/trace_pipe_raw" > "$dir/cpu$c.raw" || true
-	done
+	save "$dir" "$TR"
 	echo nop > "$TR/current_tracer"
 	echo > "$TR/set_graph_function"
 	echo > "$TR/set_ftrace_pid"

@@ -1,0 +1,217 @@
+/* tracedat.c - writing trace-cmd's trace.dat (version 6, documented in
+ * trace-cmd.dat.v6(5)), so that trace-cmd report and KernelShark open what
+ * nopctl records. libtracecmd only reads this format; writing it is this
+ * file. Pages go to unlinked per-CPU files beside the output while the
+ * capture runs; the header is written at the end, when the task names are
+ * known, followed by each CPU's pages at page-aligned offsets. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct nop_dat {
+	int fd;
+	char path[4096];
+	char tracing_dir[4096];
+	char kallsyms[4096];
+	int page_size;
+	int ncpus;
+	int *tmp;		  /* per CPU, -1 until its first page */
+	unsigned long long *size; /* bytes per CPU */
+};
+
+static const char *const ftrace_events[] = { "function", "kernel_stack", "funcgraph_entry",
+					     "funcgraph_exit" };
+
+static int tmp_beside(const char *path)
+{
+	char dir[4096], tmpl[4200];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	fd = open(dirname(dir), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	snprintf(tmpl, sizeof(tmpl), "%s/.nopctl-XXXXXX", dirname(dir));
+	fd = mkstemp(tmpl);
+	if (fd >= 0)
+		unlink(tmpl);
+	return fd;
+}
+
+int nop_dat_open(struct nop_dat **wp, const char *path, bool force, const char *tracing_dir,
+		 const char *kallsyms, int page_size, struct nop_error *err)
+{
+	struct nop_dat *w = calloc(1, sizeof(*w));
+	int ncpus = nop_ncpus();
+
+	if (!w || !(w->tmp = calloc((size_t)ncpus, sizeof(int))) ||
+	    !(w->size = calloc((size_t)ncpus, sizeof(*w->size)))) {
+		if (w)
+			free(w->tmp);
+		free(w);
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	w->ncpus = ncpus;
+	for (int i = 0; i < ncpus; i++)
+		w->tmp[i] = -1;
+	w->page_size = page_size;
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	snprintf(w->tracing_dir, sizeof(w->tracing_dir), "%s", tracing_dir);
+	snprintf(w->kallsyms, sizeof(w->kallsyms), "%s", kallsyms ? kallsyms : "/proc/kallsyms");
+	w->fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
+	if (w->fd < 0) {
+		int e = errno;
+
+		nop_error_set(err, NOP_EUSAGE, e,
+			      e == EEXIST ? "output file %s exists; remove it or add --force"
+			      : e == ELOOP ? "output file %s is a symbolic link; nopctl does not follow it"
+					   : "cannot create output file %s", path);
+		free(w->tmp);
+		free(w->size);
+		free(w);
+		return -1;
+	}
+	*wp = w;
+	return 0;
+}
+
+int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len)
+{
+	if (cpu < 0 || cpu >= w->ncpus)
+		return -1;
+	if (w->tmp[cpu] < 0 && (w->tmp[cpu] = tmp_beside(w->path)) < 0)
+		return -1;
+	/* every page whole: trace-cmd reads the data page by page */
+	if (write(w->tmp[cpu], page, len) != (ssize_t)len)
+		return -1;
+	if (len < (size_t)w->page_size) {
+		static const char zero[65536];
+
+		if (write(w->tmp[cpu], zero, (size_t)w->page_size - len) != (ssize_t)((size_t)w->page_size - len))
+			return -1;
+	}
+	w->size[cpu] += (unsigned long long)w->page_size;
+	return 0;
+}
+
+struct out {
+	int fd;
+	unsigned long long off;
+	int err;
+};
+
+static void put(struct out *o, const void *p, size_t n)
+{
+	if (o->err)
+		return;
+	if (write(o->fd, p, n) != (ssize_t)n)
+		o->err = errno ? errno : EIO;
+	o->off += n;
+}
+
+static void put32(struct out *o, unsigned int v) { put(o, &v, 4); }
+static void put64(struct out *o, unsigned long long v) { put(o, &v, 8); }
+
+/* a file's contents after a size of 4 or 8 bytes; missing: empty */
+static void put_file(struct out *o, const char *path, int sizelen)
+{
+	size_t len = 0;
+	char *v = nop_read_file(path, &len, NULL);
+
+	if (sizelen == 4)
+		put32(o, (unsigned int)len);
+	else
+		put64(o, len);
+	put(o, v ? v : "", len);
+	free(v);
+}
+
+int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
+{
+	struct out o = { .fd = w->fd };
+	char path[4200];
+	unsigned int nevents = 0;
+	unsigned long long off;
+	int ncpus = 0;
+
+	for (int c = 0; c < w->ncpus; c++)
+		if (w->size[c])
+			ncpus = c + 1;
+	put(&o, "\x17\x08\x44tracing", 10);
+	put(&o, "6", 2);
+	put(&o, (char[]){ __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, (char)sizeof(long) }, 2);
+	put32(&o, (unsigned int)w->page_size);
+	put(&o, "header_page", 12);
+	put_file(&o, nop_path(path, sizeof(path), w->tracing_dir, "events/header_page"), 8);
+	put(&o, "header_event", 13);
+	put_file(&o, nop_path(path, sizeof(path), w->tracing_dir, "events/header_event"), 8);
+	for (size_t i = 0; i < ARRAY_SIZE(ftrace_events); i++) {
+		snprintf(path, sizeof(path), "%s/events/ftrace/%s/format", w->tracing_dir, ftrace_events[i]);
+		nevents += access(path, R_OK) == 0;
+	}
+	put32(&o, nevents);
+	for (size_t i = 0; i < ARRAY_SIZE(ftrace_events); i++) {
+		snprintf(path, sizeof(path), "%s/events/ftrace/%s/format", w->tracing_dir, ftrace_events[i]);
+		if (access(path, R_OK) == 0)
+			put_file(&o, path, 8);
+	}
+	put32(&o, 0); /* no other event systems */
+	put_file(&o, w->kallsyms, 4);
+	put_file(&o, nop_path(path, sizeof(path), w->tracing_dir, "printk_formats"), 4);
+	put_file(&o, nop_path(path, sizeof(path), w->tracing_dir, "saved_cmdlines"), 8);
+	put32(&o, (unsigned int)ncpus);
+	put(&o, "flyrecord", 10);
+	off = o.off + 16ULL * (unsigned long long)ncpus;
+	off = (off + (unsigned long long)w->page_size - 1) / (unsigned long long)w->page_size *
+	      (unsigned long long)w->page_size;
+	for (int c = 0; c < ncpus; c++) {
+		put64(&o, w->size[c] ? off : 0);
+		put64(&o, w->size[c]);
+		off += w->size[c];
+	}
+	for (int c = 0; c < ncpus && !o.err; c++) {
+		static char buf[1 << 16];
+		ssize_t n;
+
+		if (!w->size[c])
+			continue;
+		while (o.off % (unsigned long long)w->page_size)
+			put(&o, "", 1);
+		if (lseek(w->tmp[c], 0, SEEK_SET) < 0) {
+			o.err = errno;
+			break;
+		}
+		while ((n = read(w->tmp[c], buf, sizeof(buf))) > 0)
+			put(&o, buf, (size_t)n);
+		if (n < 0)
+			o.err = errno;
+	}
+	if (!o.err && fsync(w->fd) < 0 && errno != EINVAL)
+		o.err = errno;
+	if (o.err) {
+		nop_error_set(err, NOP_EINTERNAL, o.err, "cannot write %s: %s", w->path, strerror(o.err));
+		return -1;
+	}
+	return 0;
+}
+
+void nop_dat_free(struct nop_dat *w, bool keep)
+{
+	if (!w)
+		return;
+	for (int c = 0; c < w->ncpus; c++)
+		if (w->tmp[c] >= 0)
+			close(w->tmp[c]);
+	close(w->fd);
+	if (!keep)
+		unlink(w->path);
+	free(w->tmp);
+	free(w->size);
+	free(w);
+}

@@ -1,0 +1,118 @@
+/* test_tracedat.c - trace.dat written from recorded pages is read by
+ * trace-cmd report (a peer) and by nopctl report, with the same counts
+ * as the kernel's own view of the capture. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../lib/internal.h"
+
+static const char *const kernels[] = { "fixtures/6.1", "fixtures/6.12" };
+
+static void write_dat(const char *kdir, const char *capture, const char *out)
+{
+	struct nop_error err;
+	struct nop_decoder *d = nop_decoder_new(kdir, &err);
+	int ps = nop_decoder_page_size(d);
+	char *page = malloc((size_t)ps), path[256], ks[256];
+	struct nop_dat *w;
+
+	snprintf(ks, sizeof(ks), "%s/kallsyms", kdir);
+	assert_int_equal(nop_dat_open(&w, out, true, kdir, ks, ps, &err), 0);
+	for (int cpu = 0; cpu < 2; cpu++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s/cpu%d.raw", kdir, capture, cpu);
+		assert_non_null(f = fopen(path, "r"));
+		while (fread(page, 1, (size_t)ps, f) == (size_t)ps)
+			assert_int_equal(nop_dat_page(w, cpu, page, (size_t)ps), 0);
+		fclose(f);
+	}
+	assert_int_equal(nop_dat_finish(w, &err), 0);
+	nop_dat_free(w, true);
+	free(page);
+	nop_decoder_free(d);
+}
+
+/* the number a shell pipeline prints */
+static long count(const char *fmt, ...)
+{
+	char cmd[1024], buf[64] = "";
+	va_list ap;
+	FILE *p;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	p = popen(cmd, "r");
+	assert_non_null(fgets(buf, sizeof(buf), p));
+	pclose(p);
+	return atol(buf);
+}
+
+static const char *nopctl(void)
+{
+	const char *b = getenv("NOPCTL_BIN");
+
+	return b ? b : "../build/nopctl";
+}
+
+static void function_capture_roundtrip(void **state)
+{
+	for (size_t k = 0; k < 2; k++) {
+		const char *dat = "/tmp/nopctl-test-fn.dat";
+		long kernel, peer, ours;
+
+		write_dat(kernels[k], "stack", dat);
+		kernel = count("grep -c ': do_sys_openat2 <-' %s/stack/trace.txt", kernels[k]);
+		peer = count("trace-cmd report %s 2>/dev/null | grep -c 'function: *do_sys_openat2'", dat);
+		ours = count("%s report -j %s | grep -c '\"type\":\"func\"'", nopctl(), dat);
+		assert_true(kernel >= 40);
+		assert_int_equal(peer, kernel);
+		assert_int_equal(ours, kernel);
+		/* stacks travel too */
+		assert_int_equal(count("%s report -j %s | grep -c '\"stack\":\\[\"\\[FTRACE TRAMPOLINE\\]\\|\"stack\":\\[\"0x'",
+				       nopctl(), dat), kernel);
+		unlink(dat);
+	}
+}
+
+static void graph_capture_roundtrip(void **state)
+{
+	for (size_t k = 0; k < 2; k++) {
+		const char *dat = "/tmp/nopctl-test-graph.dat";
+		long kernel, peer, ours;
+
+		write_dat(kernels[k], "graph", dat);
+		kernel = count("grep -c 'do_sys_openat2() {' %s/graph/trace.txt", kernels[k]);
+		peer = count("trace-cmd report %s 2>/dev/null | grep -c 'do_sys_openat2() {'", dat);
+		ours = count("%s report --stats -j %s | jq 'select(.func == \"do_sys_openat2\") | .calls'",
+			     nopctl(), dat);
+		assert_true(kernel >= 20);
+		assert_int_equal(peer, kernel);
+		assert_int_equal(ours, kernel);
+		unlink(dat);
+	}
+}
+
+static void not_a_tracedat(void **state)
+{
+	assert_int_equal(count("%s report /etc/passwd 2>/dev/null; echo $?", nopctl()), 2);
+	assert_int_equal(count("%s report /nonexistent 2>/dev/null; echo $?", nopctl()), 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(function_capture_roundtrip),
+		cmocka_unit_test(graph_capture_roundtrip),
+		cmocka_unit_test(not_a_tracedat),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
