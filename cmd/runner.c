@@ -546,12 +546,17 @@ out:
 struct report_ctx {
 	struct run *r;
 	struct nop_decoder *dec;
+	unsigned long long first, last; /* the capture's time span */
 };
 
 static int report_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
 	struct report_ctx *c = data;
 
+	if (!c->first || rec->ts < c->first)
+		c->first = rec->ts;
+	if (rec->ts > c->last)
+		c->last = rec->ts;
 	return nop_decode_record(c->dec, rec, on_event, c->r);
 }
 
@@ -593,6 +598,7 @@ int run_report(struct opts *o, const char *file)
 		nop_graph_finish(r.graph, on_call, &r);
 	r.sum.exit_status = -1;
 	r.sum.stop_reason = r.stop;
+	r.sum.duration_ns = ctx.last - ctx.first;
 	if (!r.out_closed && !r.out_errno) {
 		r.sink.ops->summary(&r.sink, &r.sum);
 		if (fflush(out) != 0 && errno != EPIPE)

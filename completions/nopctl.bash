@@ -2,7 +2,7 @@
 _nopctl() {
 	local cur prev words cword
 	_init_completion || return
-	local cmds="trace graph stats list status reset help"
+	local cmds="trace graph stats record report list status reset help"
 	if [[ $cword -eq 1 ]]; then
 		COMPREPLY=($(compgen -W "$cmds --version --help" -- "$cur"))
 		return
@@ -12,6 +12,8 @@ _nopctl() {
 	trace) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --stack --output --format --json --quiet --top-level --force --help" ;;
 	graph) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --output --format --json --quiet --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --help" ;;
 	stats) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --output --format --json --quiet --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --sort --hist --help" ;;
+	record) opts="--output --graph --pid --module --notrace --duration --count --buffer-kb --cpus --stack --quiet --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --help" ;;
+	report) opts="--format --json --output --quiet --force --count --stats --sort --hist --help" ;;
 	list) opts="--module --format --json --help" ;;
 	status) opts="--format --json --help" ;;
 	reset) opts="--format --json --quiet --help" ;;
@@ -22,7 +24,7 @@ _nopctl() {
 	-p | --pid) COMPREPLY=($(compgen -W "$(command ls /proc | grep '^[0-9]')" -- "$cur")); return ;;
 	-o | --output) _filedir; return ;;
 	-F | --format)
-		if [[ $cmd == graph ]]; then COMPREPLY=($(compgen -W "text json folded dot chrome" -- "$cur"))
+		if [[ $cmd == graph || $cmd == report ]]; then COMPREPLY=($(compgen -W "text json folded dot chrome" -- "$cur"))
 		else COMPREPLY=($(compgen -W "text json" -- "$cur")); fi
 		return ;;
 	--sort) COMPREPLY=($(compgen -W "total self calls avg max name" -- "$cur")); return ;;
@@ -33,7 +35,9 @@ _nopctl() {
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
-	elif [[ $cmd == trace || $cmd == graph || $cmd == stats || $cmd == list || $prev == -n || $prev == --notrace ]]; then
+	elif [[ $cmd == report ]]; then
+		_filedir
+	elif [[ $cmd == trace || $cmd == graph || $cmd == stats || $cmd == record || $cmd == list || $prev == -n || $prev == --notrace ]]; then
 		[[ ${#cur} -ge 2 ]] || return
 		COMPREPLY=($(nopctl list "$cur*" 2>/dev/null | cut -d' ' -f1 | head -n 500))
 	fi

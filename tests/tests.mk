@@ -6,7 +6,7 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	$(CC) -O2 -static -o $@ $<
 
 vm-check: all $(HELPERS)
-	NOPCTL_BUILD=$(BUILD) sh tests/vm/run.sh trace graph
+	NOPCTL_BUILD=$(BUILD) sh tests/vm/run.sh trace graph report
 
 host-check: all
 	NOPCTL_BUILD=$(BUILD) sh tests/host/check-docs.sh

@@ -31,7 +31,7 @@ complete_words() {
 		[[ $COMP_LINE == *" " ]] && COMP_WORDS+=("")
 		COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _nopctl; echo "${COMPREPLY[*]}"' _ "$comp" "$@"
 }
-for case in "nopctl statu|status" "nopctl st|stats status" "nopctl trace --du|--duration" "nopctl trace --format |text json" \
+for case in "nopctl statu|status" "nopctl st|stats status" "nopctl rec|record" "nopctl report --st|--stats" "nopctl trace --du|--duration" "nopctl trace --format |text json" \
 	"nopctl help tr|trace" "nopctl list --j|--json" "nopctl graph --format |text json folded dot chrome" "nopctl stats --so|--sort"; do
 	got=$(complete_words "${case%%|*}")
 	[ "$got" = "${case#*|}" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: completing '${case%%|*}' gave '$got'"; }

@@ -23,6 +23,7 @@ add() {
 }
 add "$b/nopctl"
 add "$(command -v jq)"
+add "$(command -v trace-cmd)" # the peer, for record/report round trips
 for h in "$b"/tests/helpers/*; do cp "$h" "$root/usr/bin/"; done
 cp "$top"/tests/vm/init "$root"/init
 cp "$top"/tests/vm/lib.sh "$top"/tests/vm/t-*.sh "$root"/tests/
