@@ -74,3 +74,20 @@ t_graph_needs_a_root() {
 	expect_rc 2 nopctl stats --sort bogus do_sys_openat2
 	expect_rc 2 nopctl graph -t 5ns do_sys_openat2
 }
+
+t_graph_options_reach_the_kernel() {
+	a=$(opener_loop)
+	nopctl graph -q --no-irqs --no-sleep-time -D 3 -t 2us -p "$a" do_sys_openat2 > "$T/bg" 2>&1 &
+	n=$!
+	wait_for "$T/bg" do_sys_openat2
+	# graph roots put it at the top level on both kernels
+	for kv in options/funcgraph-irqs=0 options/sleep-time=0 max_graph_depth=3 tracing_thresh=2 \
+		current_tracer=function_graph set_graph_function=do_sys_openat2; do
+		[ "$(cat "$TR/${kv%%=*}")" = "${kv#*=}" ] || fail "${kv%%=*} is $(cat "$TR/${kv%%=*}") while running"
+	done
+	kill -INT "$n"
+	reap "$n"
+	kill "$a"
+	[ "$reaped" = 0 ] || fail "exit $reaped"
+	# the harness then checks every one of them is back
+}
