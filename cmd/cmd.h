@@ -75,8 +75,6 @@ int check_patterns(const char *tracing_dir, const struct opts *o, struct nop_err
 
 /* The capture loop shared by trace, graph and stats. */
 enum run_mode { RUN_TRACE, RUN_GRAPH, RUN_STATS, RUN_RECORD, RUN_REPORT };
-/* nopctl report FILE: the same outputs from a trace.dat */
-int run_report(struct opts *o, const char *file);
 int run_capture(struct opts *o, enum run_mode mode);
 
 void overview(FILE *out);

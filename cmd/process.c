@@ -1,0 +1,132 @@
+/* process.c - signals and the traced COMMAND.
+ *
+ * Signals are blocked from the start and read from a signalfd in the loop,
+ * so every way of ending leaves through the same teardown. COMMAND waits
+ * on a pipe until tracing is on, so that it is traced from its first
+ * instruction. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run.h"
+
+/* A script that starts nopctl with '&' gets SIGINT and SIGQUIT ignored
+ * (POSIX shells do that to background jobs), and an ignored signal is
+ * discarded even while blocked: 'kill -INT' would never stop the run. So
+ * INT, QUIT and TERM are always taken; an ignored SIGHUP is left ignored,
+ * as nohup asked. */
+int signals_block(sigset_t *set)
+{
+	struct sigaction old;
+	static const int always[] = { SIGINT, SIGQUIT, SIGTERM, SIGCHLD };
+
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++) {
+		signal(always[i], SIG_DFL);
+		sigaddset(set, always[i]);
+	}
+	if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaddset(set, SIGHUP);
+	signal(SIGPIPE, SIG_IGN);
+	if (sigprocmask(SIG_BLOCK, set, NULL) < 0)
+		return -1;
+	return signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* The child waits on a pipe until tracing is on, so that it is traced
+ * from its first instruction; exec errors come back on a second pipe. */
+pid_t spawn(char **argv, int *go_fd, int *err_fd)
+{
+	int go[2], ef[2];
+	sigset_t none;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -1;
+	if (pipe2(ef, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		char c;
+		int e;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		close(go[1]);
+		close(ef[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127); /* nopctl gave up before tracing started */
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(ef[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ef[1]);
+	if (pid < 0) {
+		close(go[1]);
+		close(ef[0]);
+		return -1;
+	}
+	*go_fd = go[1];
+	*err_fd = ef[0];
+	return pid;
+}
+
+void handle_signals(struct run *r)
+{
+	struct signalfd_siginfo si;
+
+	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			int status;
+
+			if (r->child > 0 && waitpid(r->child, &status, WNOHANG) == r->child) {
+				r->child_status = WIFEXITED(status) ? WEXITSTATUS(status)
+								    : 128 + WTERMSIG(status);
+				r->child = 0;
+				if (!r->stop)
+					r->stop = "command exit";
+			}
+			continue;
+		}
+		if (!r->stop) {
+			static char why[32];
+
+			snprintf(why, sizeof(why), "SIG%s", sigabbrev_np((int)si.ssi_signo));
+			r->stop = why;
+		}
+		if (r->child > 0)
+			kill(r->child, (int)si.ssi_signo);
+	}
+}
+
+void reap_child(struct run *r)
+{
+	int status;
+
+	for (int i = 0; r->child > 0 && i < 200; i++) {
+		pid_t w = waitpid(r->child, &status, i < 100 ? WNOHANG : 0);
+
+		if (w == r->child) {
+			r->child_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+			r->child = 0;
+			return;
+		}
+		if (i == 99)
+			kill(r->child, SIGKILL); /* 1 s after SIGTERM */
+		if (i == 0)
+			kill(r->child, SIGTERM);
+		usleep(10000);
+	}
+}
+

@@ -1,0 +1,95 @@
+/* route.c - where each decoded event goes: function hits to the sink,
+ * function_graph events through the call-graph engine, losses to both;
+ * when recording, only counted. */
+#include <errno.h>
+#include <string.h>
+
+#include "run.h"
+
+/* EPIPE: whoever read our output is gone, a normal way to end (| head).
+ * Anything else (ENOSPC, EIO) is an error. */
+int output_failed(struct run *r)
+{
+	if (errno == EPIPE) {
+		r->out_closed = true;
+		r->stop = "output closed";
+	} else {
+		r->out_errno = errno ? errno : EIO;
+		r->stop = "output error";
+	}
+	return 2;
+}
+
+/* A call out of the call-graph engine: counted, then to the sink. */
+int on_call(void *ctx, const struct nop_gitem *gi)
+{
+	struct run *r = ctx;
+
+	if (gi->kind != NOP_GI_ENTER)
+		r->sum.events++;
+	if (r->sink.ops->graph(&r->sink, gi))
+		return output_failed(r);
+	if (r->o->count && r->sum.events >= r->o->count && !r->stop) {
+		r->stop = "count";
+		return 1;
+	}
+	return 0;
+}
+
+static int count_reached(struct run *r)
+{
+	if (r->o->count && r->sum.events >= r->o->count) {
+		r->stop = "count";
+		return 1;
+	}
+	return 0;
+}
+
+/* Every decoded event: hits to the sink, graph events through the call
+ * engine, losses to both; when recording, only counted. */
+int on_event(void *ctx, const struct nop_event *ev)
+{
+	struct run *r = ctx;
+
+	if (r->stop && !strcmp(r->stop, "count"))
+		return 1;
+	if (ev->type == NOP_EV_LOST)
+		r->sum.lost_pages += ev->lost > 0 ? ev->lost : 1;
+	if (r->recording) {
+		r->sum.events += ev->type == NOP_EV_FUNC || ev->type == NOP_EV_EXIT;
+		return count_reached(r);
+	}
+	if (ev->type == NOP_EV_LOST && r->sink.ops->event && r->sink.ops->event(&r->sink, ev))
+		return output_failed(r);
+	if (r->graph && ev->type != NOP_EV_FUNC && ev->type != NOP_EV_STACK)
+		return nop_graph_feed(r->graph, ev, on_call, r);
+	if (ev->type == NOP_EV_LOST || !r->sink.ops->event)
+		return 0; /* pictures are made of calls, not hits */
+	r->sum.events += ev->type == NOP_EV_FUNC;
+	if (r->sink.ops->event(&r->sink, ev))
+		return output_failed(r);
+	return count_reached(r);
+}
+
+
+int setup_output(struct run *r, enum run_mode mode, FILE *out, struct nop_resolver *res,
+			struct nop_error *err)
+{
+	if (mode == RUN_STATS) {
+		struct nop_stats_cfg sc = { .sort = r->o->sort, .hist_func = r->o->hist };
+
+		if (nop_sink_init_stats(&r->sink, &sc, out, stderr, res, err))
+			return -1;
+		r->sink.fmt = r->o->fmt; /* text or json */
+	} else if (nop_sink_init(&r->sink, r->o->fmt, out, stderr, res, err)) {
+		return -1;
+	}
+	if ((mode == RUN_GRAPH || mode == RUN_STATS || mode == RUN_REPORT) &&
+	    !(r->graph = nop_graph_new(err)))
+		return -1;
+	r->recording = mode == RUN_RECORD;
+	r->sink.quiet = r->o->quiet;
+	setvbuf(out, NULL, isatty(fileno(out)) ? _IOLBF : _IOFBF, 1 << 16);
+	return 0;
+}
+
