@@ -86,26 +86,36 @@ static int stats_graph(struct nop_sink *s, const struct nop_gitem *gi)
 	return 0;
 }
 
-static enum nop_sort sort_key;
+struct entry {
+	const char *name;
+	struct fstat *f;
+};
 
-static int cmp(const void *a, const void *b)
+static unsigned long long key(const struct fstat *f, enum nop_sort sort)
 {
-	const struct fstat *x = *(const struct fstat *const *)a, *y = *(const struct fstat *const *)b;
-	unsigned long long vx, vy;
-
-	switch (sort_key) {
-	case NOP_SORT_SELF: vx = x->self; vy = y->self; break;
-	case NOP_SORT_CALLS: vx = x->calls; vy = y->calls; break;
-	case NOP_SORT_AVG: vx = x->total / x->calls; vy = y->total / y->calls; break;
-	case NOP_SORT_MAX: vx = x->max; vy = y->max; break;
-	default: vx = x->total; vy = y->total; break;
+	switch (sort) {
+	case NOP_SORT_SELF: return f->self;
+	case NOP_SORT_CALLS: return f->calls;
+	case NOP_SORT_AVG: return f->total / f->calls;
+	case NOP_SORT_MAX: return f->max;
+	default: return f->total;
 	}
-	return vx < vy ? 1 : vx > vy ? -1 : 0;
 }
 
-static int cmp_name(const void *a, const void *b)
+/* largest first; by name for --sort name and between equals */
+static int cmp(const void *a, const void *b, void *arg)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	const struct entry *x = a, *y = b;
+	enum nop_sort sort = *(const enum nop_sort *)arg;
+	unsigned long long vx, vy;
+
+	if (sort != NOP_SORT_NAME) {
+		vx = key(x->f, sort);
+		vy = key(y->f, sort);
+		if (vx != vy)
+			return vx < vy ? 1 : -1;
+	}
+	return strcmp(x->name, y->name);
 }
 
 static void row(struct nop_sink *s, const char *name, const struct fstat *f)
@@ -181,37 +191,21 @@ static int stats_summary(struct nop_sink *s, const struct nop_summary *sum)
 {
 	struct stats *st = s->priv;
 	size_t n = nop_strmap_size(st->funcs);
-	const char **names = calloc(n + 1, sizeof(*names));
-	struct fstat **fs = calloc(n + 1, sizeof(*fs));
+	struct entry *e = calloc(n + 1, sizeof(*e));
 
-	if (!names || !fs) {
-		free(names);
-		free(fs);
+	if (!e)
 		return -1;
-	}
 	for (size_t i = 0; i < n; i++)
-		fs[i] = nop_strmap_at(st->funcs, i, &names[i]);
-	if (st->cfg.sort == NOP_SORT_NAME) {
-		qsort(names, n, sizeof(*names), cmp_name);
-		for (size_t i = 0; i < n; i++)
-			fs[i] = nop_strmap_get(st->funcs, names[i]);
-	} else {
-		sort_key = st->cfg.sort;
-		qsort(fs, n, sizeof(*fs), cmp);
-		for (size_t i = 0; i < n; i++) /* names follow their stats */
-			for (size_t k = 0; k < n; k++)
-				if (nop_strmap_at(st->funcs, k, &names[i]) == fs[i])
-					break;
-	}
+		e[i].f = nop_strmap_at(st->funcs, i, &e[i].name);
+	qsort_r(e, n, sizeof(*e), cmp, &st->cfg.sort);
 	if (s->fmt != NOP_FMT_JSON)
 		fprintf(s->out, "%-32s %9s %11s %11s %11s %11s %11s %11s %11s %5s\n", "FUNCTION", "CALLS",
 			"TOTAL", "SELF", "AVG", "MIN", "MAX", "P50", "P99", "DEPTH");
 	for (size_t i = 0; i < n; i++)
-		row(s, names[i], fs[i]);
+		row(s, e[i].name, e[i].f);
 	if (st->cfg.hist_func)
 		histogram(s, st->cfg.hist_func, nop_strmap_get(st->funcs, st->cfg.hist_func));
-	free(names);
-	free(fs);
+	free(e);
 	/* then the run summary, with the deepest call stack seen */
 	if (s->fmt != NOP_FMT_JSON && s->diag && !s->quiet)
 		fprintf(s->diag, "nopctl: deepest call stack: %d levels\n", st->max_depth);

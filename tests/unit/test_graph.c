@@ -108,6 +108,8 @@ static struct run *replay(const char *kdir, const char *capture, enum nop_format
 	if (out) {
 		assert_int_equal(nop_sink_init(&sink, fmt, out, NULL, r->res, &err), 0);
 		sink.quiet = true;
+		if (fmt == NOP_FMT_STATS)
+			sink.fmt = NOP_FMT_JSON; /* the table as JSON lines, for jq */
 		r->sink = &sink;
 	}
 	snprintf(p0, sizeof(p0), "%s/%s/cpu0.raw", kdir, capture);
@@ -232,6 +234,27 @@ static void chrome_and_json_parse(void **state)
 	done(r);
 }
 
+static void stats_table(void **state)
+{
+	for (size_t k = 0; k < 2; k++) {
+		char *text = NULL, path[256], cmd[512];
+		struct run *r = replay(kernels[k], "graph", NOP_FMT_STATS, &text, "do_sys_openat2");
+
+		/* sorted by total, figures in order, the root counted as often
+		 * as the kernel shows it */
+		assert_int_equal(tool("jq -e -s 'map(select(.type == \"func_stats\")) | length > 5 and "
+				      "(map(.total_ns) | . == (sort | reverse)) and "
+				      "all(.min_ns <= .p50_ns and .p50_ns <= .p99_ns and .p99_ns <= .max_ns and "
+				      ".self_ns <= .total_ns and .avg_ns * .calls <= .total_ns)' > /dev/null", text), 0);
+		snprintf(path, sizeof(path), "%s/graph/trace.txt", kernels[k]);
+		snprintf(cmd, sizeof(cmd), "jq -e -s --argjson n $(grep -c 'do_sys_openat2() {' %s) "
+			 "'map(select(.func == \"do_sys_openat2\"))[0] | .calls == $n and .max_depth == 0' > /dev/null", path);
+		assert_int_equal(tool(cmd, text), 0);
+		free(text);
+		done(r);
+	}
+}
+
 static void starts_in_the_middle(void **state)
 {
 	for (size_t k = 0; k < 2; k++) {
@@ -271,6 +294,7 @@ int main(void)
 		cmocka_unit_test(clean_capture_nests),	 cmocka_unit_test(folded_sums_to_roots),
 		cmocka_unit_test(dot_renders),		 cmocka_unit_test(chrome_and_json_parse),
 		cmocka_unit_test(starts_in_the_middle), cmocka_unit_test(lost_pages_do_not_misnest),
+		cmocka_unit_test(stats_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
