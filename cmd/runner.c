@@ -202,6 +202,10 @@ int run_capture(struct opts *o, enum run_mode mode)
 		.module = functions ? o->module : NULL,
 		.pids = o->pids, .npids = o->npids,
 		.follow_fork = o->npids || o->command, .stack = o->stack,
+		/* system-wide, nopctl would trace its own reads of the buffers;
+		 * not with -p or COMMAND: with function-fork the kernel would
+		 * also exclude the child nopctl forks */
+		.exclude_self = !o->npids && !o->command,
 		.buffer_kb = o->buffer_kb, .cpus = cpusp, .force = o->force,
 		.top_level = o->top_level,
 	};

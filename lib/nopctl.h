@@ -96,6 +96,7 @@ struct nop_session_cfg {
 	const pid_t *pids; /* threads to trace; empty: none yet (see set_pids) */
 	size_t npids;
 	bool follow_fork;
+	bool exclude_self; /* set_ftrace_notrace_pid: not our own reads of the buffers */
 	bool stack;
 	size_t buffer_kb; /* 0: leave as is */
 	const struct nop_cpuset *cpus; /* NULL: all */

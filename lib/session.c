@@ -145,6 +145,7 @@ static int top_level_user(const char *dir, char *why, size_t len)
 }
 
 static int apply_graph(struct nop_session *s, struct nop_error *err);
+static bool has_file(const char *dir, const char *rel);
 
 /* Settings written with tracing off, tracer last: the tracer never runs
  * unfiltered, and a failed step leaves nothing the journal cannot undo. */
@@ -173,6 +174,11 @@ static int apply(struct nop_session *s, struct nop_error *err)
 	}
 	if (nop_session_set_pids(s, c->pids, c->npids, err))
 		return -1;
+	if (c->exclude_self && has_file(s->dir, "set_ftrace_notrace_pid")) {
+		snprintf(buf, sizeof(buf), "%d", (int)getpid());
+		if (sess_write(s, "set_ftrace_notrace_pid", buf, false, err))
+			return -1;
+	}
 	if (sess_write(s, "options/function-fork", c->follow_fork ? "1" : "0", false, err))
 		return -1;
 	if (c->buffer_kb) {

@@ -20,7 +20,7 @@ expect_rc() {
 # Every tracefs file nopctl may touch, the instances, and the journals.
 snap() {
 	{
-		for f in current_tracer tracing_on set_ftrace_filter set_ftrace_notrace set_ftrace_pid \
+		for f in current_tracer tracing_on set_ftrace_filter set_ftrace_notrace set_ftrace_pid set_ftrace_notrace_pid \
 			set_graph_function set_graph_notrace max_graph_depth tracing_thresh \
 			tracing_cpumask trace_clock; do
 			echo "== $f"

@@ -265,3 +265,15 @@ t_output_disk_full() {
 	[ "$rc" = 1 ] || fail "exit $rc on a full disk, wanted 1"
 	grep -q 'No space left' "$T/err" || fail "message: $(cat "$T/err")"
 }
+
+t_does_not_trace_itself() {
+	a=$(opener_loop)
+	nopctl trace -j -d 2 vfs_read do_sys_openat2 > "$T/bg" 2> "$T/bg.err" &
+	n=$!
+	reap "$n"
+	kill "$a"
+	[ "$reaped" = 0 ] || { cat "$T/bg.err"; fail "exit $reaped"; }
+	grep -q '"type":"func"' "$T/bg" || fail "no events at all"
+	grep -q "\"pid\":$n," "$T/bg" && fail "nopctl traced its own calls"
+	true
+}
