@@ -2,6 +2,7 @@
  * function_graph events through the call-graph engine, losses to both;
  * when recording, only counted. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <string.h>
 
 #include "run.h"
@@ -20,10 +21,35 @@ int output_failed(struct run *r)
 	return 2;
 }
 
+/* With graph roots asked for, only their trees: around a context switch
+ * 6.1 also records switch_mm_irqs_off and finish_task_switch, outside any
+ * root. Decided once per outermost address. */
+static bool root_wanted(struct run *r, const struct nop_gitem *gi)
+{
+	unsigned long long addr = gi->path[0];
+	size_t slot = (addr >> 4) % (sizeof(r->root_cache) / sizeof(r->root_cache[0]));
+	const char *name;
+
+	if (!r->nroots)
+		return true;
+	if (r->root_cache[slot].addr == addr && r->root_cache[slot].wanted)
+		return r->root_cache[slot].wanted > 0;
+	name = nop_sink_func(&r->sink, addr);
+	r->root_cache[slot].addr = addr;
+	r->root_cache[slot].wanted = -1;
+	for (size_t i = 0; i < r->nroots; i++)
+		if (fnmatch(r->roots[i], name, 0) == 0)
+			r->root_cache[slot].wanted = 1;
+	return r->root_cache[slot].wanted > 0;
+}
+
 /* A call out of the call-graph engine: counted, then to the sink. */
 int on_call(void *ctx, const struct nop_gitem *gi)
 {
 	struct run *r = ctx;
+
+	if (!root_wanted(r, gi))
+		return 0;
 
 	if (gi->kind != NOP_GI_ENTER)
 		r->sum.events++;

@@ -11,6 +11,9 @@ struct run {
 	struct opts *o;
 	struct nop_graph *graph; /* graph, stats, report */
 	bool recording;		 /* record: pages saved raw, events counted */
+	const char **roots;	 /* graph roots asked for; NULL: every tree */
+	size_t nroots;
+	struct { unsigned long long addr; int wanted; } root_cache[256];
 	struct nop_sink sink;
 	struct nop_summary sum;
 	const char *stop; /* why the loop ended; NULL while running */

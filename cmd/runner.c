@@ -211,6 +211,8 @@ int run_capture(struct opts *o, enum run_mode mode)
 	};
 	if (nop_session_open(&sess, &cfg, &err))
 		goto out;
+	r.roots = roots;
+	r.nroots = nroots;
 	if (!(dec = nop_decoder_new(nop_session_dir(sess), &err)) ||
 	    !(res = nop_resolver_new(tdir, &err)) ||
 	    nop_resolver_load_kallsyms(res, "/proc/kallsyms", &err) ||
