@@ -10,7 +10,9 @@ t_graph_tree() {
 	pids=$(grep -E '^ +[0-9]+\) ' "$T/out" | sed -E 's/^ +[0-9]+\) +[^ ]*-([0-9]+) .*/\1/' | sort -u)
 	[ "$(echo "$pids" | wc -l)" = 1 ] || { echo "$pids"; fail "a task other than the command's"; }
 	# only trees of the root asked for (6.1 also records context-switch tails)
-	grep -E '\| [^ ]' "$T/out" | grep -vE '\| (do_sys_openat2\(\) \{|\} /\* do_sys_openat2 \*/)$' &&
+	# (the call column is after the second '|'; depth 0 is not indented)
+	sed -nE 's/^ +[0-9]+\) [^|]*\|[^|]*\| //p' "$T/out" | grep -v '^ ' |
+		grep -vE '^(do_sys_openat2\(\) \{|\} /\* do_sys_openat2 \*/)$' &&
 		fail "a tree that is not rooted at do_sys_openat2"
 	true
 }
