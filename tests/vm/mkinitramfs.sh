@@ -25,6 +25,16 @@ add "$b/nopctl"
 add "$(command -v jq)"
 add "$(command -v trace-cmd)" # the peer, for record/report round trips
 for h in "$b"/tests/helpers/*; do cp "$h" "$root/usr/bin/"; done
+# a small module with no dependencies and traceable functions, per kernel, for -m tests
+for ko in "${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}"/*/lib/modules/*/kernel/drivers/net/dummy.ko*; do
+	[ -f "$ko" ] || continue
+	kver=$(echo "$ko" | sed 's|.*/lib/modules/\([^/]*\)/.*|\1|')
+	mkdir -p "$root/modules/$kver"
+	case $ko in
+	*.xz) xz -dc "$ko" > "$root/modules/$kver/dummy.ko" ;;
+	*) cp "$ko" "$root/modules/$kver/dummy.ko" ;;
+	esac
+done
 cp "$top"/tests/vm/init "$root"/init
 cp "$top"/tests/vm/lib.sh "$top"/tests/vm/t-*.sh "$root"/tests/
 echo nopctl-guest > "$root"/etc/hostname

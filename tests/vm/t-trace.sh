@@ -277,3 +277,16 @@ t_does_not_trace_itself() {
 	grep -q "\"pid\":$n," "$T/bg" && fail "nopctl traced its own calls"
 	true
 }
+
+t_module() {
+	insmod "/modules/$KVER/dummy.ko" || fail "cannot load dummy for $KVER"
+	expect_rc 0 nopctl list -m dummy
+	[ -s "$T/out" ] || fail "no function listed in module dummy"
+	grep -v ' \[dummy\]$' "$T/out" && fail "a function of another module"
+	expect_rc 0 nopctl list -j -m dummy 'dummy_*'
+	jq -e -s 'length > 0 and all(.module == "dummy")' "$T/out" > /dev/null || fail "JSON module field"
+	expect_rc 0 nopctl trace -q -m dummy -d 1 'dummy_*'
+	expect_rc 2 nopctl trace -m dummy vfs_read
+	grep -q "no traceable function matches 'vfs_read' in module dummy" "$T/err" || fail "message: $(cat "$T/err")"
+	rmmod dummy
+}
