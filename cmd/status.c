@@ -24,7 +24,7 @@ static char *entries(const char *dir, const char *rel, size_t *n)
 	*n = 0;
 	for (char *save, *l = strtok_r(v, "\n", &save); l && outp; l = strtok_r(NULL, "\n", &save)) {
 		l = nop_trim(l);
-		if (!*l || *l == '#' || !strcmp(l, "no pid"))
+		if (!nop_list_entry(l))
 			continue;
 		if ((*n)++)
 			strcat(outp, " ");

@@ -79,6 +79,9 @@ const char *nop_tracefs_dir(struct nop_error *err);
 char *nop_read_file(const char *path, size_t *len, struct nop_error *err);
 /* strip white space at both ends, in place */
 char *nop_trim(char *s);
+/* A trimmed line of a list file (set_ftrace_filter, set_ftrace_pid...) that
+ * is an entry: not blank, not a "#..." comment, not "no pid". */
+bool nop_list_entry(const char *line);
 int nop_write_file(const char *path, const char *val, bool append, struct nop_error *err);
 int nop_ncpus(void);
 

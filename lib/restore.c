@@ -38,7 +38,7 @@ int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior
 		for (char *save, *l = strtok_r(val, "\n", &save); l && ret == 0;
 		     l = strtok_r(NULL, "\n", &save)) {
 			l = nop_trim(l);
-			if (!*l || *l == '#' || !strcmp(l, "no pid"))
+			if (!nop_list_entry(l))
 				continue;
 			ret = nop_write_file(path, l, true, err);
 		}

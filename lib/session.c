@@ -30,6 +30,37 @@ static const char *tracer_name(enum nop_tracer t)
 	return t == NOP_TRACER_GRAPH ? "function_graph" : "function";
 }
 
+/* Write down a top-level file's prior value, once per session, before
+ * its first change. only_if: only when the value holds that text (an
+ * unexpanded buffer); a file passed over is not remembered, so a later
+ * change still journals it. */
+static int journal_once(struct nop_session *s, const char *rel, const char *only_if,
+			struct nop_error *err)
+{
+	char path[4096], *prior;
+	int ret = 0;
+
+	for (size_t i = 0; i < s->njournaled; i++)
+		if (!strcmp(s->journaled[i], rel))
+			return 0;
+	prior = nop_read_file(nop_path(path, sizeof(path), s->tracing_dir, rel), NULL, err);
+	if (!prior)
+		return -1;
+	if (!only_if || strstr(prior, only_if)) {
+		ret = nop_journal_file(s->journal, rel, prior, err);
+		if (ret == 0 && (nop_grow((void **)&s->journaled, &s->capj, s->njournaled + 1,
+					  sizeof(char *)) ||
+				 !(s->journaled[s->njournaled] = strdup(rel)))) {
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			ret = -1;
+		} else if (ret == 0) {
+			s->njournaled++;
+		}
+	}
+	free(prior);
+	return ret;
+}
+
 /* Write dir/rel; a top-level file is journaled before its first change. */
 static int write_in(struct nop_session *s, const char *dir, const char *rel, const char *val,
 		    bool append, struct nop_error *err)
@@ -40,31 +71,10 @@ static int write_in(struct nop_session *s, const char *dir, const char *rel, con
 		nop_error_set(err, NOP_EINTERNAL, ENAMETOOLONG, "path too long");
 		return -1;
 	}
-	if (!strcmp(dir, s->tracing_dir)) {
-		size_t i;
-
-		for (i = 0; i < s->njournaled; i++)
-			if (!strcmp(s->journaled[i], rel))
-				break;
-		if (i == s->njournaled) {
-			char *prior = nop_read_file(path, NULL, err);
-			int r;
-
-			if (!prior)
-				return -1;
-			r = nop_journal_file(s->journal, rel, prior, err);
-			free(prior);
-			if (r < 0 || nop_grow((void **)&s->journaled, &s->capj, s->njournaled + 1,
-					      sizeof(char *)))
-				return -1;
-			s->journaled[s->njournaled++] = strdup(rel);
-		}
-	}
+	if (!strcmp(dir, s->tracing_dir) && journal_once(s, rel, NULL, err))
+		return -1;
 	return nop_write_file(path, val, append, err);
 }
-
-static int journal_top_file(struct nop_session *s, const char *rel, const char *only_if,
-			    struct nop_error *err);
 
 /* A file of the session's buffer. On 6.1 tracer options are one set for
  * every instance: what an instance writes, the top level reads back. So
@@ -72,17 +82,8 @@ static int journal_top_file(struct nop_session *s, const char *rel, const char *
 static int sess_write(struct nop_session *s, const char *rel, const char *val, bool append,
 		      struct nop_error *err)
 {
-	if (s->instance[0] && !strncmp(rel, "options/", 8)) {
-		bool done = false;
-
-		for (size_t i = 0; i < s->njournaled && !done; i++)
-			done = !strcmp(s->journaled[i], rel);
-		if (!done && (journal_top_file(s, rel, NULL, err) ||
-			      nop_grow((void **)&s->journaled, &s->capj, s->njournaled + 1, sizeof(char *))))
-			return -1;
-		if (!done)
-			s->journaled[s->njournaled++] = strdup(rel);
-	}
+	if (s->instance[0] && !strncmp(rel, "options/", 8) && journal_once(s, rel, NULL, err))
+		return -1;
 	return write_in(s, s->dir, rel, val, append, err);
 }
 
@@ -91,24 +92,6 @@ static int top_write(struct nop_session *s, const char *rel, const char *val,
 		     struct nop_error *err)
 {
 	return write_in(s, s->tracing_dir, rel, val, false, err);
-}
-
-/* Write down a top-level file's value from an instance session, where
- * the kernel changes it as a side effect; only_if: only when the value
- * holds that text. */
-static int journal_top_file(struct nop_session *s, const char *rel, const char *only_if,
-			    struct nop_error *err)
-{
-	char path[4096], *v;
-	int ret = 0;
-
-	v = nop_read_file(nop_path(path, sizeof(path), s->tracing_dir, rel), NULL, err);
-	if (!v)
-		return -1;
-	if (!only_if || strstr(v, only_if))
-		ret = nop_journal_file(s->journal, rel, v, err);
-	free(v);
-	return ret;
 }
 
 /* Another user of the top level: a tracer, or filters, or pids set. */
@@ -133,7 +116,7 @@ static int top_level_user(const char *dir, char *why, size_t len)
 			continue;
 		for (char *save, *l = strtok_r(v, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 			l = nop_trim(l);
-			if (*l && *l != '#' && strcmp(l, "no pid")) {
+			if (nop_list_entry(l)) {
 				snprintf(why, len, "%s holds '%.64s'", lists[i], l);
 				free(v);
 				return 1;
@@ -277,7 +260,7 @@ static int open_instance(struct nop_session *s, struct nop_error *err)
 	 * once; on 6.1 that leaves a still-unexpanded top-level buffer at its
 	 * 7 KB placeholder for good ("7 (expanded: 1408)" reads back "7").
 	 * The restore gives it the size the kernel promised. */
-	if (journal_top_file(s, "buffer_size_kb", "expanded", err))
+	if (journal_once(s, "buffer_size_kb", "expanded", err))
 		return -1;
 
 	snprintf(s->instance, sizeof(s->instance), "nopctl-%d", (int)getpid());

@@ -45,6 +45,11 @@ char *nop_trim(char *s)
 	return s;
 }
 
+bool nop_list_entry(const char *l)
+{
+	return *l && *l != '#' && strcmp(l, "no pid") != 0;
+}
+
 int nop_ncpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
