@@ -43,6 +43,7 @@ $(BUILD)/man/%: man/%.scd
 	scdoc < $< > $@
 
 include tests/tests.mk
+include fuzz/fuzz.mk
 
 install: all
 	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/nopctl

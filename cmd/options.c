@@ -152,7 +152,7 @@ static int bad(struct nop_error *err, const char *opt, const char *arg, const ch
 	return -1;
 }
 
-int opts_parse(const struct cmd *c, int argc, char **argv, struct opts *o, struct nop_error *err)
+static int parse(const struct cmd *c, int argc, char **argv, struct opts *o, struct nop_error *err)
 {
 	struct option lo[sizeof(defs) / sizeof(defs[0]) + 1];
 	char shorts[64] = "+";
@@ -318,4 +318,16 @@ void opts_free(struct opts *o)
 	free(o->patterns);
 	free(o->notrace);
 	free(o->pids);
+	o->patterns = o->notrace = NULL;
+	o->pids = NULL;
+}
+
+/* on failure nothing is left allocated (found by fuzz_args) */
+int opts_parse(const struct cmd *c, int argc, char **argv, struct opts *o, struct nop_error *err)
+{
+	int ret = parse(c, argc, argv, o, err);
+
+	if (ret)
+		opts_free(o);
+	return ret;
 }

@@ -195,8 +195,17 @@ static int read_stack(struct nop_decoder *d, struct tep_record *rec, struct nop_
 	if (n > room)
 		n = room;
 	for (int i = 0; i < n && k < (int)ARRAY_SIZE(d->stackbuf); i++) {
-		unsigned long long a = lsz == 8 ? *(unsigned long long *)((char *)rec->data + off + 8 * i)
-					       : *(unsigned int *)((char *)rec->data + off + 4 * i);
+		/* records are 4-byte aligned in the ring buffer: copy, never
+		 * load a 64-bit word in place (found by fuzz_decode) */
+		unsigned long long a = 0;
+		unsigned int a32;
+
+		if (lsz == 8) {
+			memcpy(&a, (char *)rec->data + off + 8 * i, 8);
+		} else {
+			memcpy(&a32, (char *)rec->data + off + 4 * i, 4);
+			a = a32;
+		}
 
 		if (a == 0 || a == ~0ULL || (lsz == 4 && a == 0xffffffffULL))
 			continue;
