@@ -28,7 +28,7 @@ MANPAGES  := $(patsubst man/%.scd,$(BUILD)/man/%,$(wildcard man/*.scd))
 
 all: $(BIN) $(MANPAGES)
 
-$(BUILD)/%.o: %.c lib/nopctl.h lib/internal.h cmd/cmd.h cmd/run.h
+$(BUILD)/%.o: %.c lib/nopctl.h lib/internal.h lib/doctor.h cmd/cmd.h cmd/run.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 

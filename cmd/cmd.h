@@ -89,5 +89,7 @@ int cmd_report(struct opts *o);
 int cmd_list(struct opts *o);
 int cmd_status(struct opts *o);
 int cmd_reset(struct opts *o);
+int cmd_doctor(struct opts *o);
+int cmd_inspect(struct opts *o);
 
 #endif

@@ -28,6 +28,10 @@ const struct cmd nop_commands[] = {
 	  "Show the tracer, filters, pid filters, instances with their owners, and lost events." },
 	{ "reset", cmd_reset, O_FORMAT | O_QUIET, "[OPTIONS]",
 	  "Restore what a crashed or killed nopctl left behind, and remove its instances." },
+	{ "doctor", cmd_doctor, O_PATTERNS | O_FORMAT, "[OPTIONS] [PATTERN...]",
+	  "Check everything tracing needs here, and why each PATTERN can or cannot be traced." },
+	{ "inspect", cmd_inspect, O_PATTERNS | O_FORMAT, "[OPTIONS] FUNC",
+	  "Show ftrace's patch site of a function: its bytes now, decoded, and who patches it." },
 	{ "help", cmd_help, O_PATTERNS, "[COMMAND]", "Show help for nopctl or one of its commands." },
 	{ NULL, NULL, 0, NULL, NULL },
 };

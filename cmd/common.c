@@ -96,21 +96,6 @@ const char *prepare_tracefs(struct nop_error *err)
 	return dir;
 }
 
-static const char *lockdown(void)
-{
-	static char mode[32];
-	struct nop_error e;
-	char *v = nop_read_file("/sys/kernel/security/lockdown", NULL, &e), *b;
-
-	snprintf(mode, sizeof(mode), "unknown");
-	if (v && (b = strchr(v, '['))) {
-		b[strcspn(b, "]")] = 0;
-		snprintf(mode, sizeof(mode), "%s", b + 1);
-	}
-	free(v);
-	return mode;
-}
-
 static int no_match(const struct nop_funcs *f, const char *pat, const char *mod,
 		    struct nop_error *err)
 {
@@ -142,7 +127,7 @@ int check_patterns(const char *tracing_dir, const struct opts *o, struct nop_err
 				      tracing_dir, err->sys_errno == EPERM ? "EPERM" : "EACCES",
 				      strerror(err->sys_errno),
 				      geteuid() == 0 ? " although nopctl runs as root" : "; run nopctl as root",
-				      lockdown());
+				      nop_lockdown_mode());
 		return -1;
 	}
 	for (size_t i = 0; i < o->npatterns && !ret; i++)

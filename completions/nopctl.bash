@@ -2,7 +2,7 @@
 _nopctl() {
 	local cur prev words cword
 	_init_completion || return
-	local cmds="trace graph stats record report list status reset help"
+	local cmds="trace graph stats record report list status reset doctor inspect help"
 	if [[ $cword -eq 1 ]]; then
 		COMPREPLY=($(compgen -W "$cmds --version --help" -- "$cur"))
 		return
@@ -17,6 +17,8 @@ _nopctl() {
 	list) opts="--module --format --json --help" ;;
 	status) opts="--format --json --help" ;;
 	reset) opts="--format --json --quiet --help" ;;
+	doctor) opts="--format --json --help" ;;
+	inspect) opts="--format --json --help" ;;
 	help) COMPREPLY=($(compgen -W "$cmds" -- "$cur")); return ;;
 	*) return ;;
 	esac
@@ -37,7 +39,7 @@ _nopctl() {
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	elif [[ $cmd == report ]]; then
 		_filedir
-	elif [[ $cmd == trace || $cmd == graph || $cmd == stats || $cmd == record || $cmd == list || $prev == -n || $prev == --notrace ]]; then
+	elif [[ $cmd == trace || $cmd == graph || $cmd == stats || $cmd == record || $cmd == list || $cmd == doctor || $cmd == inspect || $prev == -n || $prev == --notrace ]]; then
 		[[ ${#cur} -ge 2 ]] || return
 		COMPREPLY=($(nopctl list "$cur*" 2>/dev/null | cut -d' ' -f1 | head -n 500))
 	fi

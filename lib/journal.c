@@ -66,6 +66,11 @@ static int journal_dir_ok(bool create, struct nop_error *err)
 	return 0;
 }
 
+int nop_journal_dir_check(struct nop_error *err)
+{
+	return journal_dir_ok(false, err);
+}
+
 static int jwrite(struct nop_journal *j, const char *line, struct nop_error *err)
 {
 	size_t len = strlen(line);

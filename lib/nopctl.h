@@ -339,5 +339,59 @@ void nop_field_array_open(struct nop_fields *f, const char *key);
 void nop_field_item_str(struct nop_fields *f, const char *fmt, const char *v);
 void nop_field_array_close(struct nop_fields *f);
 
+/* ---- kernel symbols ----------------------------------------------------- */
+#define NOP_KSYM_CLONES 8
+struct nop_ksym {
+	bool found;
+	unsigned long long addr; /* 0 when kptr_restrict hides it */
+	char type;		 /* kallsyms type: t/T text */
+	char module[64];	 /* "" for the core kernel */
+	int nclones;		 /* name.isra.0, name.constprop.0, ... */
+	char clones[NOP_KSYM_CLONES][128];
+};
+extern const char *nop_kallsyms_path; /* /proc/kallsyms; tests point it elsewhere */
+int nop_ksym_lookup(const char *name, struct nop_ksym *out, struct nop_error *err);
+/* "none", "integrity", "confidentiality", or "unknown" (no securityfs) */
+const char *nop_lockdown_mode(void);
+
+/* ---- doctor: every way tracing can fail here, one finding per check ---- */
+enum nop_check { NOP_CHECK_OK, NOP_CHECK_WARN, NOP_CHECK_FAIL };
+struct nop_finding {
+	const char *id;	     /* stable, for scripts: "tracefs", "tracer.function", ... */
+	const char *subject; /* the PATTERN a pattern.* finding is about, else NULL */
+	enum nop_check status;
+	const char *seen;    /* what was found */
+	const char *fix;     /* what to do; NULL when nothing */
+};
+typedef void (*nop_finding_fn)(void *ctx, const struct nop_finding *f);
+/* Runs every check (briefly enabling each tracer, confined to one
+ * function, in a scratch session it journals and restores) and every
+ * PATTERN's; leaves tracefs, and its mount, as it found them. */
+int nop_doctor(const char *const *patterns, size_t n, nop_finding_fn fn, void *ctx);
+
+/* Another user of the top level (a tracer, filters or pids): 1 and why. */
+int nop_top_level_user(const char *tracing_dir, char *why, size_t len);
+int nop_journal_dir_check(struct nop_error *err);
+
+/* ---- inspect: ftrace's patch site of one function ------------------------ */
+enum nop_site_state { NOP_SITE_NOP, NOP_SITE_CALL, NOP_SITE_JMP, NOP_SITE_INT3, NOP_SITE_OTHER };
+struct nop_site {
+	char func[NOP_NAME_MAX];
+	char module[64];
+	unsigned long long addr;      /* the symbol (kallsyms) */
+	unsigned long long site;      /* the patched instruction */
+	const char *site_from;	      /* where site came from */
+	unsigned char bytes[16];      /* from addr */
+	bool endbr;		      /* endbr64 first (IBT) */
+	enum nop_site_state state;
+	unsigned long long target;    /* call/jmp */
+	char target_sym[160];	      /* "ftrace_caller+0x0" or "" */
+	char enabled[512];	      /* its enabled_functions record, "" if none */
+};
+const char *nop_site_state_name(enum nop_site_state s);
+int nop_inspect(const char *tracing_dir, const char *func, struct nop_site *site,
+		struct nop_error *err);
+/* Read kernel memory through /proc/kcore (ELF): 0, or -1 with err. */
+int nop_kcore_read(unsigned long long addr, void *buf, size_t len, struct nop_error *err);
 
 #endif

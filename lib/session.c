@@ -95,7 +95,7 @@ static int top_write(struct nop_session *s, const char *rel, const char *val,
 }
 
 /* Another user of the top level: a tracer, or filters, or pids set. */
-static int top_level_user(const char *dir, char *why, size_t len)
+int nop_top_level_user(const char *dir, char *why, size_t len)
 {
 	static const char *const lists[] = { "set_ftrace_filter", "set_ftrace_notrace",
 					     "set_ftrace_pid", "set_graph_function" };
@@ -317,7 +317,7 @@ static int claim_top_level(struct nop_session *s, struct nop_error *err)
 	}
 	/* held until close: the lock dies with the process, even on kill -9 */
 	s->lock_fd = fd;
-	if (top_level_user(s->tracing_dir, why, sizeof(why)) && !s->cfg.force) {
+	if (nop_top_level_user(s->tracing_dir, why, sizeof(why)) && !s->cfg.force) {
 		nop_error_set(err, NOP_EBUSY, 0,
 			      "the top-level tracer is in use by someone else (%s) and this kernel"
 			      " cannot run %s in an instance; nopctl leaves it alone."

@@ -35,6 +35,19 @@ else
 	out=$(timeout 60 "$bin" trace -j do_sys_openat2 2>/dev/null) || rc=$?
 	echo "$out" | jq -e '.type == "error" and .status == 3' > /dev/null && ok || no "JSON error object: $out"
 	[ "$(snap)" = "$before" ] && ok || no "tracefs changed"
+	# doctor sees it, and says exactly that: listed, but refused with EPERM
+	rc=0
+	"$bin" doctor -j do_sys_openat2 > /tmp/nopctl-doctor.$$ 2>&1 || rc=$?
+	[ "$rc" = 3 ] && ok || no "doctor exit $rc, wanted 3 (tracing cannot work here)"
+	jq -e -s 'any(.id == "tracer.function" and .status == "fail"
+		and (.seen | test("lists function, but the kernel refuses it")) and (.seen | test("Operation not permitted")))' \
+		/tmp/nopctl-doctor.$$ > /dev/null && ok || no "doctor: no EPERM finding for tracer.function: $(cat /tmp/nopctl-doctor.$$)"
+	jq -e -s 'any(.id == "filter_functions" and .status == "fail" and (.seen | test("EPERM")))
+		and (last | .type == "summary" and .verdict == "tracing cannot work here")
+		and all(.type == "summary" or (.id and .status and .seen))' /tmp/nopctl-doctor.$$ > /dev/null \
+		&& ok || no "doctor: findings incomplete: $(cat /tmp/nopctl-doctor.$$)"
+	[ "$(snap)" = "$before" ] && ok || no "doctor changed tracefs"
+	rm -f /tmp/nopctl-doctor.$$
 fi
 # bad input is refused before the kernel is asked, whatever the kernel
 for bad in 'a:mod:b' '!x' "$(printf 'x\ny')" ''; do

@@ -1,0 +1,336 @@
+/* doctor.c - nopctl doctor: every way tracing can fail on this machine,
+ * one finding per check. The tracer checks really enable each tracer,
+ * confined to one function, in a scratch session that is journaled and
+ * restored like any other. */
+#include <errno.h>
+#include <assert.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "doctor.h"
+
+static_assert(NOP_TRACER_FUNCTION == 0 && NOP_TRACER_GRAPH == 1, "tried[] index");
+
+void doc_say(struct doc *d, const char *id, const char *subject, enum nop_check st,
+	     const char *fix, const char *fmt, ...)
+{
+	struct nop_finding f = { .id = id, .subject = subject, .status = st, .fix = fix };
+	char seen[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(seen, sizeof(seen), fmt, ap);
+	va_end(ap);
+	f.seen = seen;
+	d->fn(d->ctx, &f);
+}
+
+/* a tracefs file, trimmed, or NULL with errno */
+char *doc_read(struct doc *d, const char *rel, struct nop_error *e)
+{
+	char path[4200], *v;
+
+	v = nop_read_file(nop_path(path, sizeof(path), d->tdir, rel), NULL, e);
+	if (v)
+		memmove(v, nop_trim(v), strlen(nop_trim(v)) + 1);
+	return v;
+}
+
+/* a mount of fstype from /proc/self/mounts into dir, or false */
+static bool mounted(const char *fstype, char *dir, size_t len)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char line[4096], mdir[4096], type[64];
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %4095s %63s", mdir, type) == 2 && !strcmp(type, fstype)) {
+			snprintf(dir, len, "%s", mdir);
+			found = true;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static bool fs_supported(const char *fstype)
+{
+	struct nop_error e;
+	char *v = nop_read_file("/proc/filesystems", NULL, &e);
+	bool ok = false;
+
+	for (char *save, *l = v ? strtok_r(v, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
+		ok |= !strcmp(nop_trim(l + (strncmp(l, "nodev", 5) ? 0 : 5)), fstype);
+	free(v);
+	return ok;
+}
+
+static void check_privileges(struct doc *d)
+{
+	struct nop_error e;
+	char *st = nop_read_file("/proc/self/status", NULL, &e), *cap;
+	unsigned long long eff = 0;
+
+	if (st && (cap = strstr(st, "CapEff:")))
+		eff = strtoull(cap + 7, NULL, 16);
+	free(st);
+	if (geteuid() == 0)
+		doc_say(d, "privileges", NULL, NOP_CHECK_OK, NULL, "running as root");
+	else
+		doc_say(d, "privileges", NULL, NOP_CHECK_FAIL, "run nopctl as root (sudo nopctl ...)",
+			"running as uid %u%s: tracefs files are root's", (unsigned)geteuid(),
+			eff & (1ULL << 21) ? " with CAP_SYS_ADMIN" : " without CAP_SYS_ADMIN");
+}
+
+static bool check_tracefs(struct doc *d)
+{
+	static char dir[4096];
+	struct nop_error e;
+
+	if (mounted("tracefs", dir, sizeof(dir))) {
+		d->tdir = dir;
+		doc_say(d, "tracefs", NULL, NOP_CHECK_OK, NULL, "mounted at %s", dir);
+		return true;
+	}
+	if (!fs_supported("tracefs")) {
+		doc_say(d, "tracefs", NULL, NOP_CHECK_FAIL,
+			"use a kernel built with CONFIG_FTRACE (every distribution kernel is)",
+			"this kernel has no tracefs (not in /proc/filesystems)");
+		return false;
+	}
+	if (!(d->tdir = nop_tracefs_dir(&e))) {
+		doc_say(d, "tracefs", NULL, NOP_CHECK_FAIL, "mount -t tracefs nodev /sys/kernel/tracing",
+			"not mounted, and mounting it failed: %s", e.msg);
+		return false;
+	}
+	d->mounted_here = mounted("tracefs", dir, sizeof(dir));
+	doc_say(d, "tracefs", NULL, NOP_CHECK_OK, NULL,
+		"not mounted; mountable: nopctl mounts it at %s when it runs"
+		" (doctor unmounts it again)", d->tdir);
+	return true;
+}
+
+static bool check_access(struct doc *d)
+{
+	struct nop_error e;
+	char *v = doc_read(d, "available_tracers", &e);
+
+	if (!v) {
+		doc_say(d, "tracefs.access", NULL, NOP_CHECK_FAIL,
+			e.sys_errno == EPERM ? "see the lockdown finding; boot without lockdown=confidentiality"
+					     : "run nopctl as root",
+			"%s%s", e.msg, e.sys_errno == EPERM ? ": kernel lockdown or a security policy"
+							      " forbids tracefs" : "");
+		return false;
+	}
+	snprintf(d->tracers, sizeof(d->tracers), "%s", v);
+	doc_say(d, "tracefs.access", NULL, NOP_CHECK_OK, NULL, "readable; available_tracers: %s", v);
+	free(v);
+	return true;
+}
+
+static void check_lockdown(struct doc *d)
+{
+	const char *mode = nop_lockdown_mode();
+	char sec[64];
+
+	if (!strcmp(mode, "none"))
+		doc_say(d, "lockdown", NULL, NOP_CHECK_OK, NULL, "none");
+	else if (!strcmp(mode, "integrity"))
+		doc_say(d, "lockdown", NULL, NOP_CHECK_OK, NULL,
+			"integrity: blocks changes to the running kernel (unsigned modules, /dev/mem,"
+			" kexec), not tracing");
+	else if (!strcmp(mode, "confidentiality"))
+		doc_say(d, "lockdown", NULL, NOP_CHECK_FAIL,
+			"boot without lockdown=confidentiality (and, with Secure Boot, with at most"
+			" lockdown=integrity); lockdown cannot be lowered while the kernel runs",
+			"confidentiality: blocks tracefs, /proc/kcore (inspect), kprobes, perf and"
+			" BPF reads of kernel memory");
+	else if (!mounted("securityfs", sec, sizeof(sec)))
+		doc_say(d, "lockdown", NULL, NOP_CHECK_WARN, "mount -t securityfs none /sys/kernel/security",
+			"unknown: securityfs is not mounted");
+	else
+		doc_say(d, "lockdown", NULL, NOP_CHECK_OK, NULL,
+			"this kernel has no lockdown LSM (%s/lockdown is absent)", sec);
+}
+
+static void check_funcs(struct doc *d)
+{
+	struct nop_error e;
+	size_t mods = 0;
+
+	if (nop_funcs_load(d->tdir, &d->funcs, &e)) {
+		doc_say(d, "filter_functions", NULL, NOP_CHECK_FAIL,
+			e.sys_errno == EPERM ? "nothing nopctl can change: the kernel (or the machine's"
+					       " host) forbids the function tracer; trace in a VM"
+					     : NULL,
+			"%s%s", e.msg, e.sys_errno == EPERM ? " (EPERM)" : "");
+		return;
+	}
+	d->have_funcs = true;
+	for (size_t i = 0; i < d->funcs.n; i++)
+		mods += d->funcs.v[i].module != NULL;
+	doc_say(d, "filter_functions", NULL, NOP_CHECK_OK, NULL,
+		"%zu traceable functions, %zu of them in modules", d->funcs.n, mods);
+}
+
+/* One function to try the tracers on: rarely called, present everywhere. */
+static void pick_probe(struct doc *d)
+{
+	static const char *const names[] = { "do_sys_openat2", "do_sys_open", "vfs_fsync", "vfs_read" };
+	struct nop_error e;
+	struct nop_ksym k;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !d->probe[0]; i++)
+		if (d->have_funcs ? nop_funcs_count(&d->funcs, names[i], NULL) > 0
+				  : nop_ksym_lookup(names[i], &k, &e) == 0 && k.found)
+			snprintf(d->probe, sizeof(d->probe), "%s", names[i]);
+	if (!d->probe[0] && d->have_funcs && d->funcs.n)
+		snprintf(d->probe, sizeof(d->probe), "%s", d->funcs.v[0].name);
+}
+
+static bool listed(const char *tracers, const char *t)
+{
+	size_t n = strlen(t);
+
+	for (const char *p = tracers; (p = strstr(p, t)); p += n)
+		if ((p == tracers || p[-1] == ' ') && (p[n] == 0 || p[n] == ' '))
+			return true;
+	return false;
+}
+
+static void check_tracer(struct doc *d, enum nop_tracer t)
+{
+	const char *name = t == NOP_TRACER_GRAPH ? "function_graph" : "function";
+	const char *id = t == NOP_TRACER_GRAPH ? "tracer.function_graph" : "tracer.function";
+	const char *probe = d->probe;
+	struct nop_session_cfg cfg = { .tracing_dir = d->tdir, .tracer = t, .filters = &probe,
+				       .nfilters = 1 };
+	struct nop_session *s;
+	struct nop_error e, e2;
+	char path[4200], where[200];
+	bool roots = true, inst;
+	int ret;
+
+	if (!listed(d->tracers, name)) {
+		doc_say(d, id, NULL, NOP_CHECK_FAIL,
+			t == NOP_TRACER_GRAPH ? "graph and stats need a kernel with CONFIG_FUNCTION_GRAPH_TRACER"
+					      : "use a kernel built with CONFIG_FUNCTION_TRACER",
+			"not in available_tracers (%s)", d->tracers);
+		return;
+	}
+	if (!probe[0]) {
+		doc_say(d, id, NULL, NOP_CHECK_WARN, NULL,
+			"listed, but not tried: no function to confine it to");
+		return;
+	}
+	if (nop_session_open(&s, &cfg, &e)) {
+		if (e.status == NOP_EBUSY)
+			doc_say(d, id, NULL, NOP_CHECK_WARN, "try again when the top level is free",
+				"listed, not tried: %s", e.msg);
+		else
+			doc_say(d, id, NULL, NOP_CHECK_FAIL,
+				e.sys_errno == EPERM ? "nothing nopctl can change: the kernel (or the"
+						       " machine's host) forbids it; trace in a VM" : NULL,
+				"available_tracers lists %s, but the kernel refuses it: %s", name, e.msg);
+		return;
+	}
+	if (nop_session_instance(s)) {
+		roots = access(nop_path(path, sizeof(path), nop_session_dir(s), "set_graph_function"),
+			       F_OK) == 0;
+	}
+	snprintf(where, sizeof(where), "%s%s",
+		 nop_session_instance(s) ? "in an instance" : "at the top level only (instances do not offer it)",
+		 t == NOP_TRACER_GRAPH && !roots
+			 ? "; instances have no set_graph_function: graph roots need the top level" : "");
+	inst = nop_session_instance(s) != NULL;
+	ret = nop_session_start(s, &e);
+	if (!ret)
+		ret = nop_session_stop(s, &e);
+	if (nop_session_close(s, &e2) && !ret) {
+		e = e2;
+		ret = -1;
+	}
+	if (ret)
+		doc_say(d, id, NULL, NOP_CHECK_FAIL, NULL, "enabling it (on %s) failed: %s", probe, e.msg);
+	else
+		doc_say(d, id, NULL, NOP_CHECK_OK, NULL, "works %s (tried on %s)", where, probe);
+	d->tried[t] = ret ? 0 : inst ? 1 : 2;
+}
+
+static void check_settings(struct doc *d)
+{
+	struct nop_error e;
+	char path[4200], *v, *tot, *b;
+
+	if (access(nop_path(path, sizeof(path), d->tdir, "options/funcgraph-retval"), F_OK) == 0)
+		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_OK, NULL, "supported: graph --retval works");
+	else
+		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_WARN,
+			"return values need Linux 6.5 or later built with CONFIG_FUNCTION_GRAPH_RETVAL",
+			"no options/funcgraph-retval: graph --retval exits 3 here");
+	v = doc_read(d, "buffer_size_kb", &e);
+	tot = doc_read(d, "buffer_total_size_kb", &e);
+	doc_say(d, "buffer", NULL, NOP_CHECK_OK, NULL,
+		"top level: %s KB per CPU, %s KB in all; nopctl's instances get the same unless -b",
+		v ? v : "?", tot ? tot : "?");
+	free(v);
+	free(tot);
+	v = doc_read(d, "trace_clock", &e);
+	if (v && (b = strchr(v, '['))) {
+		b[strcspn(b, "]")] = 0;
+		doc_say(d, "trace_clock", NULL, strcmp(b + 1, "counter") ? NOP_CHECK_OK : NOP_CHECK_WARN,
+			strcmp(b + 1, "counter") ? NULL : "echo local > trace_clock (counter gives no time)",
+			"%s", b + 1);
+	}
+	free(v);
+}
+
+static void check_journal_dir(struct doc *d)
+{
+	struct nop_error e;
+
+	if (nop_journal_dir_check(&e) == 0)
+		doc_say(d, "journal_dir", NULL, NOP_CHECK_OK, NULL, "%s: a directory only its owner can write",
+			nop_journal_dir());
+	else if (e.sys_errno == ENOENT)
+		doc_say(d, "journal_dir", NULL, NOP_CHECK_OK, NULL,
+			"%s does not exist yet: nopctl creates it (0700) at first use", nop_journal_dir());
+	else
+		doc_say(d, "journal_dir", NULL, NOP_CHECK_FAIL,
+			"remove it; nopctl creates it again, root-owned and 0700", "%s", e.msg);
+}
+
+int nop_doctor(const char *const *patterns, size_t n, nop_finding_fn fn, void *ctx)
+{
+	struct doc d = { .fn = fn, .ctx = ctx };
+
+	check_privileges(&d);
+	check_lockdown(&d);
+	if (check_tracefs(&d) && check_access(&d)) {
+		check_funcs(&d);
+		check_journal_dir(&d);
+		doc_check_users(&d);
+		pick_probe(&d);
+		check_tracer(&d, NOP_TRACER_FUNCTION);
+		check_tracer(&d, NOP_TRACER_GRAPH);
+		if (d.tried[0] && d.tried[1])
+			doc_say(&d, "instances", NULL, NOP_CHECK_OK, NULL,
+				"function runs in instances: %s; function_graph: %s",
+				d.tried[0] == 1 ? "yes" : "no", d.tried[1] == 1 ? "yes"
+				: "no (graph and stats take the top level, one session at a time)");
+		check_settings(&d);
+		doc_check_lost(&d);
+	}
+	for (size_t i = 0; i < n; i++)
+		doc_check_pattern(&d, patterns[i]);
+	if (d.have_funcs)
+		nop_funcs_free(&d.funcs);
+	if (d.mounted_here)
+		umount2(d.tdir, MNT_DETACH);
+	return 0;
+}

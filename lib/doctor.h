@@ -1,0 +1,26 @@
+/* doctor.h - private to doctor*.c: the state of one doctor run. */
+#ifndef NOPCTL_DOCTOR_H
+#define NOPCTL_DOCTOR_H
+
+#include "internal.h"
+
+struct doc {
+	nop_finding_fn fn;
+	void *ctx;
+	const char *tdir;
+	bool mounted_here; /* tracefs was mounted by this run: unmount it */
+	char tracers[256]; /* top-level available_tracers */
+	struct nop_funcs funcs;
+	bool have_funcs;
+	char probe[NOP_NAME_MAX]; /* the function the tracers are tried on */
+	int tried[2];		  /* per tracer: 0 untried, 1 instance, 2 top level */
+};
+
+void doc_say(struct doc *d, const char *id, const char *subject, enum nop_check st,
+	     const char *fix, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+char *doc_read(struct doc *d, const char *rel, struct nop_error *e);
+void doc_check_users(struct doc *d);
+void doc_check_lost(struct doc *d);
+void doc_check_pattern(struct doc *d, const char *pat);
+
+#endif
