@@ -1,5 +1,6 @@
 /* inspect.c - nopctl inspect FUNC: ftrace's patch site, as the CPU sees it. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
 
@@ -9,7 +10,7 @@ int cmd_inspect(struct opts *o)
 	struct nop_fields f;
 	struct nop_site s;
 	const char *tdir;
-	char bytes[64], addr[3][24];
+	char bytes[64] = "", addr[3][24];
 	bool json = o->fmt == NOP_FMT_JSON;
 
 	if (o->npatterns != 1) {
@@ -20,7 +21,8 @@ int cmd_inspect(struct opts *o)
 	    check_patterns(tdir, o, &err) || nop_inspect(tdir, o->patterns[0], &s, &err))
 		return report_error(o, &err);
 	for (size_t i = 0; i < sizeof(s.bytes); i++)
-		snprintf(bytes + 3 * i, sizeof(bytes) - 3 * i, "%s%02x", i ? " " : "", s.bytes[i]);
+		snprintf(bytes + strlen(bytes), sizeof(bytes) - strlen(bytes), "%s%02x", i ? " " : "",
+			 s.bytes[i]);
 	snprintf(addr[0], sizeof(addr[0]), "%#llx", s.addr);
 	snprintf(addr[1], sizeof(addr[1]), "%#llx", s.site);
 	snprintf(addr[2], sizeof(addr[2]), "%#llx", s.target);
@@ -33,9 +35,11 @@ int cmd_inspect(struct opts *o)
 	nop_field_u64(&f, "site_offset", " (+%llu", s.site - s.addr);
 	nop_field_str(&f, "site_from", ", from %s)", s.site_from);
 	nop_field_str(&f, "bytes", "\n  bytes       %s", bytes);
-	if (json || s.endbr)
-		nop_field_str(&f, "endbr64", "\n  +0          f3 0f 1e fa     endbr64 (%s)",
-			      json ? (s.endbr ? "true" : "false") : "IBT landing pad");
+	nop_field_bool(&f, "endbr64", s.endbr ? "\n  +0          f3 0f 1e fa: endbr64, the IBT landing pad" : NULL,
+		       s.endbr);
+	nop_field_bool(&f, "endbr64_sealed",
+		       s.sealed ? "\n  +0          66 0f 1f 00: an endbr64 sealed into a NOP (IBT: never"
+				  " called indirectly)" : NULL, s.sealed);
 	nop_field_str(&f, "state", "\n  site        %s", nop_site_state_name(s.state));
 	nop_field_str(&f, "meaning", ": %s",
 		      s.state == NOP_SITE_NOP ? "the 5-byte NOP 0f 1f 44 00 00: ftrace is not tracing it"

@@ -107,7 +107,8 @@ static bool check_tracefs(struct doc *d)
 			"not mounted, and mounting it failed: %s", e.msg);
 		return false;
 	}
-	d->mounted_here = mounted("tracefs", dir, sizeof(dir));
+	if (mounted("tracefs", dir, sizeof(dir)))
+		d->mounted_here = dir;
 	doc_say(d, "tracefs", NULL, NOP_CHECK_OK, NULL,
 		"not mounted; mountable: nopctl mounts it at %s when it runs"
 		" (doctor unmounts it again)", d->tdir);
@@ -120,11 +121,16 @@ static bool check_access(struct doc *d)
 	char *v = doc_read(d, "available_tracers", &e);
 
 	if (!v) {
+		bool locked = !strcmp(nop_lockdown_mode(), "confidentiality");
+
 		doc_say(d, "tracefs.access", NULL, NOP_CHECK_FAIL,
-			e.sys_errno == EPERM ? "see the lockdown finding; boot without lockdown=confidentiality"
-					     : "run nopctl as root",
-			"%s%s", e.msg, e.sys_errno == EPERM ? ": kernel lockdown or a security policy"
-							      " forbids tracefs" : "");
+			locked ? "boot without lockdown=confidentiality"
+			: e.sys_errno == ENOENT ? "use a kernel built with CONFIG_FTRACE"
+			: e.sys_errno == EPERM && geteuid() == 0 ? "nothing nopctl can change: the kernel"
+								   " or a security policy forbids tracefs"
+								 : "run nopctl as root",
+			"%s%s", e.msg,
+			locked ? ": kernel lockdown 'confidentiality' hides and forbids tracefs files" : "");
 		return false;
 	}
 	snprintf(d->tracers, sizeof(d->tracers), "%s", v);
@@ -311,7 +317,9 @@ int nop_doctor(const char *const *patterns, size_t n, nop_finding_fn fn, void *c
 
 	check_privileges(&d);
 	check_lockdown(&d);
-	if (check_tracefs(&d) && check_access(&d)) {
+	if (!check_tracefs(&d) || !check_access(&d))
+		d.tdir = NULL;
+	else {
 		check_funcs(&d);
 		check_journal_dir(&d);
 		doc_check_users(&d);
@@ -327,10 +335,10 @@ int nop_doctor(const char *const *patterns, size_t n, nop_finding_fn fn, void *c
 		doc_check_lost(&d);
 	}
 	for (size_t i = 0; i < n; i++)
-		doc_check_pattern(&d, patterns[i]);
+		doc_check_pattern(&d, patterns[i]); /* without tracefs: only pattern.valid */
 	if (d.have_funcs)
 		nop_funcs_free(&d.funcs);
 	if (d.mounted_here)
-		umount2(d.tdir, MNT_DETACH);
+		umount2(d.mounted_here, MNT_DETACH);
 	return 0;
 }

@@ -8,7 +8,7 @@ struct doc {
 	nop_finding_fn fn;
 	void *ctx;
 	const char *tdir;
-	bool mounted_here; /* tracefs was mounted by this run: unmount it */
+	const char *mounted_here; /* tracefs was mounted here by this run: unmount it */
 	char tracers[256]; /* top-level available_tracers */
 	struct nop_funcs funcs;
 	bool have_funcs;

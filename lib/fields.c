@@ -87,6 +87,16 @@ void nop_field_str(struct nop_fields *f, const char *k, const char *fmt, const c
 	}
 }
 
+void nop_field_bool(struct nop_fields *f, const char *k, const char *fmt, bool v)
+{
+	if (f->json) {
+		key(f, k);
+		fputs(v ? "true" : "false", f->out);
+	} else if (fmt) {
+		fputs(fmt, f->out);
+	}
+}
+
 void nop_field_ts(struct nop_fields *f, const char *k, unsigned long long ns)
 {
 	if (f->json) {

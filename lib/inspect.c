@@ -2,7 +2,6 @@
  * bytes as the CPU sees them now, what they are (the 5-byte NOP of an idle
  * site, or a call into an ftrace trampoline), and its enabled_functions
  * record. x86-64. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +9,8 @@
 
 static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+/* objtool "seals" an endbr64 no indirect call can reach: a 4-byte NOP */
+static const unsigned char sealed[4] = { 0x66, 0x0f, 0x1f, 0x00 };
 
 const char *nop_site_state_name(enum nop_site_state s)
 {
@@ -53,13 +54,13 @@ static void enabled_record(const char *tdir, const char *func, char *out, size_t
 		fclose(f);
 }
 
-static void decode(struct nop_site *s, const char *tdir)
+static void decode(struct nop_site *s)
 {
 	const unsigned char *p = s->bytes + (s->site - s->addr);
-	struct nop_error e;
 	int32_t rel;
 
 	s->endbr = !memcmp(s->bytes, endbr64, 4);
+	s->sealed = !memcmp(s->bytes, sealed, 4) && s->site == s->addr + 4;
 	if (!memcmp(p, nop5, 5)) {
 		s->state = NOP_SITE_NOP;
 		return;
@@ -76,13 +77,15 @@ static void decode(struct nop_site *s, const char *tdir)
 	memcpy(&rel, p + 1, 4);
 	s->target = s->site + 5 + (long long)rel;
 	{
-		struct nop_resolver *r = nop_resolver_new(tdir, &e);
+		char name[160], *t;
 		unsigned long long off;
-		const char *name = r ? nop_resolve_sym(r, s->target, &off) : NULL;
 
-		if (name)
-			snprintf(s->target_sym, sizeof(s->target_sym), "%s+%#llx", name, off);
-		nop_resolver_free(r);
+		if (nop_ksym_at(s->target, name, sizeof(name), &off) == 0)
+			snprintf(s->target_sym, sizeof(s->target_sym), "%.120s+%#llx", name, off);
+		/* a trampoline ftrace allocated for this function's ops, which
+		 * enabled_functions names ("tramp: 0x...") */
+		else if ((t = strstr(s->enabled, "tramp: ")) && strtoull(t + 7, NULL, 16) == s->target)
+			snprintf(s->target_sym, sizeof(s->target_sym), "a dynamic ftrace trampoline");
 	}
 }
 
@@ -120,7 +123,7 @@ int nop_inspect(const char *tdir, const char *func, struct nop_site *s, struct n
 	} else {
 		/* older kernels: the site is the first instruction, after an
 		 * endbr64 where the kernel is built with IBT */
-		s->site = s->addr + (memcmp(s->bytes, endbr64, 4) ? 0 : 4);
+		s->site = s->addr + (memcmp(s->bytes, endbr64, 4) && memcmp(s->bytes, sealed, 4) ? 0 : 4);
 		s->site_from = "kallsyms";
 	}
 	if (s->site < s->addr || s->site + 5 > s->addr + sizeof(s->bytes)) {
@@ -128,8 +131,7 @@ int nop_inspect(const char *tdir, const char *func, struct nop_site *s, struct n
 			      func, s->site, s->addr);
 		return -1;
 	}
-	decode(s, tdir);
 	enabled_record(tdir, func, s->enabled, sizeof(s->enabled));
-	(void)errno;
+	decode(s);
 	return 0;
 }

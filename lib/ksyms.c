@@ -64,3 +64,28 @@ const char *nop_lockdown_mode(void)
 	free(v);
 	return mode;
 }
+
+/* The text symbol at or below addr (within 1 MB), module symbols and
+ * ftrace's own trampolines ("[__builtin__ftrace]") included. */
+int nop_ksym_at(unsigned long long addr, char *name, size_t len, unsigned long long *off)
+{
+	FILE *f = fopen(nop_kallsyms_path, "re");
+	unsigned long long best = 0;
+	char line[1024];
+
+	*name = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		char type, sym[512];
+
+		if (sscanf(line, "%llx %c %511s", &a, &type, sym) == 3 && a <= addr && a >= best &&
+		    addr - a < (1ULL << 20) && strchr("tTwW", type)) {
+			best = a;
+			snprintf(name, len, "%s", sym);
+		}
+	}
+	if (f)
+		fclose(f);
+	*off = addr - best;
+	return *name ? 0 : -1;
+}

@@ -335,6 +335,8 @@ void nop_field_u64(struct nop_fields *f, const char *key, const char *fmt, unsig
 void nop_field_i64(struct nop_fields *f, const char *key, const char *fmt, long long v);
 void nop_field_str(struct nop_fields *f, const char *key, const char *fmt, const char *v);
 void nop_field_ts(struct nop_fields *f, const char *key, unsigned long long ns);
+/* text: fmt as it is (no conversion), or nothing when NULL */
+void nop_field_bool(struct nop_fields *f, const char *key, const char *fmt, bool v);
 void nop_field_array_open(struct nop_fields *f, const char *key);
 void nop_field_item_str(struct nop_fields *f, const char *fmt, const char *v);
 void nop_field_array_close(struct nop_fields *f);
@@ -383,6 +385,7 @@ struct nop_site {
 	const char *site_from;	      /* where site came from */
 	unsigned char bytes[16];      /* from addr */
 	bool endbr;		      /* endbr64 first (IBT) */
+	bool sealed;		      /* an endbr64 objtool sealed into a NOP */
 	enum nop_site_state state;
 	unsigned long long target;    /* call/jmp */
 	char target_sym[160];	      /* "ftrace_caller+0x0" or "" */

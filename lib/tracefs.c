@@ -72,8 +72,13 @@ const char *nop_tracefs_dir(struct nop_error *err)
 
 		if (access(nop_path(p, sizeof(p), dir, "current_tracer"), F_OK) != 0 &&
 		    access(nop_path(p, sizeof(p), dir, "trace"), F_OK) != 0) {
-			nop_error_set(err, NOP_EKERNEL, ENOENT,
-				      "%s has no ftrace files: this kernel was built without ftrace", dir);
+			if (!strcmp(nop_lockdown_mode(), "confidentiality"))
+				nop_error_set(err, NOP_EKERNEL, EPERM,
+					      "%s is empty: kernel lockdown is 'confidentiality', which"
+					      " hides tracefs; boot without lockdown=confidentiality", dir);
+			else
+				nop_error_set(err, NOP_EKERNEL, ENOENT,
+					      "%s has no ftrace files: this kernel was built without ftrace", dir);
 			return NULL;
 		}
 	}

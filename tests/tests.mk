@@ -6,7 +6,8 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	$(CC) -O2 -static -o $@ $<
 
 vm-check: all $(HELPERS)
-	NOPCTL_BUILD=$(BUILD) sh tests/vm/run.sh trace graph report
+	NOPCTL_BUILD=$(BUILD) sh tests/vm/run.sh trace graph report doctor hardening
+	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_APPEND=lockdown=confidentiality sh tests/vm/run.sh lockdown
 
 host-check: all
 	NOPCTL_BUILD=$(BUILD) sh tests/host/check-docs.sh

@@ -3,6 +3,7 @@
 # initramfs, run the suites inside, collect verdicts from the second
 # serial port, and end with "N passed, N failed". A guest that does not
 # boot or does not finish counts as a failure, never as a skip.
+# NOPCTL_VM_APPEND: more kernel parameters (lockdown=confidentiality).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 suites=$(echo "${*:-trace}" | tr ' ' ,)
@@ -23,7 +24,7 @@ for k in $kernels; do
 		-nodefaults -display none -no-reboot \
 		-serial "file:$con" -serial "file:$res" \
 		-kernel "$k" -initrd "$work/initrd.gz" \
-		-append "console=ttyS0 quiet loglevel=3 panic=-1 nopctl.suites=$suites" </dev/null
+		-append "console=ttyS0 quiet loglevel=3 panic=-1 nopctl.suites=$suites ${NOPCTL_VM_APPEND:-}" </dev/null
 	qrc=$?
 	p=$(grep -c '^RESULT pass' "$res" 2>/dev/null); p=${p:-0}
 	f=$(grep -c '^RESULT fail' "$res" 2>/dev/null); f=${f:-0}

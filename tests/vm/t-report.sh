@@ -1,19 +1,6 @@
 # t-report.sh - record now, look later: nopctl's trace.dat read by
 # trace-cmd, trace-cmd's read by nopctl (issue 3).
 
-# trace-cmd record leaves its settings behind, and trace-cmd reset picks
-# its own (trace_clock local, where this kernel starts with global): put
-# the top level back as it was, so the harness judges what nopctl did
-trace_cmd_record() {
-	clock=$(sed 's/.*\[\(.*\)\].*/\1/' "$TR/trace_clock")
-	kb=$(sed 's/.*expanded: \([0-9]*\).*/\1/' "$TR/buffer_size_kb")
-	trace-cmd record "$@" > "$T/tc.log" 2>&1 || { cat "$T/tc.log"; fail "trace-cmd record failed"; }
-	trace-cmd reset > /dev/null 2>&1
-	echo "$clock" > "$TR/trace_clock"
-	echo "$kb" > "$TR/buffer_size_kb"
-	echo 1 > "$TR/tracing_on"
-}
-
 t_record_read_by_trace_cmd() {
 	expect_rc 0 nopctl record -q -o "$T/n.dat" do_sys_openat2 -- opener 5
 	[ "$(trace-cmd report "$T/n.dat" 2>/dev/null | grep -c 'function: *do_sys_openat2')" = 5 ] ||
