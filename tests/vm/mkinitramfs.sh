@@ -1,7 +1,7 @@
 #!/bin/sh
 # mkinitramfs.sh OUT.cpio.gz - the guest's root: busybox-static, the fresh
-# nopctl with its shared libraries, jq (a real JSON parser), the test
-# helpers and the suites.
+# nopctl with its shared libraries, jq (a real JSON parser), trace-cmd,
+# valgrind, the test helpers and the suites.
 set -eu
 out=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,6 +24,18 @@ add() {
 add "$b/nopctl"
 add "$(command -v jq)"
 add "$(command -v trace-cmd)" # the peer, for record/report round trips
+# valgrind's memcheck, for leak checks of complete runs (t-valgrind.sh)
+add /usr/bin/valgrind.bin
+mv "$root/usr/bin/valgrind.bin" "$root/usr/bin/valgrind"
+mkdir -p "$root/usr/libexec/valgrind"
+for f in memcheck-amd64-linux vgpreload_core-amd64-linux.so vgpreload_memcheck-amd64-linux.so default.supp; do
+	cp "/usr/libexec/valgrind/$f" "$root/usr/libexec/valgrind/"
+done
+# memcheck must redirect ld.so's strlen: it needs ld.so's symbols (libc6-dbg)
+id=$(readelf -n /lib64/ld-linux-x86-64.so.2 | awk '/Build ID/ { print $3 }')
+dbg=/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug
+mkdir -p "$root$(dirname "$dbg")"
+cp "$dbg" "$root$dbg"
 for h in "$b"/tests/helpers/*; do cp "$h" "$root/usr/bin/"; done
 # a small module with no dependencies and traceable functions, per kernel, for -m tests
 for ko in "${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}"/*/lib/modules/*/kernel/drivers/net/dummy.ko*; do

@@ -10,7 +10,7 @@ suites=$(echo "${*:-trace}" | tr ' ' ,)
 work=${NOPCTL_VM_WORK:-$top/build/vm}
 mkdir -p "$work"
 kernels=$(sh "$top/tests/vm/kernels.sh") || { echo "run.sh: cannot fetch kernels"; echo "0 passed, 1 failed"; exit 1; }
-[ -n "${NOPCTL_VM_ONLY:-}" ] && kernels=$(echo "$kernels" | grep -F -- "-$NOPCTL_VM_ONLY")
+[ -n "${NOPCTL_VM_ONLY:-}" ] && kernels=$(echo "$kernels" | grep -F -- "-$NOPCTL_VM_ONLY.")
 sh "$top/tests/vm/mkinitramfs.sh" "$work/initrd.gz" || { echo "0 passed, 1 failed"; exit 1; }
 passed=0
 failed=0
