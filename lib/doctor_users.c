@@ -60,9 +60,7 @@ void doc_check_users(struct doc *d)
 			if (de->d_name[0] == '.')
 				continue;
 			if (sscanf(de->d_name, "nopctl-%d", &pid) == 1) {
-				if (nop_owner_alive(pid)) {
-					live++;
-				} else {
+				if (!nop_owner_alive(pid)) {
 					snprintf(buf, sizeof(buf), "instance %s (pid %d is gone)", de->d_name, pid);
 					add(stale, sizeof(stale), buf);
 				}
@@ -80,7 +78,11 @@ void doc_check_users(struct doc *d)
 		while ((de = readdir(dir))) {
 			int pid = atoi(de->d_name);
 
-			if (pid > 0 && strstr(de->d_name, ".journal") && !nop_owner_alive(pid)) {
+			if (pid <= 0 || !strstr(de->d_name, ".journal"))
+				continue;
+			if (nop_owner_alive(pid)) {
+				live++; /* every session, instance or top level, has one */
+			} else {
 				snprintf(buf, sizeof(buf), "journal %s/%s (pid %d is gone)", nop_journal_dir(),
 					 de->d_name, pid);
 				add(stale, sizeof(stale), buf);

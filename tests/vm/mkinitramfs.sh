@@ -50,6 +50,6 @@ done
 cp "$top"/tests/vm/init "$root"/init
 cp "$top"/tests/vm/lib.sh "$top"/tests/vm/t-*.sh "$root"/tests/
 echo nopctl-guest > "$root"/etc/hostname
-echo 'root:x:0:0:root:/:/bin/sh' > "$root"/etc/passwd
+printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' > "$root"/etc/passwd
 chmod +x "$root"/init
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out"

@@ -62,6 +62,7 @@ t_doctor_untraceable_reasons() {
 
 t_doctor_sees_other_users() {
 	# a kprobe on the function, and another tool's function tracer at the top level
+	mount -t debugfs none /sys/kernel/debug # kprobes/list: every kprobe, BPF's too
 	echo 'p:nopctl_test/open do_sys_openat2' > "$TR/kprobe_events"
 	echo 1 > "$TR/events/nopctl_test/open/enable"
 	echo do_sys_openat2 > "$TR/set_ftrace_filter"
@@ -76,13 +77,14 @@ t_doctor_sees_other_users() {
 	filt=$(cat "$TR/set_ftrace_filter")
 	echo 0 > "$TR/events/nopctl_test/open/enable"
 	echo > "$TR/kprobe_events"
+	umount /sys/kernel/debug
 	echo nop > "$TR/current_tracer"
 	echo > "$TR/set_ftrace_filter"
 	[ "$rc" = 0 ] || { cat "$T/out" "$T/err"; fail "doctor exit $rc"; }
 	[ "$rc2" = 0 ] && grep -q '"comm":"cat"' "$T/tr" || { cat "$T/tr"; fail "trace beside them: exit $rc2"; }
 	[ "$kp" = 1 ] && [ "$tracer" = function ] && [ "$filt" = do_sys_openat2 ] ||
 		fail "the others' settings changed: kprobe enable=$kp tracer=$tracer filter=$filt"
-	finding pattern.users do_sys_openat2 '.status == "warn" and (.seen | test("kprobe_events: p:nopctl_test/open do_sys_openat2")) and (.seen | test("enabled_functions: do_sys_openat2"))'
+	finding pattern.users do_sys_openat2 '.status == "warn" and (.seen | test("kprobe_events: p:nopctl_test/open do_sys_openat2")) and (.seen | test("enabled_functions: do_sys_openat2")) and (.seen | test("kprobes/list: [0-9a-f]+ +k +do_sys_openat2"))'
 	finding top_level '.status == "warn" and (.seen | test("current_tracer is .function."))'
 	finding tracer.function '.status == "ok"'
 	case $KVER in
@@ -164,4 +166,30 @@ t_inspect_patch_site() {
 	expect_rc 2 nopctl inspect 'do_sys_*'
 	expect_rc 2 nopctl inspect no_such_function_xyz
 	grep -q 'no traceable function' "$T/err" || fail "unknown function: $(cat "$T/err")"
+}
+
+t_doctor_not_root() {
+	rc=0
+	su -s /bin/sh nobody -c 'nopctl doctor -j' > "$T/out" 2> "$T/err" || rc=$?
+	[ "$rc" = 3 ] || { cat "$T/out" "$T/err"; fail "doctor as nobody: exit $rc, wanted 3"; }
+	finding privileges '.status == "fail" and (.seen | test("uid 65534 without CAP_SYS_ADMIN")) and (.fix | test("as root"))'
+	finding tracefs.access '.status == "fail" and (.fix | test("as root"))'
+}
+
+t_doctor_settings_and_journal_dir() {
+	clock=$(sed 's/.*\[\(.*\)\].*/\1/' "$TR/trace_clock")
+	echo counter > "$TR/trace_clock"
+	mkdir -p /run/nopctl
+	chmod 0777 /run/nopctl
+	rc=0
+	nopctl doctor -j > "$T/out" 2> "$T/err" || rc=$?
+	rc2=0
+	nopctl trace do_sys_openat2 -- true > "$T/tr" 2>&1 || rc2=$?
+	chmod 0700 /run/nopctl
+	echo "$clock" > "$TR/trace_clock"
+	[ "$rc" = 3 ] || { cat "$T/out"; fail "doctor with an unsafe journal directory: exit $rc, wanted 3"; }
+	finding journal_dir '.status == "fail" and (.seen | test("refusing journal directory /run/nopctl"))'
+	finding trace_clock '.status == "warn" and .seen == "counter"'
+	finding buffer '.status == "ok" and (.seen | test("KB per CPU"))'
+	[ "$rc2" != 0 ] && grep -q 'refusing journal directory' "$T/tr" || { cat "$T/tr"; fail "trace ran with a world-writable journal directory (exit $rc2)"; }
 }

@@ -114,10 +114,14 @@ t_two_graph_sessions() {
 	wait_for "$T/g1" do_sys_openat2
 	rc=0
 	nopctl graph do_sys_openat2 -- true > "$T/g2" 2>&1 || rc=$?
+	nopctl doctor -j > "$T/doc" 2>&1 || true
 	kill -INT "$n"
 	reap "$n"
 	kill "$a"
 	[ "$rc" = 4 ] || { cat "$T/g2"; fail "second graph session: exit $rc, wanted 4"; }
 	grep -q 'another nopctl is using the top-level tracer' "$T/g2" || { cat "$T/g2"; fail "message"; }
 	[ "$reaped" = 0 ] || fail "the first session ended with $reaped"
+	jq -e -s 'any(.id == "top_level" and .status == "warn" and (.seen | test("another nopctl holds the top level")))
+		and any(.id == "sessions" and .seen == "1 nopctl session(s) running")' "$T/doc" > /dev/null ||
+		{ cat "$T/doc"; fail "doctor does not see the nopctl holding the top level"; }
 }
