@@ -8,6 +8,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 b=${NOPCTL_BUILD:-$top/build}
 case $b in /*) ;; *) b=$top/$b ;; esac
 root=$(mktemp -d)
+chmod 0755 "$root" # mktemp makes it 0700: other users could not reach /bin
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/bin "$root"/sbin "$root"/proc "$root"/sys "$root"/dev "$root"/tmp \
 	"$root"/etc "$root"/run "$root"/tests "$root"/usr/bin
