@@ -41,7 +41,8 @@ void doc_check_users(struct doc *d)
 	if (lock_held())
 		doc_say(d, "top_level", NULL, NOP_CHECK_WARN,
 			"wait for it, or see 'nopctl status'",
-			"another nopctl holds the top level (%s/top-level.lock)", nop_journal_dir());
+			"another nopctl (pid %d) holds the top level (%s/top-level.lock)",
+			nop_top_level_holder(), nop_journal_dir());
 	else if (nop_top_level_user(d->tdir, why, sizeof(why)))
 		doc_say(d, "top_level", NULL, NOP_CHECK_WARN,
 			"nopctl leaves it alone: trace runs in an instance; --top-level, and graph where"

@@ -48,6 +48,7 @@ void nop_sink_sym(struct nop_sink *s, unsigned long long addr, char *buf, size_t
 int nop_lines_summary(struct nop_sink *s, const struct nop_summary *sum);
 int nop_summary_to_diag(struct nop_sink *s, const struct nop_summary *sum);
 
+extern const char *nop_kcore_path; /* /proc/kcore; tests point it elsewhere */
 int nop_ksym_at(unsigned long long addr, char *name, size_t len, unsigned long long *off);
 
 int nop_levenshtein(const char *a, const char *b, int limit);

@@ -9,7 +9,7 @@
 
 #include "internal.h"
 
-static const char *nop_kcore_path = "/proc/kcore";
+const char *nop_kcore_path = "/proc/kcore";
 
 static int kcore_error(struct nop_error *err, int e)
 {

@@ -374,6 +374,8 @@ int nop_doctor(const char *const *patterns, size_t n, nop_finding_fn fn, void *c
 /* Another user of the top level (a tracer, filters or pids): 1 and why. */
 int nop_top_level_user(const char *tracing_dir, char *why, size_t len);
 int nop_journal_dir_check(struct nop_error *err);
+/* The pid in the top-level lock: the last nopctl that held it (0: none). */
+int nop_top_level_holder(void);
 
 /* ---- inspect: ftrace's patch site of one function ------------------------ */
 enum nop_site_state { NOP_SITE_NOP, NOP_SITE_CALL, NOP_SITE_JMP, NOP_SITE_INT3, NOP_SITE_OTHER };

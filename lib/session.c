@@ -293,6 +293,19 @@ static bool instance_offers(const char *inst_dir, const char *tracer)
 	return ok;
 }
 
+int nop_top_level_holder(void)
+{
+	char path[4200], *v;
+	struct nop_error e;
+	int pid;
+
+	snprintf(path, sizeof(path), "%s/top-level.lock", nop_journal_dir());
+	v = nop_read_file(path, NULL, &e);
+	pid = v ? atoi(v) : 0;
+	free(v);
+	return pid;
+}
+
 static int claim_top_level(struct nop_session *s, struct nop_error *err)
 {
 	char why[160];
@@ -308,15 +321,19 @@ static int claim_top_level(struct nop_session *s, struct nop_error *err)
 			close(fd);
 		if (e == EWOULDBLOCK) {
 			nop_error_set(err, NOP_EBUSY, e,
-				      "another nopctl is using the top-level tracer (lock %s);"
-				      " 'nopctl status' shows which", lockpath);
+				      "another nopctl (pid %d) is using the top-level tracer (lock %s);"
+				      " 'nopctl status' shows what it traces", nop_top_level_holder(),
+				      lockpath);
 		} else {
 			nop_error_io(err, "lock", lockpath, e);
 		}
 		return -1;
 	}
-	/* held until close: the lock dies with the process, even on kill -9 */
+	/* held until close: the lock dies with the process, even on kill -9;
+	 * it holds our pid, for the message of whoever is refused */
 	s->lock_fd = fd;
+	if (ftruncate(fd, 0) == 0)
+		dprintf(fd, "%d\n", (int)getpid());
 	if (nop_top_level_user(s->tracing_dir, why, sizeof(why)) && !s->cfg.force) {
 		nop_error_set(err, NOP_EBUSY, 0,
 			      "the top-level tracer is in use by someone else (%s) and this kernel"

@@ -1,0 +1,99 @@
+/* test_diag.c - what doctor and inspect build on: kallsyms lookups (exact
+ * name, compiler clones, the symbol at an address) on the symbols recorded
+ * from 6.12, and reading kernel memory through an ELF core like
+ * /proc/kcore (a small one written here). */
+#include <elf.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../lib/internal.h"
+
+static void lookup_exact_and_clones(void **state)
+{
+	struct nop_error err;
+	struct nop_ksym k;
+
+	nop_kallsyms_path = "fixtures/6.12/kallsyms";
+	assert_int_equal(nop_ksym_lookup("do_sys_openat2", &k, &err), 0);
+	assert_true(k.found);
+	assert_int_equal(k.type, 't');
+	assert_true(k.addr == 0xffffffffbb242060ULL);
+	assert_int_equal(k.nclones, 0);
+	/* only the clone is in the kernel: doctor points at it */
+	assert_int_equal(nop_ksym_lookup("getname_flags", &k, &err), 0);
+	assert_false(k.found);
+	assert_int_equal(k.nclones, 1);
+	assert_string_equal(k.clones[0], "getname_flags.part.0");
+	/* a prefix is not a clone: "do_sys_open" is not a clone of "do_sys_openat2" */
+	assert_int_equal(nop_ksym_lookup("do_sys_open", &k, &err), 0);
+	for (int i = 0; i < k.nclones; i++)
+		assert_int_equal(strncmp(k.clones[i], "do_sys_open.", 12), 0);
+	nop_kallsyms_path = "fixtures/no-such-file";
+	assert_int_equal(nop_ksym_lookup("x", &k, &err), -1);
+	nop_kallsyms_path = "/proc/kallsyms";
+}
+
+static void symbol_at_address(void **state)
+{
+	char name[128];
+	unsigned long long off;
+
+	nop_kallsyms_path = "fixtures/6.12/kallsyms";
+	assert_int_equal(nop_ksym_at(0xffffffffbb242060ULL + 5, name, sizeof(name), &off), 0);
+	assert_string_equal(name, "do_sys_openat2");
+	assert_true(off == 5);
+	assert_int_equal(nop_ksym_at(0x1000, name, sizeof(name), &off), -1);
+	nop_kallsyms_path = "/proc/kallsyms";
+}
+
+/* an ELF64 core with one PT_LOAD: 64 bytes at vaddr 0xffffffff81000000 */
+static void kcore_segments(void **state)
+{
+	char path[] = "/tmp/nopctl-kcore-XXXXXX";
+	int fd = mkstemp(path);
+	Elf64_Ehdr eh = { .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB,
+				       EV_CURRENT },
+			  .e_type = ET_CORE, .e_machine = EM_X86_64, .e_phoff = sizeof(Elf64_Ehdr),
+			  .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 1 };
+	Elf64_Phdr ph = { .p_type = PT_LOAD, .p_offset = 4096, .p_vaddr = 0xffffffff81000000ULL,
+			  .p_filesz = 64, .p_memsz = 64 };
+	unsigned char text[64], buf[5];
+	struct nop_error err;
+
+	for (int i = 0; i < 64; i++)
+		text[i] = (unsigned char)i;
+	memcpy(text + 4, "\x0f\x1f\x44\x00\x00", 5);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, &eh, sizeof(eh), 0), sizeof(eh));
+	assert_int_equal(pwrite(fd, &ph, sizeof(ph), sizeof(eh)), sizeof(ph));
+	assert_int_equal(pwrite(fd, text, sizeof(text), 4096), sizeof(text));
+	close(fd);
+	nop_kcore_path = path;
+	assert_int_equal(nop_kcore_read(0xffffffff81000004ULL, buf, 5, &err), 0);
+	assert_memory_equal(buf, "\x0f\x1f\x44\x00\x00", 5);
+	/* past the segment's end, or outside any: an error naming the address */
+	assert_int_equal(nop_kcore_read(0xffffffff8100003eULL, buf, 5, &err), -1);
+	assert_non_null(strstr(err.msg, "not mapped"));
+	assert_int_equal(nop_kcore_read(0x1000, buf, 5, &err), -1);
+	unlink(path);
+	assert_int_equal(nop_kcore_read(0xffffffff81000004ULL, buf, 5, &err), -1);
+	assert_int_equal(err.status, NOP_EKERNEL);
+	assert_non_null(strstr(err.msg, "CONFIG_PROC_KCORE"));
+	nop_kcore_path = "/proc/kcore";
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(lookup_exact_and_clones),
+		cmocka_unit_test(symbol_at_address),
+		cmocka_unit_test(kcore_segments),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
