@@ -1,5 +1,5 @@
 # tests.mk - make check: host unit tests, then the VM suites on real kernels.
-HELPERS := $(BUILD)/tests/helpers/opener
+HELPERS := $(BUILD)/tests/helpers/opener $(BUILD)/tests/helpers/rusage
 
 $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
