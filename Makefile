@@ -44,6 +44,7 @@ $(BUILD)/man/%: man/%.scd
 
 include tests/tests.mk
 include fuzz/fuzz.mk
+include bench/bench.mk
 
 install: all
 	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/nopctl

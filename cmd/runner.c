@@ -215,7 +215,6 @@ int run_capture(struct opts *o, enum run_mode mode)
 	r.nroots = nroots;
 	if (!(dec = nop_decoder_new(nop_session_dir(sess), &err)) ||
 	    !(res = nop_resolver_new(tdir, &err)) ||
-	    nop_resolver_load_kallsyms(res, "/proc/kallsyms", &err) ||
 	    nop_stream_open(&st, dec, nop_session_dir(sess), cpusp, &err) ||
 	    setup_output(&r, mode, out, res, &err))
 		goto out;
@@ -245,6 +244,11 @@ int run_capture(struct opts *o, enum run_mode mode)
 			nop_session_instance(sess) ? nop_session_instance(sess) : "");
 	t0 = now_ns();
 	if (nop_session_start(sess, &err))
+		goto out;
+	/* the kernel's symbols are read once tracing is on (a slow file: the
+	 * kernel formats ~150,000 lines); events wait in the buffer meanwhile.
+	 * record keeps raw pages and needs none */
+	if (mode != RUN_RECORD && nop_resolver_load_kallsyms(res, "/proc/kallsyms", &err))
 		goto out;
 	if (r.child > 0) {
 		int e;

@@ -49,9 +49,12 @@ int nop_funcs_load(const char *tracing_dir, struct nop_funcs *f, struct nop_erro
 	int ret;
 
 	nop_path(path, sizeof(path), tracing_dir, "available_filter_functions");
-	text = nop_read_file(path, NULL, err);
-	if (!text)
-		return -1;
+	if (!(text = nop_funcs_cache_read(tracing_dir))) {
+		if (!(text = nop_read_file(path, NULL, err)))
+			return -1;
+		if (*text)
+			nop_funcs_cache_write(tracing_dir, text);
+	}
 	ret = nop_funcs_parse(text, f, err);
 	free(text);
 	if (ret == 0 && f->n == 0) {

@@ -51,6 +51,11 @@ int nop_summary_to_diag(struct nop_sink *s, const struct nop_summary *sum);
 extern const char *nop_kcore_path; /* /proc/kcore; tests point it elsewhere */
 int nop_ksym_at(unsigned long long addr, char *name, size_t len, unsigned long long *off);
 
+/* available_filter_functions kept per boot and module set (funcs_cache.c) */
+char *nop_funcs_cache_read(const char *tracing_dir);
+void nop_funcs_cache_write(const char *tracing_dir, const char *text);
+int nop_journal_dir_make(struct nop_error *err); /* the journal directory, created if absent */
+
 int nop_levenshtein(const char *a, const char *b, int limit);
 
 #endif

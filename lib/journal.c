@@ -71,6 +71,11 @@ int nop_journal_dir_check(struct nop_error *err)
 	return journal_dir_ok(false, err);
 }
 
+int nop_journal_dir_make(struct nop_error *err)
+{
+	return journal_dir_ok(true, err);
+}
+
 static int jwrite(struct nop_journal *j, const char *line, struct nop_error *err)
 {
 	size_t len = strlen(line);

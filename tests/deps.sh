@@ -3,7 +3,7 @@
 # archive, on a machine that has never seen the project (run as root).
 set -eu
 need="build-essential pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd libcmocka-dev graphviz
-qemu-system-x86 busybox-static cpio xz-utils jq scdoc bash-completion valgrind libc6-dbg clang"
+qemu-system-x86 busybox-static cpio xz-utils jq scdoc bash-completion valgrind libc6-dbg clang linux-perf"
 missing=
 for p in $need; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' || missing="$missing $p"

@@ -1,5 +1,5 @@
 # tests.mk - make check: host unit tests, then the VM suites on real kernels.
-HELPERS := $(BUILD)/tests/helpers/opener $(BUILD)/tests/helpers/rusage
+HELPERS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
 
 $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)

@@ -1,15 +1,20 @@
-/* opener N [PATH] - open (and close) PATH exactly N times: a workload whose
- * call count is known. Built static so that it runs in the bare guest. */
+/* opener N [PATH [RATE]] - open (and close) PATH exactly N times: a
+ * workload whose call count is known; RATE > 0 paces it to about RATE
+ * opens a second. Built static so that it runs in the bare guest. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? strtol(argv[1], NULL, 10) : 1;
 	const char *path = argc > 2 ? argv[2] : "/etc/hostname";
+	long rate = argc > 3 ? strtol(argv[3], NULL, 10) : 0;
+	struct timespec t0, t;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (long i = 0; i < n; i++) {
 		int fd = open(path, O_RDONLY);
 
@@ -18,6 +23,15 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		close(fd);
+		if (rate > 0) {
+			/* sleep until open i+1 is due */
+			double due = (double)(i + 1) / rate, el;
+
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			el = (t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9;
+			if (due > el)
+				usleep((useconds_t)((due - el) * 1e6));
+		}
 	}
 	return 0;
 }

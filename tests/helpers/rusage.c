@@ -1,13 +1,24 @@
 /* rusage [-o FILE] CMD [ARG...] - run CMD and print what it cost as one
  * JSON object: wall, user and system seconds, peak RSS (KB) and exit
  * status. A static helper for the benchmarks in the bare guest. */
+#include <signal.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+static pid_t child;
+
+/* a stop signal is for the command: pass it on */
+static void forward(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
 
 static double now(void)
 {
@@ -36,14 +47,24 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: rusage [-o FILE] CMD [ARG...]\n");
 		return 127;
 	}
+	signal(SIGINT, forward);
+	signal(SIGTERM, forward);
+	signal(SIGQUIT, forward);
 	t0 = now();
 	pid = fork();
 	if (pid == 0) {
+		/* a shell's background job starts with SIGINT ignored: not the command */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
 		execvp(argv[i], argv + i);
 		perror(argv[i]);
 		_exit(127);
 	}
-	if (pid < 0 || wait4(pid, &st, 0, &ru) < 0) {
+	child = pid;
+	while (pid > 0 && wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
+		;
+	if (pid < 0) {
 		perror("rusage");
 		return 127;
 	}

@@ -48,6 +48,11 @@ for ko in "${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}"/*/lib/modules/*/kernel
 	*) cp "$ko" "$root/modules/$kver/dummy.ko" ;;
 	esac
 done
+# make bench: perf (linux-perf) beside trace-cmd, and the bench suite
+if [ -n "${NOPCTL_VM_BENCH:-}" ]; then
+	add "$(command -v perf)"
+	cp "$top"/bench/t-*.sh "$root"/tests/
+fi
 cp "$top"/tests/vm/init "$root"/init
 cp "$top"/tests/vm/lib.sh "$top"/tests/vm/t-*.sh "$root"/tests/
 echo nopctl-guest > "$root"/etc/hostname

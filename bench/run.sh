@@ -1,0 +1,24 @@
+#!/bin/sh
+# run.sh - make bench: boot each Debian kernel with the bench suite
+# (bench/t-bench.sh: nopctl, trace-cmd, perf and cat in the same boot),
+# keep the raw figures in bench/results/<kernel>.json, print the tables.
+# BENCH_RUNS: runs per figure (the median is reported), default 3.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=${NOPCTL_VM_WORK:-$top/build/bench}
+export NOPCTL_VM_WORK="$work" NOPCTL_VM_BENCH=1 NOPCTL_VM_TIMEOUT="${NOPCTL_VM_TIMEOUT:-7200}"
+export NOPCTL_VM_APPEND="nopctl.runs=${BENCH_RUNS:-3} ${NOPCTL_VM_APPEND:-}"
+sh "$top/tests/vm/run.sh" bench
+rc=$?
+mkdir -p "$top/bench/results"
+for res in "$work"/*.results; do
+	[ -f "$res" ] || continue
+	kver=$(sed -n 's/^DONE //p' "$res" | head -n 1)
+	[ -n "$kver" ] || continue
+	out="$top/bench/results/$kver.json"
+	sed -n 's/^BENCH //p' "$res" | jq -s --arg k "$kver" --arg d "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+		--arg host "$(uname -m), QEMU TCG single-threaded, 2 vCPUs, 1 GB" --argjson runs "${BENCH_RUNS:-3}" \
+		'{ kernel: $k, date: $d, machine: $host, runs: $runs, results: . }' > "$out"
+	sh "$top/bench/table.sh" "$out"
+done
+exit $rc

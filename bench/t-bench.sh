@@ -1,0 +1,211 @@
+# t-bench.sh - the benchmark suite (issue 5), run in the guest by
+# bench/run.sh: each t_bench_* measures nopctl and its peers in the same
+# boot and sends "BENCH {json}" lines to the host; it fails only when a
+# measurement could not be made, never on a target.
+
+TDIR=/sys/kernel/tracing
+RUNS=$(sed -n 's/.*nopctl.runs=\([0-9]*\).*/\1/p' /proc/cmdline)
+RUNS=${RUNS:-3}
+# nopctl.scale=0.01 shrinks every workload, for a quick try of the suite
+SCALE=$(sed -n 's/.*nopctl.scale=\([0-9.]*\).*/\1/p' /proc/cmdline)
+SCALE=${SCALE:-1}
+scaled() { echo "$1 $SCALE" | awk '{ printf "%d", $1 * $2 + 1 }'; }
+BKB=4096 # per-CPU buffer, KB, for every tool
+
+bench() { echo "BENCH {\"kernel\":\"$KVER\",$1}" >&3; echo "BENCH $1"; }
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR ? a[int((NR + 1) / 2)] : "null") }'; }
+cpu_s() { jq '.user_s + .sys_s' "$1"; }
+
+# function_graph events in a text view (kernel, trace-cmd, perf, nopctl
+# all print them alike): "f() {" one, "}" one, "f();" two (entry and exit)
+graph_events() {
+	awk '{ sub(/[ \t]+$/, "") } /\{$/ { n++; next } /\);$/ { n += 2; next } /\}$|\}[ ]*\/\*.*\*\/$/ { n++ } END { print n + 0 }' "$1"
+}
+
+# CPU seconds used so far by process $1 and every descendant alive
+# (trace-cmd reads each CPU in a child of its own)
+tree_cpu() {
+	cat /proc/[0-9]*/stat 2> /dev/null | awk -v root="$1" '
+		{ par[$1] = $4; cpu[$1] = $14 + $15 }
+		END { for (p in par) { q = p; while (q && q != root && q in par && q != par[q]) q = par[q]
+			if (q == root) n += cpu[p] } printf "%.2f", n / 100 }'
+}
+
+# lost events in the top-level buffer now (what trace-cmd, perf and cat use)
+top_lost() {
+	cat "$TDIR"/per_cpu/cpu*/stats | awk '/^overrun:|^dropped events:/ { n += $NF } END { print n + 0 }'
+}
+
+# events per do_sys_openat2 call of the opener workload (function_graph)
+per_open() {
+	[ -n "${PER:-}" ] && return
+	nopctl record -q -G -b 16384 -o "$T/cal.dat" do_sys_openat2 -- opener 200 > "$T/cal.out" 2>&1 ||
+		{ cat "$T/cal.out"; fail "calibration record failed"; }
+	PER=$(nopctl report --stats -j "$T/cal.dat" | jq -s '[.[] | select(.type == "func_stats") | .calls] | add * 2 / 200 | floor')
+	[ "$PER" -gt 0 ] || fail "calibration: $PER events per open"
+	echo "events per open: $PER"
+}
+
+# B1: decoding one capture of >= 1M function_graph events
+t_bench_1_decode() {
+	cd "$T"
+	per_open
+	n=$(scaled $((1050000 / PER)))
+	rusage -o "$T/rec.json" nopctl record -q -G -b 16384 -o "$T/b1.dat" do_sys_openat2 -- opener $n ||
+		fail "record of $n opens: exit $?"
+	events=$(nopctl report --stats -j "$T/b1.dat" | jq -s '[.[] | select(.type == "func_stats") | .calls] | add * 2')
+	[ "$events" -ge "$(scaled 1000000)" ] || fail "only $events events"
+	for tool in "nopctl report" "nopctl report -j" "nopctl report --stats" "trace-cmd report"; do
+		rm -f "$T/r.json"
+		for i in $(seq "$RUNS"); do
+			rusage -o "$T/r.json" $tool "$T/b1.dat" > /dev/null 2>&1 || fail "$tool: exit $?"
+		done
+		cpus=$(jq -s -c 'map(.user_s + .sys_s)' "$T/r.json")
+		m=$(jq '.user_s + .sys_s' "$T/r.json" | median)
+		rss=$(jq -s 'map(.maxrss_kb) | max' "$T/r.json")
+		bench "\"bench\":\"B1\",\"tool\":\"$tool\",\"events\":$events,\"cpu_s\":$cpus,\"median_cpu_s\":$m,\"events_per_cpu_s\":$(echo "$events $m" | awk '{ printf "%.0f", $1 / $2 }'),\"maxrss_kb\":$rss"
+	done
+}
+
+# start a graph reader ($1: nopctl, trace-cmd, perf, cat) on do_sys_openat2
+# in the background; reader pid in $rpid, its output in $T/out.$1
+start_reader() {
+	case $1 in
+	nopctl) rusage -o "$T/ru.$1" nopctl graph -b $BKB do_sys_openat2 > "$T/out.$1" 2> "$T/err.$1" & ;;
+	trace-cmd) rusage -o "$T/ru.$1" trace-cmd stream -p function_graph -g do_sys_openat2 -b $BKB > "$T/out.$1" 2> "$T/err.$1" & ;;
+	perf) rusage -o "$T/ru.$1" perf ftrace -a -G do_sys_openat2 -m ${BKB}K > "$T/out.$1" 2> "$T/err.$1" & ;;
+	cat)
+		echo $BKB > "$TDIR/buffer_size_kb"
+		echo do_sys_openat2 > "$TDIR/set_graph_function"
+		echo function_graph > "$TDIR/current_tracer"
+		rusage -o "$T/ru.$1" cat "$TDIR/trace_pipe" > "$T/out.$1" 2> "$T/err.$1" & ;;
+	esac
+	rpid=$!
+	rm -f "$T/wl.json"
+	# tracing on: the reader's buffer has function_graph and tracing_on
+	_i=0
+	until grep -q function_graph "$TDIR/current_tracer" "$TDIR"/instances/*/current_tracer 2>/dev/null &&
+		[ "$(cat "$TDIR/tracing_on")" = 1 ]; do
+		_i=$((_i + 1)); [ $_i -lt 1200 ] || fail "$1 did not start"; usleep 50000
+	done
+	sleep 1
+	cpu0=$(tree_cpu "$rpid") # from here on, reading only: not the tracer switch
+}
+
+# stop it; lost events from its own report (nopctl) or the top level
+stop_reader() {
+	lost=$(top_lost)
+	cpu=$(echo "$(tree_cpu "$rpid") $cpu0" | awk '{ printf "%.2f", $1 - $2 }')
+	kill -INT "$rpid" 2> /dev/null
+	[ "$1" = cat ] && { echo nop > "$TDIR/current_tracer"; echo > "$TDIR/set_graph_function"; }
+	wait "$rpid" || true # tools switch function_graph off: no 30 s limit here
+	case $1 in
+	nopctl) lost=$(sed -n 's/.*lost \([0-9]*\) (page headers), overrun \([0-9]*\), dropped \([0-9]*\).*/\1 \2 \3/p' "$T/err.$1" |
+		awk '{ print $1 + $2 + $3 }') ;;
+	*) restore_top ;;
+	esac
+}
+
+# the peers leave settings behind (trace-cmd reset picks its own clock and
+# buffer size; perf ftrace leaves tracing_on 0 and irq-info 0): the top
+# level is put back after each of their runs, so that every tool starts
+# from the same state and the harness's snapshot stays the same
+save_top() {
+	_st=/tmp/bench.top
+	{
+		echo "echo $(sed 's/.*\[\(.*\)\].*/\1/' "$TDIR/trace_clock") > $TDIR/trace_clock"
+		echo "echo $(sed 's/.*expanded: \([0-9]*\).*/\1/' "$TDIR/buffer_size_kb") > $TDIR/buffer_size_kb"
+		echo "echo $(cat "$TDIR/tracing_on") > $TDIR/tracing_on"
+		for _o in "$TDIR"/options/*; do echo "echo $(cat "$_o") > $_o"; done
+	} > "$_st"
+}
+restore_top() {
+	trace-cmd reset > /dev/null 2>&1 || true
+	echo nop > "$TDIR/current_tracer"
+	sh /tmp/bench.top 2> /dev/null || true
+}
+
+# B2: live streaming at rising rates
+t_bench_2_stream() {
+	cd "$T"
+	per_open
+	save_top
+	for rate in 250 1000 0; do
+		n=$(scaled $([ $rate = 0 ] && echo 4000 || echo $((rate * 4))))
+		for tool in nopctl trace-cmd perf cat; do
+			start_reader $tool
+			rusage -o "$T/wl.json" opener $n /etc/hostname $rate
+			sleep 2
+			stop_reader $tool
+			got=$(graph_events "$T/out.$tool")
+			rm -f "$T/ru.$tool"
+			wall=$(jq .wall_s "$T/wl.json")
+			bench "\"bench\":\"B2\",\"tool\":\"$tool\",\"rate\":$rate,\"opens\":$n,\"workload_s\":$wall,\"expected_opener\":$((n * PER)),\"delivered\":$got,\"lost\":${lost:-null},\"reader_cpu_s\":$cpu,\"cpu_s_per_million\":$(echo "$cpu $got" | awk '{ printf "%.3f", $2 ? $1 * 1e6 / $2 : 0 }')"
+		done
+	done
+}
+
+# B3: start and stop latency, one function and a glob of > 1000
+t_bench_3_latency() {
+	cd "$T"
+	save_top
+	glob=
+	for g in 'acpi_*' 'pci_*' '*_probe*' '*_init*'; do
+		c=$(nopctl list "$g" | wc -l)
+		[ "$c" -gt 1000 ] && glob=$g && break
+	done
+	[ -n "$glob" ] || fail "no glob of more than 1000 functions"
+	for pat in do_sys_openat2 "$glob"; do
+		n=$(nopctl list "$pat" | wc -l)
+		for tool in nopctl trace-cmd perf; do
+			rm -f "$T/lat"
+			for i in $(seq "$RUNS"); do
+				case $tool in
+				nopctl) latency "$TDIR/instances/nopctl-%d" 1 nopctl trace -q "$pat" > "$T/lat.1" ;;
+				trace-cmd) latency "$TDIR" 1 trace-cmd record -q -p function -l "$pat" -o "$T/l.dat" > "$T/lat.1" 2>/dev/null
+					restore_top ;;
+				perf) latency "$TDIR" 1 perf ftrace -a -T "$pat" > "$T/lat.1" 2>/dev/null
+					restore_top ;;
+				esac
+				grep '^{' "$T/lat.1" >> "$T/lat"
+			done
+			s=$(jq .start_s "$T/lat" | median)
+			t=$(jq .stop_s "$T/lat" | median)
+			bench "\"bench\":\"B3\",\"tool\":\"$tool\",\"pattern\":\"$pat\",\"functions\":$n,\"start_s\":$(jq -s -c 'map(.start_s)' "$T/lat"),\"stop_s\":$(jq -s -c 'map(.stop_s)' "$T/lat"),\"median_start_s\":$s,\"median_stop_s\":$t"
+		done
+	done
+}
+
+# B4: peak RSS of graph and stats streaming 1M and 10M events
+t_bench_4_memory() {
+	per_open
+	for mode in graph stats; do
+		for m in 1 10; do
+			n=$(scaled $((m * 1000000 / PER)))
+			rc=0
+			rusage -o "$T/m.json" nopctl $mode -q -b 16384 do_sys_openat2 -- opener $n > /dev/null 2> "$T/m.err" || rc=$?
+			[ "$rc" = 0 ] || [ "$rc" = 5 ] || { cat "$T/m.err"; fail "nopctl $mode: exit $rc"; }
+			bench "\"bench\":\"B4\",\"tool\":\"nopctl $mode\",\"events_millions\":$m,\"exit\":$rc,\"maxrss_kb\":$(jq .maxrss_kb "$T/m.json"),\"cpu_s\":$(cpu_s "$T/m.json")"
+			rm -f "$T/m.json"
+		done
+	done
+}
+
+# B5: wall time of the workload untraced, under nopctl graph, under trace-cmd record
+t_bench_5_overhead() {
+	cd "$T"
+	save_top
+	n=$(scaled 20000)
+	for how in untraced nopctl trace-cmd; do
+		rm -f "$T/w.json"
+		for i in $(seq "$RUNS"); do
+			case $how in
+			untraced) rusage -o "$T/w.json" opener $n ;;
+			nopctl) nopctl graph -q -b $BKB do_sys_openat2 -- rusage -o "$T/w.json" opener $n > /dev/null 2>&1 ;;
+			trace-cmd) trace-cmd record -q -p function_graph -g do_sys_openat2 -b $BKB -o "$T/w.dat" -c -F rusage -o "$T/w.json" opener $n > /dev/null 2>&1
+				restore_top ;;
+			esac
+		done
+		bench "\"bench\":\"B5\",\"tool\":\"$how\",\"opens\":$n,\"wall_s\":$(jq -s -c 'map(.wall_s)' "$T/w.json"),\"median_wall_s\":$(jq .wall_s "$T/w.json" | median)"
+	done
+}
