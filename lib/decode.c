@@ -190,6 +190,10 @@ static unsigned long long num(const struct nop_decoder *d, const struct tep_form
 	const char *p = (const char *)rec->data + f->offset;
 	unsigned long long v = 0;
 
+	/* a damaged record shorter than its format: nothing past its end is
+	 * read (the caller bounded rec->size by the page; found by fuzz_decode) */
+	if (f->offset < 0 || (unsigned)f->offset + (unsigned)f->size > (unsigned)rec->size)
+		return 0;
 	if (d->native) {
 		switch (f->size) {
 		case 8: { uint64_t x; memcpy(&x, p, 8); return x; }
