@@ -7,7 +7,8 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=${NOPCTL_VM_WORK:-$top/build/bench}
 export NOPCTL_VM_WORK="$work" NOPCTL_VM_BENCH=1 NOPCTL_VM_TIMEOUT="${NOPCTL_VM_TIMEOUT:-7200}"
-export NOPCTL_VM_APPEND="nopctl.runs=${BENCH_RUNS:-3} ${NOPCTL_VM_APPEND:-}"
+# BENCH_ONLY=3,4: only those figures; the others' results are kept
+export NOPCTL_VM_APPEND="nopctl.runs=${BENCH_RUNS:-3} ${BENCH_ONLY:+nopctl.bench=$BENCH_ONLY} ${NOPCTL_VM_APPEND:-}"
 sh "$top/tests/vm/run.sh" bench
 rc=$?
 mkdir -p "$top/bench/results"
@@ -16,9 +17,14 @@ for res in "$work"/*.results; do
 	kver=$(sed -n 's/^DONE //p' "$res" | head -n 1)
 	[ -n "$kver" ] || continue
 	out="$top/bench/results/$kver.json"
+	old='[]'
+	[ -n "${BENCH_ONLY:-}" ] && [ -f "$out" ] && old=$(jq -c --arg only ",$BENCH_ONLY," \
+		'[.results[] | select(($only | contains("," + (.bench | ltrimstr("B")) + ",")) | not)]' "$out")
 	sed -n 's/^BENCH //p' "$res" | jq -s --arg k "$kver" --arg d "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 		--arg host "$(uname -m), QEMU TCG single-threaded, 2 vCPUs, 1 GB" --argjson runs "${BENCH_RUNS:-3}" \
-		'{ kernel: $k, date: $d, machine: $host, runs: $runs, results: . }' > "$out"
+		--argjson old "$old" \
+		'{ kernel: $k, date: $d, machine: $host, runs: $runs, results: ($old + . | sort_by(.bench)) }' > "$out.new" &&
+		mv "$out.new" "$out"
 	sh "$top/bench/table.sh" "$out"
 done
 exit $rc

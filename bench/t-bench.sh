@@ -9,6 +9,9 @@ RUNS=${RUNS:-3}
 # nopctl.scale=0.01 shrinks every workload, for a quick try of the suite
 SCALE=$(sed -n 's/.*nopctl.scale=\([0-9.]*\).*/\1/p' /proc/cmdline)
 SCALE=${SCALE:-1}
+# nopctl.bench=3,4 runs only those figures (bench/run.sh keeps the others' results)
+ONLY=$(sed -n 's/.*nopctl.bench=\([0-9,]*\).*/\1/p' /proc/cmdline)
+selected() { [ -z "$ONLY" ] || echo ",$ONLY," | grep -q ",$1,"; }
 scaled() { echo "$1 $SCALE" | awk '{ printf "%d", $1 * $2 + 1 }'; }
 BKB=4096 # per-CPU buffer, KB, for every tool
 
@@ -48,6 +51,7 @@ per_open() {
 
 # B1: decoding one capture of >= 1M function_graph events
 t_bench_1_decode() {
+	selected 1 || return 0
 	cd "$T"
 	per_open
 	n=$(scaled $((1050000 / PER)))
@@ -127,6 +131,7 @@ restore_top() {
 
 # B2: live streaming at rising rates
 t_bench_2_stream() {
+	selected 2 || return 0
 	cd "$T"
 	per_open
 	save_top
@@ -147,6 +152,7 @@ t_bench_2_stream() {
 
 # B3: start and stop latency, one function and a glob of > 1000
 t_bench_3_latency() {
+	selected 3 || return 0
 	cd "$T"
 	save_top
 	glob=
@@ -178,6 +184,7 @@ t_bench_3_latency() {
 
 # B4: peak RSS of graph and stats streaming 1M and 10M events
 t_bench_4_memory() {
+	selected 4 || return 0
 	per_open
 	for mode in graph stats; do
 		for m in 1 10; do
@@ -193,6 +200,7 @@ t_bench_4_memory() {
 
 # B5: wall time of the workload untraced, under nopctl graph, under trace-cmd record
 t_bench_5_overhead() {
+	selected 5 || return 0
 	cd "$T"
 	save_top
 	n=$(scaled 20000)

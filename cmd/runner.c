@@ -245,11 +245,10 @@ int run_capture(struct opts *o, enum run_mode mode)
 	t0 = now_ns();
 	if (nop_session_start(sess, &err))
 		goto out;
-	/* the kernel's symbols are read once tracing is on (a slow file: the
-	 * kernel formats ~150,000 lines); events wait in the buffer meanwhile.
-	 * record keeps raw pages and needs none */
-	if (mode != RUN_RECORD && nop_resolver_load_kallsyms(res, "/proc/kallsyms", &err))
-		goto out;
+	/* the kernel's symbols are read when the first address is named, not
+	 * before tracing is on, nor at all by a run that names none (record
+	 * keeps raw pages; a quiet run with no event) */
+	nop_resolver_defer_kallsyms(res, "/proc/kallsyms");
 	if (r.child > 0) {
 		int e;
 

@@ -213,6 +213,9 @@ struct nop_resolver *nop_resolver_new(const char *tracing_dir, struct nop_error 
 struct tep_handle;
 struct nop_resolver *nop_resolver_from_tep(struct tep_handle *tep, struct nop_error *err);
 int nop_resolver_load_kallsyms(struct nop_resolver *r, const char *path, struct nop_error *err);
+/* The same, at the first lookup: a run that names no address never reads
+ * the file (a slow one: the kernel formats ~150,000 lines). */
+void nop_resolver_defer_kallsyms(struct nop_resolver *r, const char *path);
 const char *nop_resolve_sym(struct nop_resolver *r, unsigned long long addr,
 			    unsigned long long *off);
 const char *nop_resolve_comm(struct nop_resolver *r, int pid);

@@ -35,6 +35,7 @@ struct nop_resolver {
 	struct ksym *ksyms;
 	size_t nksyms;
 	char *arena;
+	char kallsyms[256]; /* read at the first lookup (nop_resolver_defer_kallsyms) */
 	bool borrowed; /* a trace.dat's: its symbols and task names, no /proc */
 	char tracing_dir[4096];
 	struct sym_slot syms[SYM_CACHE];
@@ -116,11 +117,25 @@ int nop_resolver_load_kallsyms(struct nop_resolver *r, const char *path, struct 
 	return 0;
 }
 
+void nop_resolver_defer_kallsyms(struct nop_resolver *r, const char *path)
+{
+	snprintf(r->kallsyms, sizeof(r->kallsyms), "%s", path);
+}
+
 /* the last symbol at or below addr */
-static const char *ksym_find(const struct nop_resolver *r, unsigned long long addr,
+static const char *ksym_find(struct nop_resolver *r, unsigned long long addr,
 			     unsigned long long *start)
 {
-	size_t lo = 0, hi = r->nksyms;
+	size_t lo = 0, hi;
+
+	if (r->kallsyms[0]) {
+		struct nop_error e;
+
+		/* once: a failure leaves addresses unnamed */
+		nop_resolver_load_kallsyms(r, r->kallsyms, &e);
+		r->kallsyms[0] = 0;
+	}
+	hi = r->nksyms;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
