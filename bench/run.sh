@@ -19,7 +19,7 @@ for res in "$work"/*.results; do
 	out="$top/bench/results/$kver.json"
 	old='[]'
 	[ -n "${BENCH_ONLY:-}" ] && [ -f "$out" ] && old=$(jq -c --arg only ",$BENCH_ONLY," \
-		'[.results[] | select(($only | contains("," + (.bench | ltrimstr("B")) + ",")) | not)]' "$out")
+		'[.results[] | (.bench | ltrimstr("B")) as $b | select(($only | contains("," + $b + ",")) | not)]' "$out")
 	sed -n 's/^BENCH //p' "$res" | jq -s --arg k "$kver" --arg d "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 		--arg host "$(uname -m), QEMU TCG single-threaded, 2 vCPUs, 1 GB" --argjson runs "${BENCH_RUNS:-3}" \
 		--argjson old "$old" \
