@@ -198,18 +198,22 @@ t_bench_4_memory() {
 	done
 }
 
-# B5: wall time of the workload untraced, under nopctl graph, under trace-cmd record
+# B5: wall time of the workload untraced, under nopctl graph (decoding and
+# printing every event as it comes), under nopctl record -G and trace-cmd
+# record (both keep raw pages)
 t_bench_5_overhead() {
 	selected 5 || return 0
 	cd "$T"
 	save_top
 	n=$(scaled 20000)
-	for how in untraced nopctl trace-cmd; do
+	for how in untraced nopctl nopctl-record trace-cmd; do
 		rm -f "$T/w.json"
 		for i in $(seq "$RUNS"); do
 			case $how in
 			untraced) rusage -o "$T/w.json" opener $n ;;
 			nopctl) nopctl graph -q -b $BKB do_sys_openat2 -- rusage -o "$T/w.json" opener $n > /dev/null 2>&1 ;;
+			nopctl-record) rm -f "$T/n.dat"
+				nopctl record -q -G -b $BKB -o "$T/n.dat" do_sys_openat2 -- rusage -o "$T/w.json" opener $n > /dev/null 2>&1 ;;
 			trace-cmd) trace-cmd record -q -p function_graph -g do_sys_openat2 -b $BKB -o "$T/w.dat" -c -F rusage -o "$T/w.json" opener $n > /dev/null 2>&1
 				restore_top ;;
 			esac
