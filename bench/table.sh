@@ -13,7 +13,7 @@ def r(x): (x * 100 | round) / 100;
 "  targets: report text x20, stats x50",
 "B2 live streaming (function_graph, root do_sys_openat2): delivered (all processes) / expected from the opener, lost, reader CPU-s per million events",
 ( $r[] | select(.bench == "B2") |
-  "  rate \(if .rate == 0 then "max " else (.rate | tostring) + "/s" end) \(.tool | . + " " * (10 - length)) \(.delivered)/\(.expected_opener)  lost \(.lost)  cpu/M \(.cpu_s_per_million)  (workload \(r(.workload_s)) s)" ),
+  "  rate \(if .rate == 0 then "max " else (.rate | tostring) + "/s" end) \(.tool | . + " " * (10 - length)) \(.delivered)/\(.expected_opener)  lost \(.lost) (\(if (.lost + .delivered) > 0 then r(100 * .lost / (.lost + .delivered)) else 0 end) %)  cpu/M \(.cpu_s_per_million)  (workload \(r(.workload_s)) s)" ),
 "  targets: no loss where trace-cmd stream loses none, fewest lost at max, CPU per event <= 1/3 of trace-cmd stream",
 "B3 start / stop latency, seconds (median)",
 ( $r[] | select(.bench == "B3") |
