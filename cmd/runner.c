@@ -245,10 +245,17 @@ int run_capture(struct opts *o, enum run_mode mode)
 	t0 = now_ns();
 	if (nop_session_start(sess, &err))
 		goto out;
-	/* the kernel's symbols are read when the first address is named, not
-	 * before tracing is on, nor at all by a run that names none (record
-	 * keeps raw pages; a quiet run with no event) */
-	nop_resolver_defer_kallsyms(res, "/proc/kallsyms");
+	/* the kernel's symbols: with a COMMAND, read now, before it starts
+	 * (its task name must still be in /proc when its first event is
+	 * printed, which a read of /proc/kallsyms meanwhile would delay);
+	 * otherwise when the first address is named, not before tracing is
+	 * on, and not at all by a run that names none */
+	if (r.child > 0 && mode != RUN_RECORD) {
+		if (nop_resolver_load_kallsyms(res, "/proc/kallsyms", &err))
+			goto out;
+	} else {
+		nop_resolver_defer_kallsyms(res, "/proc/kallsyms");
+	}
 	if (r.child > 0) {
 		int e;
 
