@@ -342,11 +342,18 @@ int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit
 		if ((ret = flush(d, emit, ctx)) || (ret = emit(ctx, &lost)))
 			return ret;
 	}
-	for (; data; data = kbuffer_next_event(d->kbuf, &ts)) {
+	/* a damaged page can make kbuffer stand still (found by fuzz_decode:
+	 * it never ended): every step must move forward, at most one step per
+	 * 4 bytes of page */
+	for (int off = -1, steps = d->page_size / 4; data && steps-- > 0;
+	     data = kbuffer_next_event(d->kbuf, &ts)) {
 		struct tep_record rec = {
 			.ts = ts, .cpu = cpu, .data = data, .size = kbuffer_event_size(d->kbuf),
 		};
 
+		if (kbuffer_curr_offset(d->kbuf) <= off)
+			break;
+		off = kbuffer_curr_offset(d->kbuf);
 		if (rec.size < 8 || (const char *)data + rec.size > end)
 			break; /* damaged: a record that runs off the page */
 		if ((ret = decode_record(d, &rec, end, emit, ctx)))
