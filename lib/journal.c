@@ -170,6 +170,22 @@ int nop_journal_replay(const char *path, int *instances, struct nop_error *err)
 
 	if (!text)
 		return -1;
+	/* killed while writing its first lines: nothing was changed yet (every
+	 * change is journaled first), and there is nothing to restore */
+	if (!strchr(text, '\n') || strncmp(text, "nopctl-journal 1\ntracing ", 25) != 0) {
+		const char *head = "nopctl-journal 1\ntracing ";
+		size_t len = strlen(text);
+
+		if (len < strlen(head) ? !strncmp(text, head, len)
+				       : !strncmp(text, head, strlen(head)) && !strchr(text + strlen(head), '\n')) {
+			free(text);
+			if (unlink(path) < 0) {
+				nop_error_io(err, "remove", path, errno);
+				return -1;
+			}
+			return 0;
+		}
+	}
 	for (char *save, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		if (nop_grow((void **)&lines, &cap, n + 1, sizeof(*lines))) {
 			free(text);

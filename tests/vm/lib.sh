@@ -45,6 +45,18 @@ same() { cmp -s "$1" "$2" || { diff "$1" "$2" | head -20; return 1; }; }
 # A shell that opens /etc/hostname every few ms, from its own pid.
 opener_loop() { sh -c 'while :; do read x < /etc/hostname; usleep 5000; done' > /dev/null 2>&1 & echo $!; }
 
+# killed_session: a nopctl trace session on an opener loop, killed -9 once
+# it streams, leaving its instance and journal behind; its pid in $n
+killed_session() {
+	_a=$(opener_loop)
+	nopctl trace -q -p "$_a" do_sys_openat2 > "$T/bg" 2>&1 &
+	n=$!
+	wait_for "$T/bg" do_sys_openat2
+	kill -9 "$n"
+	reap "$n"
+	kill "$_a"
+}
+
 # wait_for FILE TEXT: until FILE holds TEXT (30 s at most). FILE must be
 # new: a background job's "> FILE" may not have truncated it yet.
 wait_for() {

@@ -94,13 +94,7 @@ t_doctor_sees_other_users() {
 }
 
 t_doctor_stale_and_lost() {
-	a=$(opener_loop)
-	nopctl trace -q -p "$a" do_sys_openat2 > "$T/bg" 2>&1 &
-	n=$!
-	wait_for "$T/bg" do_sys_openat2
-	kill -9 "$n"
-	reap "$n"
-	kill "$a"
+	killed_session
 	# another tool's instance whose small buffer overflowed
 	o=$TR/instances/other
 	mkdir "$o"

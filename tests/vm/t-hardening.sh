@@ -65,13 +65,7 @@ t_kill9_while_patching() {
 
 # an instance session killed: the next nopctl run cleans up, no reset needed
 t_kill9_next_run_cleans_up() {
-	a=$(opener_loop)
-	nopctl trace -q -p "$a" do_sys_openat2 > "$T/bg" 2>&1 &
-	n=$!
-	wait_for "$T/bg" do_sys_openat2
-	kill -9 "$n"
-	reap "$n"
-	kill "$a"
+	killed_session
 	[ -f "/run/nopctl/$n.journal" ] && ls "$TR/instances" | grep -q "nopctl-$n" ||
 		fail "kill -9 should leave its instance and journal"
 	expect_rc 0 nopctl trace -q do_sys_openat2 -- true

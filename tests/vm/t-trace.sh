@@ -153,13 +153,7 @@ t_restore_on_closed_pipe() {
 }
 
 t_kill9_then_reset() {
-	a=$(opener_loop)
-	nopctl trace -q -p "$a" do_sys_openat2 > "$T/bg" 2>&1 &
-	n=$!
-	wait_for "$T/bg" do_sys_openat2
-	kill -9 "$n"
-	reap "$n"
-	kill "$a"
+	killed_session
 	ls "$TR/instances" | grep -q "nopctl-$n" || fail "kill -9 should leave the instance behind"
 	expect_rc 0 nopctl reset
 	grep -q 'removed 1 stale instance' "$T/err" || fail "reset did not report the instance"
