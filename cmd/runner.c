@@ -72,18 +72,7 @@ static int loop(struct run *r, struct nop_stream *st, struct nop_error *err)
 static void lost_counters(const char *dir, const struct nop_cpuset *cpus,
 			  unsigned long long *overrun, unsigned long long *dropped)
 {
-	struct nop_cpu_stats cs;
-	struct nop_error e;
-
-	*overrun = *dropped = 0;
-	for (int cpu = 0; cpu < nop_ncpus(); cpu++) {
-		if (cpus && !nop_cpuset_has(cpus, cpu))
-			continue;
-		if (nop_cpu_stats_read(dir, cpu, &cs, &e) == 0) {
-			*overrun += cs.overrun;
-			*dropped += cs.dropped;
-		}
-	}
+	nop_buffer_lost(dir, cpus, overrun, dropped);
 }
 
 /* graph roots restricted to a module: set_graph_function has no :mod:,

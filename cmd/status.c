@@ -38,9 +38,7 @@ static void buffer(struct nop_fields *f, const char *dir, const char *name, int 
 {
 	static const char *const lists[] = { "set_ftrace_filter", "set_ftrace_notrace",
 					     "set_ftrace_pid" };
-	unsigned long long overrun = 0, dropped = 0;
-	struct nop_cpu_stats cs;
-	struct nop_error e;
+	unsigned long long overrun, dropped;
 	char *v;
 
 	nop_fields_open(f, stdout, f->json);
@@ -66,11 +64,7 @@ static void buffer(struct nop_fields *f, const char *dir, const char *name, int 
 			printf(" %s=[%.60s%s]", lists[i], l, strlen(l) > 60 ? "..." : "");
 		free(l);
 	}
-	for (int cpu = 0; cpu < nop_ncpus(); cpu++)
-		if (nop_cpu_stats_read(dir, cpu, &cs, &e) == 0) {
-			overrun += cs.overrun;
-			dropped += cs.dropped;
-		}
+	nop_buffer_lost(dir, NULL, &overrun, &dropped);
 	nop_field_u64(f, "overrun", " overrun=%llu", overrun);
 	nop_field_u64(f, "dropped", " dropped=%llu", dropped);
 	nop_fields_close(f);

@@ -106,16 +106,10 @@ void doc_check_users(struct doc *d)
 /* one buffer's overrun and dropped events, appended to list */
 static void buffer_lost(const char *dir, const char *name, char *list, size_t len)
 {
-	unsigned long long overrun = 0, dropped = 0;
-	struct nop_cpu_stats cs;
-	struct nop_error e;
+	unsigned long long overrun, dropped;
 	char buf[300];
 
-	for (int cpu = 0; cpu < nop_ncpus(); cpu++)
-		if (nop_cpu_stats_read(dir, cpu, &cs, &e) == 0) {
-			overrun += cs.overrun;
-			dropped += cs.dropped;
-		}
+	nop_buffer_lost(dir, NULL, &overrun, &dropped);
 	if (!overrun && !dropped)
 		return;
 	snprintf(buf, sizeof(buf), "%s: %llu overrun, %llu dropped", name, overrun, dropped);

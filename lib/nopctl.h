@@ -144,6 +144,9 @@ struct nop_cpu_stats {
 };
 int nop_cpu_stats_read(const char *buffer_dir, int cpu, struct nop_cpu_stats *st,
 		       struct nop_error *err);
+/* overrun and dropped summed over the CPUs of a buffer (cpus NULL: all) */
+void nop_buffer_lost(const char *buffer_dir, const struct nop_cpuset *cpus,
+		     unsigned long long *overrun, unsigned long long *dropped);
 
 /* ---- decoded events ------------------------------------------------- */
 enum nop_ev_type {

@@ -441,3 +441,20 @@ int nop_cpu_stats_read(const char *buffer_dir, int cpu, struct nop_cpu_stats *st
 	free(text);
 	return 0;
 }
+
+void nop_buffer_lost(const char *buffer_dir, const struct nop_cpuset *cpus,
+		     unsigned long long *overrun, unsigned long long *dropped)
+{
+	struct nop_cpu_stats cs;
+	struct nop_error e;
+
+	*overrun = *dropped = 0;
+	for (int cpu = 0; cpu < nop_ncpus(); cpu++) {
+		if (cpus && !nop_cpuset_has(cpus, cpu))
+			continue;
+		if (nop_cpu_stats_read(buffer_dir, cpu, &cs, &e) == 0) {
+			*overrun += cs.overrun;
+			*dropped += cs.dropped;
+		}
+	}
+}
