@@ -319,6 +319,57 @@ int nop_decode_record(struct nop_decoder *d, struct tep_record *rec, nop_emit_fn
 	return decode_record(d, rec, (const char *)rec->data + rec->size, emit, ctx);
 }
 
+static uint32_t rd4(const struct nop_decoder *d, const char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return d->native ? v : __builtin_bswap32(v);
+}
+
+/* Walk the record headers with kbuffer's own arithmetic (libtraceevent
+ * 1.7: a padding record's length and a data record's array[0] are read as
+ * signed ints, type 30/31 take 8 bytes, 1-28 4*type_len) and say whether
+ * every step moves forward. A damaged padding length (fuzz_decode found
+ * 0xffffffc4) sends kbuffer back to an earlier record and
+ * kbuffer_load_subbuffer or kbuffer_next_event never return: such a page
+ * must not reach kbuffer at all. */
+static bool headers_advance(const struct nop_decoder *d, const char *data, unsigned int size,
+			    size_t limit)
+{
+	unsigned int curr = 0, next;
+	int len;
+
+	if (!d->native && tep_is_file_bigendian(d->tep))
+		return true; /* big-endian type_len layout: left to kbuffer */
+	while (curr < size) {
+		uint32_t h;
+		unsigned int tl, p = curr + 4;
+
+		if ((size_t)curr + 8 > limit)
+			return false; /* a header (and its array[0]) past the page */
+		h = rd4(d, data + curr);
+		tl = h & 31;
+		if (tl == 29) {
+			len = (int)rd4(d, data + p);
+		} else if (tl == 30 || tl == 31) {
+			p += 4;
+			len = 0;
+		} else if (tl == 0) {
+			len = (int)(rd4(d, data + p) - 4);
+			len = (len + 3) & ~3;
+			p += 4;
+		} else {
+			len = (int)tl * 4;
+		}
+		next = p + (unsigned int)len;
+		if (next <= curr)
+			return false;
+		curr = next;
+	}
+	return true;
+}
+
 int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx)
 {
 	const char *end = (const char *)page + d->page_size;
@@ -330,6 +381,9 @@ int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit
 	/* header: timestamp, then commit (length in the low 30 bits, the
 	 * "missed events" flags above); a length past the page is damage */
 	if ((commit & 0x3fffffffULL) > (unsigned long long)(d->page_size - hdr))
+		return -EINVAL;
+	if (!headers_advance(d, (const char *)page + hdr, (unsigned int)(commit & 0x7ffffff),
+			     (size_t)(d->page_size - hdr)))
 		return -EINVAL;
 	if (kbuffer_load_subbuffer(d->kbuf, page) < 0)
 		return -EINVAL;

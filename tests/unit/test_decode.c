@@ -2,9 +2,12 @@
  * 6.12 kernels (tests/fixtures/<version>/, made by capture-fixtures.sh)
  * decoded, merged across CPUs and printed; compared line by line with the
  * kernel's own text view of the same events. */
+#include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -200,12 +203,50 @@ static void damaged_pages(void **state)
 	nop_decoder_free(d);
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+	static const char m[] = "decoder hung on a page whose padding points back\n";
+	if (write(2, m, sizeof(m) - 1) < 0) { /* nothing more to do */ }
+	_exit(1);
+}
+
+/* libtraceevent's kbuffer reads a padding record's length as a signed int:
+ * a damaged one (fuzz_decode found 0xffffffc4) points back to an earlier
+ * record and kbuffer loops for ever. The decoder refuses such a page. */
+static void padding_pointing_back(void **state)
+{
+	struct nop_error err;
+	struct nop_decoder *d = nop_decoder_new(kernels[1], &err);
+	int ps = nop_decoder_page_size(d);
+	uint32_t *w = calloc(1, (size_t)ps);
+	struct collected c;
+
+	(void)state;
+	w[2] = (uint32_t)(ps - 16);	/* commit: the whole page (8-byte longs) */
+	w[4] = 5;			/* a 20-byte record: type_len 5 */
+	for (int i = 10; i < ps / 4; i++)
+		w[i] = 0xffffffff;	/* time stamps (type 31, 8 bytes each) */
+	w[30] = 29;			/* padding ... */
+	w[31] = (uint32_t)-60;		/* ... of length -60: back 7 records */
+	memset(&c, 0, sizeof(c));
+	signal(SIGALRM, on_alarm);
+	alarm(10);
+	assert_int_equal(nop_decode_page(d, 0, w, collect_count, &c), -EINVAL);
+	alarm(0);
+	w[31] = 12;			/* the same page with a sane padding length */
+	assert_int_equal(nop_decode_page(d, 0, w, collect_count, &c), 0);
+	free(w);
+	nop_decoder_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stacks_match_kernel),
 		cmocka_unit_test(lost_pages_reported),
 		cmocka_unit_test(damaged_pages),
+		cmocka_unit_test(padding_pointing_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
