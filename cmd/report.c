@@ -15,15 +15,55 @@ struct report_ctx {
 	unsigned long long first, last; /* the capture's time span */
 };
 
+static void span(struct report_ctx *c, unsigned long long ts)
+{
+	if (!ts)
+		return; /* a damaged page's mark has no time */
+	if (!c->first || ts < c->first)
+		c->first = ts;
+	if (ts > c->last)
+		c->last = ts;
+}
+
 static int report_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
 	struct report_ctx *c = data;
 
-	if (!c->first || rec->ts < c->first)
-		c->first = rec->ts;
-	if (rec->ts > c->last)
-		c->last = rec->ts;
+	span(c, rec->ts);
 	return nop_decode_record(c->dec, rec, on_event, c->r);
+}
+
+static int report_event(void *data, const struct nop_event *ev)
+{
+	struct report_ctx *c = data;
+
+	span(c, ev->ts);
+	return on_event(c->r, ev);
+}
+
+/* The file's pages straight into the decoder where its layout allows
+ * (nopctl's own files); otherwise libtracecmd's record iteration. */
+static int read_events(struct report_ctx *c, struct tracecmd_input *h, const char *file,
+		       struct nop_error *err)
+{
+	struct nop_stream *st = NULL;
+	bool more;
+	int ret = nop_stream_open_dat(&st, c->dec, file, err);
+
+	if (ret < 0)
+		return -1;
+	if (ret == 0) {
+		ret = nop_stream_drain(st, report_event, c, &more, err);
+		nop_stream_close(st);
+		if (ret < 0 && !c->r->stop)
+			return -1;
+		return 0;
+	}
+	if (tracecmd_iterate_events(h, NULL, 0, report_record, c) < 0 && !c->r->stop) {
+		nop_error_set(err, NOP_EINTERNAL, 0, "cannot read the events of %s", file);
+		return -1;
+	}
+	return 0;
 }
 
 static int run_report(struct opts *o, const char *file)
@@ -52,10 +92,8 @@ static int run_report(struct opts *o, const char *file)
 	    setup_output(&r, o->stats ? RUN_STATS : RUN_REPORT, out, res, &err))
 		goto out;
 	ctx.dec = dec;
-	if (tracecmd_iterate_events(h, NULL, 0, report_record, &ctx) < 0 && !r.stop) {
-		nop_error_set(&err, NOP_EINTERNAL, 0, "cannot read the events of %s", file);
+	if (read_events(&ctx, h, file, &err))
 		goto out;
-	}
 	if (!r.stop) {
 		nop_decode_flush(dec, on_event, &r);
 		r.stop = "end of file";

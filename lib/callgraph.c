@@ -28,7 +28,8 @@ struct nop_graph {
 	struct task **slots; /* open addressing on pid */
 	size_t cap, used;
 	struct task *pending;	/* its top frame is an entry not yet shown */
-	struct nop_event pend_ev;
+	int pend_cpu; /* of the held entry */
+	unsigned long long pend_ts, pend_ip;
 	unsigned long long path[NOP_GRAPH_MAX_DEPTH + 1];
 };
 
@@ -119,9 +120,9 @@ static int show_pending(struct nop_graph *g, nop_gitem_fn fn, void *ctx)
 	if (!t)
 		return 0;
 	g->pending = NULL;
-	gi.cpu = g->pend_ev.cpu;
-	gi.ts = g->pend_ev.ts;
-	gi.func = g->pend_ev.ip;
+	gi.cpu = g->pend_cpu;
+	gi.ts = g->pend_ts;
+	gi.func = g->pend_ip;
 	return emit(g, t, &gi, t->n - 1, fn, ctx);
 }
 
@@ -156,7 +157,9 @@ static int graph_entry(struct nop_graph *g, const struct nop_event *ev, nop_gite
 		return 0;
 	t->f[t->n++] = (struct frame){ .func = ev->ip, .entry_ts = ev->ts, .kdepth = ev->depth };
 	g->pending = t;
-	g->pend_ev = *ev;
+	g->pend_cpu = ev->cpu;
+	g->pend_ts = ev->ts;
+	g->pend_ip = ev->ip;
 	return 0;
 }
 

@@ -1,4 +1,4 @@
-/* decode.c - ring-buffer pages to events: kbuffer walks the page, fields
+/* decode.c - ring-buffer pages to events: the page is walked here, fields
  * are looked up once from the event formats and read by offset. */
 #include <errno.h>
 #include <stdint.h>
@@ -13,7 +13,6 @@
 
 struct nop_decoder {
 	struct tep_handle *tep;
-	struct kbuffer *kbuf;
 	int page_size;
 	int fn_id, stack_id;
 	struct tep_format_field *fn_ip, *fn_parent;
@@ -27,6 +26,10 @@ struct nop_decoder {
 	bool own_tep; /* false: borrowed (a trace.dat's) */
 	bool native;  /* the data's byte order is ours: fields are read in place */
 	struct tep_format_field *c_type, *c_pid;
+	/* funcgraph entry/exit in our byte order with the usual field sizes:
+	 * read at fixed offsets once the record is long enough (bench B1) */
+	bool fast;
+	int need_ent, need_exit;
 };
 
 static int find_fields(struct nop_decoder *d, struct nop_error *err);
@@ -87,6 +90,7 @@ static int load_formats(struct tep_handle *tep, const char *dir, struct nop_erro
 struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *err)
 {
 	struct nop_decoder *d = calloc(1, sizeof(*d));
+	struct kbuffer *kb;
 
 	if (!d || !(d->tep = tep_alloc())) {
 		free(d);
@@ -101,18 +105,33 @@ struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *e
 		nop_decoder_free(d);
 		return NULL;
 	}
-	d->kbuf = tep_kbuffer(d->tep);
-	if (!d->kbuf) {
+	kb = tep_kbuffer(d->tep); /* a check that header_page was understood */
+	if (!kb) {
 		nop_error_set(err, NOP_EINTERNAL, 0, "cannot read %s/events/header_page", tracing_dir);
 		nop_decoder_free(d);
 		return NULL;
 	}
+	kbuffer_free(kb);
 	d->page_size = sub_buffer_size(tracing_dir);
 	if (find_fields(d, err)) {
 		nop_decoder_free(d);
 		return NULL;
 	}
 	return d;
+}
+
+/* where the last of these fields ends */
+static int end_of(const struct tep_format_field *a, const struct tep_format_field *b,
+		  const struct tep_format_field *c, const struct tep_format_field *d,
+		  const struct tep_format_field *e)
+{
+	const struct tep_format_field *f[] = { a, b, c, d, e };
+	int end = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
+		if (f[i] && f[i]->offset + f[i]->size > end)
+			end = f[i]->offset + f[i]->size;
+	return end;
 }
 
 /* The events nopctl decodes, and their fields, looked up once. */
@@ -146,6 +165,17 @@ static int find_fields(struct nop_decoder *d, struct nop_error *err)
 	ev = d->fn_ip ? d->fn_ip->event : d->ent_func->event;
 	d->c_type = tep_find_common_field(ev, "common_type");
 	d->c_pid = tep_find_common_field(ev, "common_pid");
+	d->fast = d->native && d->c_type && d->c_type->size == 2 && d->c_pid && d->c_pid->size == 4 &&
+		  d->ent_func && d->ent_func->size == 8 && d->ent_depth && d->ent_depth->size == 4 &&
+		  d->ex_func && d->ex_func->size == 8 && d->ex_depth && d->ex_depth->size == 4 &&
+		  d->ex_call && d->ex_call->size == 8 && d->ex_ret && d->ex_ret->size == 8 &&
+		  (!d->ex_retval || d->ex_retval->size == 8);
+	if (d->fast) {
+		d->need_ent = end_of(d->ent_func, d->ent_depth, d->c_type, d->c_pid, NULL);
+		d->need_exit = end_of(d->ex_func, d->ex_depth, d->ex_call, d->ex_ret, d->ex_retval);
+		if (end_of(d->c_type, d->c_pid, NULL, NULL, NULL) > d->need_exit)
+			d->need_exit = end_of(d->c_type, d->c_pid, NULL, NULL, NULL);
+	}
 	return 0;
 }
 
@@ -158,8 +188,10 @@ struct nop_decoder *nop_decoder_from_tep(struct tep_handle *tep, struct nop_erro
 		return NULL;
 	}
 	d->tep = tep;
+	/* pages as the file holds them, for nop_stream_open_dat */
+	d->page_size = tep_get_sub_buffer_size(tep);
 	if (find_fields(d, err)) {
-		free(d);
+		nop_decoder_free(d);
 		return NULL;
 	}
 	return d;
@@ -169,8 +201,6 @@ void nop_decoder_free(struct nop_decoder *d)
 {
 	if (!d)
 		return;
-	if (d->kbuf)
-		kbuffer_free(d->kbuf); /* tep_kbuffer() gives it to the caller */
 	if (d->own_tep)
 		tep_free(d->tep);
 	free(d);
@@ -255,11 +285,48 @@ int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx)
 	return flush(d, emit, ctx);
 }
 
+#define AT(T, f) ({ T v_; memcpy(&v_, (const char *)rec->data + (f)->offset, sizeof(T)); v_; })
+
+/* funcgraph entry and exit, the bulk of a graph capture: fields at fixed
+ * offsets, sizes checked once (d->fast); 1 if the record is not one */
+static int decode_graph_fast(struct nop_decoder *d, struct tep_record *rec, nop_emit_fn emit,
+			     void *ctx, int *ret)
+{
+	int type = rec->size >= 2 ? AT(uint16_t, d->c_type) : -1;
+	struct nop_event ev;
+
+	if (type == d->ent_id && rec->size >= d->need_ent) {
+		ev = (struct nop_event){ .type = NOP_EV_ENTRY, .cpu = rec->cpu, .ts = rec->ts,
+					 .pid = AT(int32_t, d->c_pid), .ip = AT(uint64_t, d->ent_func),
+					 .depth = AT(int32_t, d->ent_depth) };
+	} else if (type == d->exit_id && rec->size >= d->need_exit) {
+		ev = (struct nop_event){ .type = NOP_EV_EXIT, .cpu = rec->cpu, .ts = rec->ts,
+					 .pid = AT(int32_t, d->c_pid), .ip = AT(uint64_t, d->ex_func),
+					 .depth = AT(int32_t, d->ex_depth),
+					 .calltime = AT(uint64_t, d->ex_call),
+					 .rettime = AT(uint64_t, d->ex_ret) };
+		if (d->ex_retval) {
+			ev.retval = AT(int64_t, d->ex_retval);
+			ev.has_retval = true;
+		}
+	} else {
+		return 1;
+	}
+	if (!(*ret = flush(d, emit, ctx)))
+		*ret = emit(ctx, &ev);
+	return 0;
+}
+
 static int decode_record(struct nop_decoder *d, struct tep_record *rec, const char *end,
 			 nop_emit_fn emit, void *ctx)
 {
-	int type = d->c_type ? (int)num(d, d->c_type, rec) : tep_data_type(d->tep, rec), ret;
-	struct nop_event ev = { .cpu = rec->cpu, .ts = rec->ts };
+	int type, ret;
+	struct nop_event ev;
+
+	if (d->fast && !decode_graph_fast(d, rec, emit, ctx, &ret))
+		return ret;
+	ev = (struct nop_event){ .cpu = rec->cpu, .ts = rec->ts };
+	type = d->c_type ? (int)num(d, d->c_type, rec) : tep_data_type(d->tep, rec);
 
 	if (type == d->stack_id && d->st_caller) {
 		if (d->have_pend && d->pend.cpu == rec->cpu) {
@@ -327,90 +394,104 @@ static uint32_t rd4(const struct nop_decoder *d, const char *p)
 	return d->native ? v : __builtin_bswap32(v);
 }
 
-/* Walk the record headers with kbuffer's own arithmetic (libtraceevent
- * 1.7: a padding record's length and a data record's array[0] are read as
- * signed ints, type 30/31 take 8 bytes, 1-28 4*type_len) and say whether
- * every step moves forward. A damaged padding length (fuzz_decode found
- * 0xffffffc4) sends kbuffer back to an earlier record and
- * kbuffer_load_subbuffer or kbuffer_next_event never return: such a page
- * must not reach kbuffer at all. */
-static bool headers_advance(const struct nop_decoder *d, const char *data, unsigned int size,
-			    size_t limit)
+static unsigned long long rd8(const struct nop_decoder *d, const char *p)
 {
-	unsigned int curr = 0, next;
-	int len;
+	uint64_t v;
 
-	if (!d->native && tep_is_file_bigendian(d->tep))
-		return true; /* big-endian type_len layout: left to kbuffer */
-	while (curr < size) {
+	memcpy(&v, p, 8);
+	return d->native ? v : __builtin_bswap64(v);
+}
+
+/* The ring buffer's record types (include/linux/ring_buffer.h) */
+enum { RB_PADDING = 29, RB_TIME_EXTEND = 30, RB_TIME_STAMP = 31 };
+#define TS_MSB (0xf8ULL << 56) /* absolute time stamps lack the top 5 bits */
+
+/* Walk one page's records ourselves, with the arithmetic of the kernel
+ * (and of libtraceevent's kbuffer, which this replaced: its per-record calls
+ * were a tenth of a report, and a damaged padding length read as a
+ * negative int sent it back to an earlier record for ever, found by
+ * fuzz_decode). Every step must move forward and stay on the page;
+ * a page that breaks either ends there and is reported damaged. */
+int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx)
+{
+	const char *pg = page, *end = pg + d->page_size;
+	int lsz = tep_get_long_size(d->tep), hdr = 8 + lsz, ret;
+	bool big = tep_is_file_bigendian(d->tep);
+	unsigned long long ts = rd8(d, pg), commit = lsz == 8 ? rd8(d, pg + 8) : rd4(d, pg + 8);
+	unsigned int size = (unsigned int)(commit & 0x7ffffff), limit = (unsigned int)(d->page_size - hdr);
+	const char *data = pg + hdr;
+	long long missed = 0;
+
+	/* header: timestamp, then commit (length in the low 27 bits, the
+	 * "missed events" flags in bits 31 and 30); past the page is damage */
+	if ((commit & 0x3fffffffULL) > limit)
+		return -EINVAL;
+	if (commit & (1ULL << 31)) {
+		missed = -1; /* events were lost before this page; how many if stored */
+		if ((commit & (1ULL << 30)) && size + (unsigned int)lsz <= limit)
+			missed = lsz == 8 ? (long long)rd8(d, data + size) : (long long)rd4(d, data + size);
+	}
+	for (unsigned int curr = 0; curr < size;) {
 		uint32_t h;
-		unsigned int tl, p = curr + 4;
+		unsigned int tl, delta, p = curr + 4, next;
+		int len = 0;
 
-		if ((size_t)curr + 8 > limit)
-			return false; /* a header (and its array[0]) past the page */
+		if (curr + 8 > limit)
+			return flush(d, emit, ctx) ? : -EINVAL; /* a header past the page */
 		h = rd4(d, data + curr);
-		tl = h & 31;
-		if (tl == 29) {
+		tl = big ? h >> 27 : h & 31;
+		delta = big ? h & ((1U << 27) - 1) : h >> 5;
+		switch (tl) {
+		case RB_PADDING:
 			len = (int)rd4(d, data + p);
-		} else if (tl == 30 || tl == 31) {
+			ts += delta;
+			break;
+		case RB_TIME_EXTEND:
+			ts += ((unsigned long long)rd4(d, data + p) << 27) + delta;
 			p += 4;
-			len = 0;
-		} else if (tl == 0) {
-			len = (int)(rd4(d, data + p) - 4);
-			len = (len + 3) & ~3;
+			break;
+		case RB_TIME_STAMP:
+			ts = (((unsigned long long)rd4(d, data + p) << 27) + delta) | (ts & TS_MSB);
 			p += 4;
-		} else {
-			len = (int)tl * 4;
+			break;
+		case 0:
+			/* kbuffer: (int)(array[0] - 4) rounded up to 4; unsigned here (no overflow) */
+			len = (int)((rd4(d, data + p) - 4 + 3) & ~3U);
+			p += 4;
+			/* fall through */
+		default:
+			if (tl)
+				len = (int)tl * 4;
+			ts += delta;
+			break;
 		}
 		next = p + (unsigned int)len;
 		if (next <= curr)
-			return false;
+			return flush(d, emit, ctx) ? : -EINVAL; /* would go back: damaged */
+		if (tl < RB_PADDING) {
+			struct tep_record rec = {
+				.ts = ts, .cpu = cpu, .data = (void *)(data + p), .size = len,
+			};
+
+			if (missed) {
+				struct nop_event lost = { .type = NOP_EV_LOST, .cpu = cpu, .ts = ts,
+							  .lost = missed > 0 ? missed : -1 };
+
+				missed = 0;
+				if ((ret = flush(d, emit, ctx)) || (ret = emit(ctx, &lost)))
+					return ret;
+			}
+			if (len < 8 || (const char *)rec.data + len > end)
+				return flush(d, emit, ctx) ? : -EINVAL; /* runs off the page */
+			if ((ret = decode_record(d, &rec, end, emit, ctx)))
+				return ret;
+		}
 		curr = next;
 	}
-	return true;
-}
-
-int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx)
-{
-	const char *end = (const char *)page + d->page_size;
-	int lsz = tep_get_long_size(d->tep), hdr = 8 + lsz, missed, ret;
-	unsigned long long ts, commit = lsz == 8 ? ((unsigned long long *)page)[1]
-						 : ((unsigned int *)page)[2];
-	void *data;
-
-	/* header: timestamp, then commit (length in the low 30 bits, the
-	 * "missed events" flags above); a length past the page is damage */
-	if ((commit & 0x3fffffffULL) > (unsigned long long)(d->page_size - hdr))
-		return -EINVAL;
-	if (!headers_advance(d, (const char *)page + hdr, (unsigned int)(commit & 0x7ffffff),
-			     (size_t)(d->page_size - hdr)))
-		return -EINVAL;
-	if (kbuffer_load_subbuffer(d->kbuf, page) < 0)
-		return -EINVAL;
-	missed = kbuffer_missed_events(d->kbuf);
-	data = kbuffer_read_event(d->kbuf, &ts);
 	if (missed) {
-		struct nop_event lost = { .type = NOP_EV_LOST, .cpu = cpu, .ts = data ? ts : 0,
-					  .lost = missed > 0 ? missed : -1 };
+		struct nop_event lost = { .type = NOP_EV_LOST, .cpu = cpu, .lost = missed > 0 ? missed : -1 };
 
 		if ((ret = flush(d, emit, ctx)) || (ret = emit(ctx, &lost)))
-			return ret;
-	}
-	/* a damaged page can make kbuffer stand still (found by fuzz_decode:
-	 * it never ended): every step must move forward, at most one step per
-	 * 4 bytes of page */
-	for (int off = -1, steps = d->page_size / 4; data && steps-- > 0;
-	     data = kbuffer_next_event(d->kbuf, &ts)) {
-		struct tep_record rec = {
-			.ts = ts, .cpu = cpu, .data = data, .size = kbuffer_event_size(d->kbuf),
-		};
-
-		if (kbuffer_curr_offset(d->kbuf) <= off)
-			break;
-		off = kbuffer_curr_offset(d->kbuf);
-		if (rec.size < 8 || (const char *)data + rec.size > end)
-			break; /* damaged: a record that runs off the page */
-		if ((ret = decode_record(d, &rec, end, emit, ctx)))
 			return ret;
 	}
 	return flush(d, emit, ctx);

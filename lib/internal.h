@@ -58,4 +58,16 @@ int nop_journal_dir_make(struct nop_error *err); /* the journal directory, creat
 
 int nop_levenshtein(const char *a, const char *b, int limit);
 
+/* where each CPU's pages lie in a plain trace.dat (tracedat_read.c):
+ * 0 and the layout (free l->cpu), 1 if the file needs libtracecmd, -1 */
+struct nop_dat_cpu {
+	int cpu;
+	unsigned long long off, size;
+};
+struct nop_dat_layout {
+	int page_size, n;
+	struct nop_dat_cpu *cpu;
+};
+int nop_dat_layout(const char *path, struct nop_dat_layout *l, struct nop_error *err);
+
 #endif

@@ -248,6 +248,12 @@ int nop_stream_open(struct nop_stream **st, struct nop_decoder *d, const char *b
 /* Feed pre-recorded pages instead of a live buffer (tests, reports). */
 int nop_stream_open_files(struct nop_stream **st, struct nop_decoder *d,
 			  const char **paths, const int *cpus, int n, struct nop_error *err);
+/* A trace.dat's pages, read straight into the decoder (whose formats must
+ * be the file's: nop_decoder_from_tep): 0, or 1 if the file's layout
+ * needs libtracecmd (options, other versions), or -1. A file stream is
+ * merged exactly: one drain emits everything in timestamp order. */
+int nop_stream_open_dat(struct nop_stream **st, struct nop_decoder *d, const char *path,
+			struct nop_error *err);
 int nop_stream_nfds(const struct nop_stream *st);
 int nop_stream_fd(const struct nop_stream *st, int i);
 /* Read a bounded round of what every CPU has and emit it in timestamp
@@ -333,6 +339,8 @@ struct nop_fields {
 	FILE *out;
 	bool json;
 	int n, nitems;
+	size_t len;	/* JSON: the line is built here, written at close */
+	char buf[1024];
 };
 
 void nop_fields_open(struct nop_fields *f, FILE *out, bool json);

@@ -1,5 +1,7 @@
 /* sink_graph.c - function_graph calls as lines: the kernel's own tree
  * view for people, entry/call/exit objects for scripts. */
+#include <ctype.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "internal.h"
@@ -21,6 +23,9 @@ static char marker(unsigned long long ns)
 struct graph_text {
 	int last_pid[NOP_MAX_CPUS];
 	bool seen[NOP_MAX_CPUS];
+	/* function names' lengths by name pointer (names never move): strlen
+	 * per line was a tenth of a report */
+	struct { const char *name; size_t len; } lens[1024];
 };
 
 static void task_switch(struct nop_sink *s, const struct nop_gitem *gi)
@@ -58,20 +63,27 @@ static void put(struct line *l, const char *s, size_t len)
 
 static void pad(struct line *l, size_t len, size_t width)
 {
-	for (; len < width && l->n < sizeof(l->b) - 1; len++)
-		l->b[l->n++] = ' ';
+	size_t n = len < width ? width - len : 0;
+
+	if (n > sizeof(l->b) - 1 - l->n)
+		n = sizeof(l->b) - 1 - l->n;
+	memset(l->b + l->n, ' ', n);
+	l->n += n;
 }
 
-/* s right-aligned (width > 0) or left-aligned (width < 0) */
-static void str(struct line *l, const char *s, int width)
+/* s (len bytes) right-aligned (width > 0) or left-aligned (width < 0) */
+static void strn(struct line *l, const char *s, size_t len, int width)
 {
-	size_t len = strlen(s);
-
 	if (width > 0)
 		pad(l, len, (size_t)width);
 	put(l, s, len);
 	if (width < 0)
 		pad(l, len, (size_t)-width);
+}
+
+static void str(struct line *l, const char *s, int width)
+{
+	strn(l, s, strlen(s), width);
 }
 
 static void num(struct line *l, long long v, int width, int zeros)
@@ -80,23 +92,37 @@ static void num(struct line *l, long long v, int width, int zeros)
 	int i = sizeof(d);
 	unsigned long long u = v < 0 ? -(unsigned long long)v : (unsigned long long)v;
 
-	d[--i] = 0;
 	do {
 		d[--i] = (char)('0' + u % 10);
 		u /= 10;
-	} while (u || sizeof(d) - 1 - i < (size_t)zeros);
+	} while (u || sizeof(d) - (size_t)i < (size_t)zeros);
 	if (v < 0)
 		d[--i] = '-';
-	str(l, d + i, width);
+	strn(l, d + i, sizeof(d) - (size_t)i, width);
+}
+
+static size_t name_len(struct graph_text *g, const char *name)
+{
+	size_t i = ((uintptr_t)name >> 3) & (ARRAY_SIZE(g->lens) - 1);
+
+	if (g->lens[i].name != name) {
+		g->lens[i].name = name;
+		g->lens[i].len = strlen(name);
+	}
+	return g->lens[i].len;
 }
 
 static int text(struct nop_sink *s, const struct nop_gitem *gi)
 {
 	const char *fn = nop_sink_func(s, gi->func);
-	struct line l = { .n = 0 };
+	struct line l;
+	size_t fnlen;
 
 	if (!s->priv && nop_sink_priv(s, sizeof(struct graph_text), NULL))
 		return -1;
+	/* nop_sink_func's "0x..." for an unknown address is one reused buffer */
+	fnlen = isdigit((unsigned char)fn[0]) ? strlen(fn) : name_len(s->priv, fn);
+	l.n = 0;
 	task_switch(s, gi);
 	/* " %3d) %16s-%-6d | %16s | %*s" */
 	put(&l, " ", 1);
@@ -123,18 +149,18 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 	pad(&l, 0, 2 * (size_t)gi->depth);
 	switch (gi->kind) {
 	case NOP_GI_ENTER:
-		str(&l, fn, 0);
+		put(&l, fn, fnlen);
 		put(&l, "() {\n", 5);
 		break;
 	case NOP_GI_LEAF:
-		str(&l, fn, 0);
+		put(&l, fn, fnlen);
 		put(&l, "();", 3);
 		if (gi->no_entry)
 			str(&l, " /* entered before the capture or in a gap */", 0);
 		break;
 	case NOP_GI_RETURN:
 		put(&l, "} /* ", 5);
-		str(&l, fn, 0);
+		put(&l, fn, fnlen);
 		str(&l, gi->timed ? " */" : ": exit not seen */", 0);
 		break;
 	}

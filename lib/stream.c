@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -22,6 +24,7 @@ struct cpu_buf {
 	int cpu;
 	int fd;
 	bool done; /* files: EOF reached */
+	unsigned long long off, left; /* a trace.dat's: this CPU's pages in map */
 	struct nop_event *ev;
 	size_t nev, capev, head;
 	unsigned long long *stk;
@@ -38,6 +41,8 @@ struct nop_stream {
 	int *heap; /* indexes of cpus with events left, min-heap on ts */
 	nop_raw_fn raw;
 	void *raw_ctx;
+	char *map; /* a trace.dat, mapped */
+	size_t maplen;
 };
 
 void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx)
@@ -144,6 +149,60 @@ int nop_stream_open_files(struct nop_stream **stp, struct nop_decoder *d, const 
 	return 0;
 }
 
+int nop_stream_open_dat(struct nop_stream **stp, struct nop_decoder *d, const char *path,
+			struct nop_error *err)
+{
+	struct nop_dat_layout l;
+	struct nop_stream *st;
+	struct stat sb;
+	int fd, ret = nop_dat_layout(path, &l, err);
+
+	if (ret)
+		return ret;
+	if (l.page_size != nop_decoder_page_size(d)) {
+		free(l.cpu);
+		return 1;
+	}
+	if (stream_alloc(&st, d, l.n, err)) {
+		free(l.cpu);
+		return -1;
+	}
+	st->files = true;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		nop_error_io(err, "open", path, errno);
+		goto fail;
+	}
+	st->maplen = (size_t)sb.st_size;
+	st->map = st->maplen ? mmap(NULL, st->maplen, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+	if (st->map == MAP_FAILED) {
+		st->map = NULL;
+		nop_error_io(err, "mmap", path, errno);
+		goto fail;
+	}
+	close(fd);
+	fd = -1;
+	madvise(st->map, st->maplen, MADV_SEQUENTIAL);
+	for (int i = 0; i < l.n; i++) {
+		struct cpu_buf *c = &st->cpus[st->ncpus++];
+
+		c->cpu = l.cpu[i].cpu;
+		if (l.cpu[i].off > st->maplen)
+			continue; /* a CPU whose pages are not there: nothing to read */
+		c->off = l.cpu[i].off;
+		c->left = l.cpu[i].size < st->maplen - c->off ? l.cpu[i].size : st->maplen - c->off;
+	}
+	free(l.cpu);
+	*stp = st;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(l.cpu);
+	nop_stream_close(st);
+	return -1;
+}
+
 int nop_stream_nfds(const struct nop_stream *st)
 {
 	return st->files ? 0 : st->ncpus;
@@ -154,46 +213,108 @@ int nop_stream_fd(const struct nop_stream *st, int i)
 	return st->cpus[i].fd;
 }
 
+/* The next page of one CPU: its length (the page is *pagep), 0 at its
+ * end or when a live buffer is empty for now, -1 with errno. */
+static ssize_t next_page(struct nop_stream *st, struct cpu_buf *c, void **pagep)
+{
+	ssize_t r;
+
+	if (st->map) {
+		size_t n = c->left < (unsigned long long)st->page_size ? (size_t)c->left
+								       : (size_t)st->page_size;
+
+		if (n < (size_t)st->page_size) {
+			c->done = true; /* a page cut short ends a CPU's data */
+			return 0;
+		}
+		*pagep = st->map + c->off;
+		c->off += n;
+		c->left -= n;
+		return (ssize_t)n;
+	}
+	*pagep = st->page;
+	do
+		r = read(c->fd, st->page, (size_t)st->page_size);
+	while (r < 0 && errno == EINTR);
+	if (r < 0 && errno == EAGAIN)
+		return 0;
+	if (r == 0)
+		c->done = st->files;
+	if (r > 0 && r < st->page_size)
+		memset((char *)st->page + r, 0, (size_t)(st->page_size - r));
+	return r;
+}
+
+/* One page into a CPU's events (a damaged page becomes a "lost" mark). */
+static int take_page(struct nop_stream *st, struct cpu_buf *c, void *page, size_t len,
+		     struct nop_error *err)
+{
+	int ret;
+
+	if (st->raw && st->raw(st->raw_ctx, c->cpu, page, len)) {
+		nop_error_set(err, NOP_EINTERNAL, errno, "cannot save a page of CPU %d: %s", c->cpu,
+			      strerror(errno));
+		return -1;
+	}
+	ret = nop_decode_page(st->dec, c->cpu, page, collect, c);
+	if (ret == -EINVAL) {
+		/* a damaged page: say so in the stream, go on */
+		struct nop_event lost = { .type = NOP_EV_LOST, .cpu = c->cpu, .lost = -1 };
+
+		ret = collect(c, &lost);
+	}
+	if (ret) {
+		nop_error_set(err, NOP_EINTERNAL, ret < 0 ? -ret : 0,
+			      "cannot decode a ring-buffer page of CPU %d", c->cpu);
+		return -1;
+	}
+	return 0;
+}
+
 /* Read up to ROUND_PAGES pages of one CPU; 1 if it may have more. */
 static int read_cpu(struct nop_stream *st, struct cpu_buf *c, struct nop_error *err)
 {
 	for (int i = 0; i < ROUND_PAGES; i++) {
-		ssize_t r = read(c->fd, st->page, (size_t)st->page_size);
-		int ret;
+		void *page;
+		ssize_t r = next_page(st, c, &page);
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && errno == EAGAIN)
-			return 0;
 		if (r < 0) {
 			nop_error_io(err, "read", "trace_pipe_raw", errno);
 			return -1;
 		}
-		if (r == 0) {
-			c->done = st->files;
+		if (r == 0)
 			return 0;
-		}
-		if (r < st->page_size)
-			memset((char *)st->page + r, 0, (size_t)(st->page_size - r));
-		if (st->raw && st->raw(st->raw_ctx, c->cpu, st->page, (size_t)r)) {
-			nop_error_set(err, NOP_EINTERNAL, errno, "cannot save a page of CPU %d: %s", c->cpu,
-				      strerror(errno));
+		if (take_page(st, c, page, (size_t)r, err))
 			return -1;
-		}
-		ret = nop_decode_page(st->dec, c->cpu, st->page, collect, c);
-		if (ret == -EINVAL) {
-			/* a damaged page: say so in the stream, go on */
-			struct nop_event lost = { .type = NOP_EV_LOST, .cpu = c->cpu, .lost = -1 };
-
-			ret = collect(c, &lost);
-		}
-		if (ret) {
-			nop_error_set(err, NOP_EINTERNAL, ret < 0 ? -ret : 0,
-				      "cannot decode a ring-buffer page of CPU %d", c->cpu);
-			return -1;
-		}
 	}
 	return 1;
+}
+
+static void resolve_stacks(struct cpu_buf *c)
+{
+	for (size_t k = 0; k < c->nev; k++)
+		if (c->ev[k].nstack)
+			c->ev[k].stack = c->stk + (uintptr_t)c->ev[k].stack;
+}
+
+/* Files: a CPU whose events were all emitted reads pages until it has
+ * events again or its data ends. */
+static int refill(struct nop_stream *st, struct cpu_buf *c, struct nop_error *err)
+{
+	c->nev = c->nstk = c->head = 0;
+	while (!c->nev && !c->done) {
+		void *page;
+		ssize_t r = next_page(st, c, &page);
+
+		if (r < 0) {
+			nop_error_io(err, "read", "a recorded page", errno);
+			return -1;
+		}
+		if (r > 0 && take_page(st, c, page, (size_t)r, err))
+			return -1;
+	}
+	resolve_stacks(c);
+	return 0;
 }
 
 static unsigned long long head_ts(struct nop_stream *st, int i)
@@ -201,14 +322,22 @@ static unsigned long long head_ts(struct nop_stream *st, int i)
 	return st->cpus[i].ev[st->cpus[i].head].ts;
 }
 
+/* earlier timestamp first; on a tie the lower CPU, as libtracecmd does */
+static bool before(struct nop_stream *st, int a, int b)
+{
+	unsigned long long ta = head_ts(st, a), tb = head_ts(st, b);
+
+	return ta < tb || (ta == tb && st->cpus[a].cpu < st->cpus[b].cpu);
+}
+
 static void sift_down(struct nop_stream *st, int *h, int n, int i)
 {
 	for (;;) {
 		int l = 2 * i + 1, m = i;
 
-		if (l < n && head_ts(st, h[l]) < head_ts(st, h[m]))
+		if (l < n && before(st, h[l], h[m]))
 			m = l;
-		if (l + 1 < n && head_ts(st, h[l + 1]) < head_ts(st, h[m]))
+		if (l + 1 < n && before(st, h[l + 1], h[m]))
 			m = l + 1;
 		if (m == i)
 			return;
@@ -228,9 +357,7 @@ static int merge_emit(struct nop_stream *st, nop_emit_fn emit, void *ctx)
 		struct cpu_buf *c = &st->cpus[i];
 
 		c->head = 0;
-		for (size_t k = 0; k < c->nev; k++)
-			if (c->ev[k].nstack)
-				c->ev[k].stack = c->stk + (uintptr_t)c->ev[k].stack;
+		resolve_stacks(c);
 		if (c->nev)
 			st->heap[n++] = i;
 	}
@@ -249,10 +376,40 @@ static int merge_emit(struct nop_stream *st, nop_emit_fn emit, void *ctx)
 	return ret;
 }
 
+/* Files: an exact merge, each CPU refilled as soon as it runs dry. */
+static int merge_files(struct nop_stream *st, nop_emit_fn emit, void *ctx, struct nop_error *err)
+{
+	int n = 0, ret = 0;
+
+	for (int i = 0; i < st->ncpus; i++) {
+		if (refill(st, &st->cpus[i], err))
+			return -1;
+		if (st->cpus[i].nev)
+			st->heap[n++] = i;
+	}
+	for (int i = n / 2 - 1; i >= 0; i--)
+		sift_down(st, st->heap, n, i);
+	while (n > 0 && ret == 0) {
+		struct cpu_buf *c = &st->cpus[st->heap[0]];
+
+		ret = emit(ctx, &c->ev[c->head]);
+		if (++c->head == c->nev) {
+			if (refill(st, c, err))
+				return -1;
+			if (!c->nev)
+				st->heap[0] = st->heap[--n];
+		}
+		sift_down(st, st->heap, n, 0);
+	}
+	return ret;
+}
+
 int nop_stream_drain(struct nop_stream *st, nop_emit_fn emit, void *ctx, bool *more,
 		     struct nop_error *err)
 {
 	*more = false;
+	if (st->files)
+		return merge_files(st, emit, ctx, err);
 	for (int i = 0; i < st->ncpus; i++) {
 		int r;
 
@@ -276,6 +433,8 @@ void nop_stream_close(struct nop_stream *st)
 		free(st->cpus[i].ev);
 		free(st->cpus[i].stk);
 	}
+	if (st->map)
+		munmap(st->map, st->maplen);
 	free(st->cpus);
 	free(st->heap);
 	free(st->page);
