@@ -82,7 +82,8 @@ int on_event(void *ctx, const struct nop_event *ev)
 	if (ev->type == NOP_EV_LOST)
 		r->sum.lost_pages += ev->lost > 0 ? ev->lost : 1;
 	if (r->recording) {
-		r->sum.events += ev->type == NOP_EV_FUNC || ev->type == NOP_EV_EXIT;
+		r->sum.events += ev->type == NOP_EV_COUNTS ? ev->nfunc + ev->nexit
+							    : ev->type == NOP_EV_FUNC || ev->type == NOP_EV_EXIT;
 		return count_reached(r);
 	}
 	if (ev->type == NOP_EV_LOST && r->sink.ops->event && r->sink.ops->event(&r->sink, ev))

@@ -26,6 +26,12 @@ static int emit(void *ctx, const struct nop_event *ev)
 	return 0;
 }
 
+static int count_only(void *ctx, const struct nop_event *ev)
+{
+	(*(unsigned long *)ctx) += ev->type == NOP_EV_COUNTS ? ev->nfunc + ev->nexit : 1;
+	return 0;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *top = getenv("NOPCTL_FIXTURES");
@@ -58,6 +64,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	page = calloc(1, psz);
 	memcpy(page, data + 1, size - 1 < psz ? size - 1 : psz);
 	nop_decode_page(d, data[0] >> 1 & 1, page, emit, &sink);
+	nop_count_page(d, data[0] >> 1 & 1, page, count_only, &sink);
 	nop_decode_flush(d, emit, &sink);
 	nop_graph_finish(graph, count_item, &sink);
 	free(page);

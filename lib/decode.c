@@ -412,7 +412,8 @@ enum { RB_PADDING = 29, RB_TIME_EXTEND = 30, RB_TIME_STAMP = 31 };
  * negative int sent it back to an earlier record for ever, found by
  * fuzz_decode). Every step must move forward and stay on the page;
  * a page that breaks either ends there and is reported damaged. */
-int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx)
+static int walk_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx,
+		     struct nop_event *counts)
 {
 	const char *pg = page, *end = pg + d->page_size;
 	int lsz = tep_get_long_size(d->tep), hdr = 8 + lsz, ret;
@@ -483,8 +484,17 @@ int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit
 			}
 			if (len < 8 || (const char *)rec.data + len > end)
 				return flush(d, emit, ctx) ? : -EINVAL; /* runs off the page */
-			if ((ret = decode_record(d, &rec, end, emit, ctx)))
+			if (counts) {
+				uint16_t type;
+
+				memcpy(&type, rec.data, 2);
+				type = d->native ? type : __builtin_bswap16(type);
+				counts->nfunc += type == d->fn_id;
+				counts->nexit += type == d->exit_id;
+				counts->ts = counts->ts ? counts->ts : ts;
+			} else if ((ret = decode_record(d, &rec, end, emit, ctx))) {
 				return ret;
+			}
 		}
 		curr = next;
 	}
@@ -495,4 +505,25 @@ int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit
 			return ret;
 	}
 	return flush(d, emit, ctx);
+}
+
+int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx)
+{
+	return walk_page(d, cpu, page, emit, ctx, NULL);
+}
+
+int nop_count_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx)
+{
+	struct nop_event c = { .type = NOP_EV_COUNTS, .cpu = cpu };
+	int ret = walk_page(d, cpu, page, emit, ctx, &c);
+
+	if (ret && ret != -EINVAL)
+		return ret;
+	if (c.nfunc || c.nexit) {
+		int r2 = emit(ctx, &c);
+
+		if (r2)
+			return r2;
+	}
+	return ret;
 }

@@ -155,6 +155,7 @@ enum nop_ev_type {
 	NOP_EV_LOST,  /* events lost before this point on this CPU */
 	NOP_EV_ENTRY, /* function_graph: a function was entered */
 	NOP_EV_EXIT,  /* function_graph: a function returned */
+	NOP_EV_COUNTS, /* a page only counted (nop_stream_set_count_only) */
 };
 
 struct nop_event {
@@ -171,6 +172,7 @@ struct nop_event {
 	unsigned long long calltime, rettime; /* EXIT */
 	long long retval;
 	bool has_retval;
+	unsigned long long nfunc, nexit; /* NOP_EV_COUNTS: hits and exits on the page */
 };
 
 /* ---- call graphs: function_graph events to calls ------------------- */
@@ -233,6 +235,9 @@ typedef int (*nop_emit_fn)(void *ctx, const struct nop_event *ev);
 /* Decode one sub-buffer (page) of a CPU's ring buffer into events. */
 int nop_decode_page(struct nop_decoder *d, int cpu, void *page,
 		    nop_emit_fn emit, void *ctx);
+/* The same walk, but the records are only counted: one NOP_EV_COUNTS per
+ * page (and NOP_EV_LOST as nop_decode_page gives it). */
+int nop_count_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx);
 /* The same for records from elsewhere (a trace.dat read by libtracecmd),
  * with that file's event formats; flush at the end. */
 struct tep_handle;
@@ -276,6 +281,8 @@ void nop_dat_free(struct nop_dat *w, bool keep); /* keep: false removes the file
 /* Raw pages as they are read, before decoding (nopctl record). */
 typedef int (*nop_raw_fn)(void *ctx, int cpu, const void *page, size_t len);
 void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx);
+/* Pages only counted, not decoded (a recording's summary): nop_count_page */
+void nop_stream_set_count_only(struct nop_stream *st, bool on);
 
 /* ---- output sinks --------------------------------------------------- */
 enum nop_format {

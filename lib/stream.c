@@ -41,6 +41,7 @@ struct nop_stream {
 	int *heap; /* indexes of cpus with events left, min-heap on ts */
 	nop_raw_fn raw;
 	void *raw_ctx;
+	bool count_only;
 	char *map; /* a trace.dat, mapped */
 	size_t maplen;
 };
@@ -49,6 +50,11 @@ void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx)
 {
 	st->raw = fn;
 	st->raw_ctx = ctx;
+}
+
+void nop_stream_set_count_only(struct nop_stream *st, bool on)
+{
+	st->count_only = on;
 }
 
 static int collect(void *ctx, const struct nop_event *ev)
@@ -256,7 +262,7 @@ static int take_page(struct nop_stream *st, struct cpu_buf *c, void *page, size_
 			      strerror(errno));
 		return -1;
 	}
-	ret = nop_decode_page(st->dec, c->cpu, page, collect, c);
+	ret = (st->count_only ? nop_count_page : nop_decode_page)(st->dec, c->cpu, page, collect, c);
 	if (ret == -EINVAL) {
 		/* a damaged page: say so in the stream, go on */
 		struct nop_event lost = { .type = NOP_EV_LOST, .cpu = c->cpu, .lost = -1 };

@@ -240,6 +240,56 @@ static void padding_pointing_back(void **state)
 	nop_decoder_free(d);
 }
 
+struct tally {
+	unsigned long long func, exit, lost;
+};
+
+static int tally_event(void *ctx, const struct nop_event *ev)
+{
+	struct tally *t = ctx;
+
+	t->func += ev->type == NOP_EV_FUNC ? 1 : ev->type == NOP_EV_COUNTS ? ev->nfunc : 0;
+	t->exit += ev->type == NOP_EV_EXIT ? 1 : ev->type == NOP_EV_COUNTS ? ev->nexit : 0;
+	t->lost += ev->type == NOP_EV_LOST;
+	return 0;
+}
+
+/* A recording only counts its pages (nop_count_page): the same number of
+ * hits, exits and losses as decoding every event, on every capture. */
+static void counted_as_decoded(void **state)
+{
+	static const char *const caps[] = { "stack", "graph", "lost", "graph-lost", "graph-midcall" };
+
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(kernels); k++) {
+		struct nop_error err;
+		struct nop_decoder *d = nop_decoder_new(kernels[k], &err);
+		int ps = nop_decoder_page_size(d);
+		char *page = malloc((size_t)ps), path[256];
+
+		for (size_t c = 0; c < ARRAY_SIZE(caps); c++)
+			for (int cpu = 0; cpu < 2; cpu++) {
+				struct tally dec = { 0 }, cnt = { 0 };
+				FILE *f;
+
+				snprintf(path, sizeof(path), "%s/%s/cpu%d.raw", kernels[k], caps[c], cpu);
+				if (!(f = fopen(path, "r")))
+					continue;
+				while (fread(page, 1, (size_t)ps, f) == (size_t)ps) {
+					nop_decode_page(d, cpu, page, tally_event, &dec);
+					nop_count_page(d, cpu, page, tally_event, &cnt);
+				}
+				fclose(f);
+				assert_true(dec.func + dec.exit > 0);
+				assert_int_equal(cnt.func, dec.func);
+				assert_int_equal(cnt.exit, dec.exit);
+				assert_int_equal(cnt.lost, dec.lost);
+			}
+		free(page);
+		nop_decoder_free(d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +297,7 @@ int main(void)
 		cmocka_unit_test(lost_pages_reported),
 		cmocka_unit_test(damaged_pages),
 		cmocka_unit_test(padding_pointing_back),
+		cmocka_unit_test(counted_as_decoded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
