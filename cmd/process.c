@@ -88,12 +88,16 @@ void handle_signals(struct run *r)
 
 	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
-			int status;
+			siginfo_t ci = { 0 };
 
-			if (r->child > 0 && waitpid(r->child, &status, WNOHANG) == r->child) {
-				r->child_status = WIFEXITED(status) ? WEXITSTATUS(status)
-								    : 128 + WTERMSIG(status);
-				r->child = 0;
+			/* seen, not reaped: the exited command stays a zombie
+			 * until the last events are printed, so its task name is
+			 * still in /proc/PID/comm for them (reap_child) */
+			if (r->child > 0 && !r->child_exited &&
+			    waitid(P_PID, (id_t)r->child, &ci, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+			    ci.si_pid == r->child) {
+				r->child_status = ci.si_code == CLD_EXITED ? ci.si_status : 128 + ci.si_status;
+				r->child_exited = true;
 				if (!r->stop)
 					r->stop = "command exit";
 			}
@@ -105,7 +109,7 @@ void handle_signals(struct run *r)
 			snprintf(why, sizeof(why), "SIG%s", sigabbrev_np((int)si.ssi_signo));
 			r->stop = why;
 		}
-		if (r->child > 0)
+		if (r->child > 0 && !r->child_exited)
 			kill(r->child, (int)si.ssi_signo);
 	}
 }

@@ -20,6 +20,7 @@ struct run {
 	int sigfd;
 	pid_t child;
 	int child_status;
+	bool child_exited; /* exited, not yet reaped (see handle_signals) */
 	bool out_closed; /* the reader went away (EPIPE): a normal end */
 	int out_errno;	 /* any other write error */
 };
