@@ -54,6 +54,11 @@ int nop_ksym_at(unsigned long long addr, char *name, size_t len, unsigned long l
 /* available_filter_functions kept per boot and module set (funcs_cache.c) */
 char *nop_funcs_cache_read(const char *tracing_dir);
 void nop_funcs_cache_write(const char *tracing_dir, const char *text);
+/* the same for other kinds ("ksyms"): mapped read-only (munmap it), and
+ * written from pieces (root only) */
+struct iovec;
+void *nop_boot_cache_map(const char *kind, size_t *len);
+void nop_boot_cache_write(const char *kind, const struct iovec *iov, int n);
 int nop_journal_dir_make(struct nop_error *err); /* the journal directory, created if absent */
 
 int nop_levenshtein(const char *a, const char *b, int limit);

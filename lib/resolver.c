@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include <traceevent/event-parse.h>
@@ -28,6 +30,7 @@ struct comm_slot {
 struct ksym {
 	unsigned long long addr;
 	unsigned name; /* offset in the arena */
+	unsigned pad;  /* 0: the array is written to the boot cache as it is */
 };
 
 struct nop_resolver {
@@ -35,6 +38,8 @@ struct nop_resolver {
 	struct ksym *ksyms;
 	size_t nksyms;
 	char *arena;
+	void *map; /* ksyms and arena from the boot cache (funcs_cache.c) */
+	size_t maplen;
 	char kallsyms[256]; /* read at the first lookup (nop_resolver_defer_kallsyms) */
 	bool borrowed; /* a trace.dat's: its symbols and task names, no /proc */
 	char tracing_dir[4096];
@@ -76,21 +81,85 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-int nop_resolver_load_kallsyms(struct nop_resolver *r, const char *path, struct nop_error *err)
-{
-	FILE *f = fopen(path, "re");
-	size_t cap = 0, acap = 0, alen = 0;
-	char line[1024];
+/* the boot cache of /proc/kallsyms' text symbols: this header, the sorted
+ * array, the arena of names */
+struct ksym_cache {
+	char magic[8];
+	unsigned long long n, alen;
+};
+static const char ksym_magic[8] = "nopksym1";
 
-	if (!f) {
-		nop_error_io(err, "read", path, errno);
-		return -1;
+static void drop_symbols(struct nop_resolver *r)
+{
+	if (r->map) {
+		munmap(r->map, r->maplen);
+	} else {
+		free(r->ksyms);
+		free(r->arena);
 	}
-	free(r->ksyms);
-	free(r->arena);
+	r->map = NULL;
 	r->ksyms = NULL;
 	r->arena = NULL;
 	r->nksyms = 0;
+	memset(r->syms, 0, sizeof(r->syms));
+}
+
+static bool map_cached(struct nop_resolver *r)
+{
+	size_t len = 0;
+	const struct ksym_cache *h = nop_boot_cache_map("ksyms", &len);
+	const struct ksym *k;
+	const char *arena;
+
+	if (!h)
+		return false;
+	k = (const struct ksym *)(h + 1);
+	arena = (const char *)(k + h->n);
+	/* whole and consistent, or not used */
+	if (len < sizeof(*h) || memcmp(h->magic, ksym_magic, 8) || h->n > len / sizeof(*k) ||
+	    len != sizeof(*h) + h->n * sizeof(*k) + h->alen || !h->alen || arena[h->alen - 1]) {
+		munmap((void *)h, len);
+		return false;
+	}
+	for (size_t i = 0; i < h->n; i++)
+		if (k[i].name >= h->alen || (i && k[i].addr < k[i - 1].addr)) {
+			munmap((void *)h, len);
+			return false;
+		}
+	r->map = (void *)h;
+	r->maplen = len;
+	r->ksyms = (struct ksym *)k;
+	r->arena = (char *)arena;
+	r->nksyms = h->n;
+	return true;
+}
+
+static void write_cache(const struct nop_resolver *r, size_t alen)
+{
+	struct ksym_cache h = { .n = r->nksyms, .alen = alen };
+	struct iovec v[] = { { &h, sizeof(h) },
+			     { r->ksyms, r->nksyms * sizeof(*r->ksyms) },
+			     { r->arena, alen } };
+
+	memcpy(h.magic, ksym_magic, 8);
+	if (alen)
+		nop_boot_cache_write("ksyms", v, 3);
+}
+
+int nop_resolver_load_kallsyms(struct nop_resolver *r, const char *path, struct nop_error *err)
+{
+	bool live = !strcmp(path, "/proc/kallsyms");
+	size_t cap = 0, acap = 0, alen = 0;
+	char line[1024];
+	FILE *f;
+
+	drop_symbols(r);
+	if (live && map_cached(r))
+		return 0;
+	if (!(f = fopen(path, "re"))) {
+		nop_error_io(err, "read", path, errno);
+		return -1;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long addr;
 		char type, name[512];
@@ -107,13 +176,13 @@ int nop_resolver_load_kallsyms(struct nop_resolver *r, const char *path, struct 
 			return -1;
 		}
 		memcpy(r->arena + alen, name, n);
-		r->ksyms[r->nksyms].addr = addr;
-		r->ksyms[r->nksyms++].name = (unsigned)alen;
+		r->ksyms[r->nksyms++] = (struct ksym){ .addr = addr, .name = (unsigned)alen };
 		alen += n;
 	}
 	fclose(f);
 	qsort(r->ksyms, r->nksyms, sizeof(*r->ksyms), by_addr);
-	memset(r->syms, 0, sizeof(r->syms));
+	if (live)
+		write_cache(r, alen);
 	return 0;
 }
 
@@ -278,7 +347,6 @@ void nop_resolver_free(struct nop_resolver *r)
 		return;
 	if (!r->borrowed)
 		tep_free(r->tep);
-	free(r->ksyms);
-	free(r->arena);
+	drop_symbols(r);
 	free(r);
 }

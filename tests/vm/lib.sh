@@ -36,7 +36,7 @@ snap() {
 		echo "== instances"
 		ls "$TR/instances"
 		echo "== journals"
-		ls /run/nopctl 2>/dev/null | grep -v -e lock -e '^funcs-.*\.cache$' || true
+		ls /run/nopctl 2>/dev/null | grep -v -e lock -e '^funcs-.*\.cache$' -e '^ksyms-.*\.cache$' || true
 	} > "$1"
 }
 
