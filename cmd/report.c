@@ -1,5 +1,6 @@
 /* report.c - nopctl report FILE: a trace.dat (nopctl's or trace-cmd's),
- * read with libtracecmd and shown like a live run. */
+ * shown like a live run: nopctl's own read page by page, others with
+ * libtracecmd. */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -41,23 +42,21 @@ static int report_event(void *data, const struct nop_event *ev)
 	return on_event(c->r, ev);
 }
 
-/* The file's pages straight into the decoder where its layout allows
- * (nopctl's own files); otherwise libtracecmd's record iteration. */
-static int read_events(struct report_ctx *c, struct tracecmd_input *h, const char *file,
-		       struct nop_error *err)
+/* The events, through the decoder: a file as nopctl record writes it is
+ * read page by page (in != NULL), any other through libtracecmd. */
+static int read_events(struct report_ctx *c, struct tracecmd_input *h, struct nop_dat_in *in,
+		       const char *file, struct nop_error *err)
 {
 	struct nop_stream *st = NULL;
 	bool more;
-	int ret = nop_stream_open_dat(&st, c->dec, file, err);
+	int ret;
 
-	if (ret < 0)
-		return -1;
-	if (ret == 0) {
+	if (in) {
+		if (nop_stream_open_dat(&st, c->dec, in, err))
+			return -1;
 		ret = nop_stream_drain(st, report_event, c, &more, err);
 		nop_stream_close(st);
-		if (ret < 0 && !c->r->stop)
-			return -1;
-		return 0;
+		return ret < 0 && !c->r->stop ? -1 : 0;
 	}
 	if (tracecmd_iterate_events(h, NULL, 0, report_record, c) < 0 && !c->r->stop) {
 		nop_error_set(err, NOP_EINTERNAL, 0, "cannot read the events of %s", file);
@@ -71,11 +70,12 @@ static int run_report(struct opts *o, const char *file)
 	struct run r = { .o = o, .sigfd = -1, .child_status = -1 };
 	struct nop_error err = { 0 };
 	struct tracecmd_input *h = NULL;
+	struct nop_dat_in *in = NULL;
 	struct nop_decoder *dec = NULL;
 	struct nop_resolver *res = NULL;
 	struct report_ctx ctx = { .r = &r };
 	FILE *out = NULL;
-	int code = 0;
+	int code = 0, ret;
 
 	signal(SIGPIPE, SIG_IGN);
 	tracecmd_set_loglevel(TEP_LOG_NONE);
@@ -83,16 +83,23 @@ static int run_report(struct opts *o, const char *file)
 		nop_error_set(&err, NOP_EUSAGE, errno, "cannot read %s: %s", file, strerror(errno));
 		return report_error(o, &err);
 	}
-	if (!(h = tracecmd_open(file, 0))) {
+	if ((ret = nop_dat_in_open(&in, file, &err)) < 0)
+		return report_error(o, &err);
+	if (in) {
+		if (!(dec = nop_decoder_from_dat(in, &err)) || !(res = nop_resolver_from_dat(in, &err)))
+			goto out;
+	} else if (!(h = tracecmd_open(file, 0))) {
 		nop_error_set(&err, NOP_EUSAGE, 0, "%s is not a trace.dat file (trace-cmd's format)", file);
 		return report_error(o, &err);
+	} else if (!(dec = nop_decoder_from_tep(tracecmd_get_tep(h), &err)) ||
+		   !(res = nop_resolver_from_tep(tracecmd_get_tep(h), &err))) {
+		goto out;
 	}
-	if (!(dec = nop_decoder_from_tep(tracecmd_get_tep(h), &err)) ||
-	    !(res = nop_resolver_from_tep(tracecmd_get_tep(h), &err)) || !(out = open_output(o, &err)) ||
+	if (!(out = open_output(o, &err)) ||
 	    setup_output(&r, o->stats ? RUN_STATS : RUN_REPORT, out, res, &err))
 		goto out;
 	ctx.dec = dec;
-	if (read_events(&ctx, h, file, &err))
+	if (read_events(&ctx, h, in, file, &err))
 		goto out;
 	if (!r.stop) {
 		nop_decode_flush(dec, on_event, &r);
@@ -117,6 +124,7 @@ out:
 	nop_resolver_free(res);
 	if (h)
 		tracecmd_close(h);
+	nop_dat_in_free(in);
 	if (out && out != stdout)
 		fclose(out);
 	if (err.status)

@@ -52,45 +52,56 @@ static int sub_buffer_size(const char *tracing_dir)
 	return kb > 0 ? kb * 1024 : (int)sysconf(_SC_PAGESIZE);
 }
 
-/* The page header and the formats of the events nopctl decodes, read
- * from <dir>/events: a live tracefs or a recorded copy of one. */
+/* The page header and the formats of the events nopctl decodes: from
+ * <dir>/events (a live tracefs or a recorded copy of one), or from a
+ * trace.dat's sections. */
+static int parse_formats(struct tep_handle *tep, const struct nop_dat_blob *hp,
+			 const struct nop_dat_blob *fmt, int nfmt, const char *where,
+			 struct nop_error *err)
+{
+	struct kbuffer *kb;
+
+	if (tep_parse_header_page(tep, hp->p, (unsigned long)hp->len, (int)sizeof(long)) < 0 ||
+	    !(kb = tep_kbuffer(tep))) { /* a check that header_page was understood */
+		nop_error_set(err, NOP_EKERNEL, 0, "cannot parse the page header of %s", where);
+		return -1;
+	}
+	kbuffer_free(kb);
+	for (int i = 0; i < nfmt; i++)
+		if (fmt[i].p && tep_parse_event(tep, fmt[i].p, fmt[i].len, "ftrace") != 0) {
+			nop_error_set(err, NOP_EKERNEL, 0, "cannot parse an event format of %s", where);
+			return -1;
+		}
+	return 0;
+}
+
 static int load_formats(struct tep_handle *tep, const char *dir, struct nop_error *err)
 {
 	static const char *const events[] = { "function", "kernel_stack", "funcgraph_entry",
 					      "funcgraph_exit" };
-	char path[4200], *buf;
-	size_t len;
+	struct nop_dat_blob hp, fmt[ARRAY_SIZE(events)] = { { 0 } };
+	char path[4200];
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/events/header_page", dir);
-	if (!(buf = nop_read_file(path, &len, err)))
+	if (!(hp.p = nop_read_file(path, &hp.len, err)))
 		return -1;
-	ret = tep_parse_header_page(tep, buf, (unsigned long)len, (int)sizeof(long));
-	free(buf);
-	if (ret < 0) {
-		nop_error_set(err, NOP_EKERNEL, 0, "cannot parse %s", path);
-		return -1;
-	}
 	for (size_t i = 0; i < ARRAY_SIZE(events); i++) {
 		struct nop_error e2;
 
 		snprintf(path, sizeof(path), "%s/events/ftrace/%s/format", dir, events[i]);
-		if (!(buf = nop_read_file(path, &len, &e2)))
-			continue; /* an older kernel without this event */
-		if (tep_parse_event(tep, buf, len, "ftrace") != 0) {
-			free(buf);
-			nop_error_set(err, NOP_EKERNEL, 0, "cannot parse %s", path);
-			return -1;
-		}
-		free(buf);
+		fmt[i].p = nop_read_file(path, &fmt[i].len, &e2); /* absent on older kernels */
 	}
-	return 0;
+	ret = parse_formats(tep, &hp, fmt, (int)ARRAY_SIZE(events), dir, err);
+	free(hp.p);
+	for (size_t i = 0; i < ARRAY_SIZE(events); i++)
+		free(fmt[i].p);
+	return ret;
 }
 
-struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *err)
+static struct nop_decoder *decoder_alloc(struct nop_error *err)
 {
 	struct nop_decoder *d = calloc(1, sizeof(*d));
-	struct kbuffer *kb;
 
 	if (!d || !(d->tep = tep_alloc())) {
 		free(d);
@@ -101,18 +112,40 @@ struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *e
 	tep_set_long_size(d->tep, (int)sizeof(long));
 	tep_set_file_bigendian(d->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	tep_set_local_bigendian(d->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	return d;
+}
+
+struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *err)
+{
+	struct nop_decoder *d = decoder_alloc(err);
+
+	if (!d)
+		return NULL;
 	if (load_formats(d->tep, tracing_dir, err)) {
 		nop_decoder_free(d);
 		return NULL;
 	}
-	kb = tep_kbuffer(d->tep); /* a check that header_page was understood */
-	if (!kb) {
-		nop_error_set(err, NOP_EINTERNAL, 0, "cannot read %s/events/header_page", tracing_dir);
+	d->page_size = sub_buffer_size(tracing_dir);
+	if (find_fields(d, err)) {
 		nop_decoder_free(d);
 		return NULL;
 	}
-	kbuffer_free(kb);
-	d->page_size = sub_buffer_size(tracing_dir);
+	return d;
+}
+
+/* a trace.dat in our byte order and word size (nop_dat_in_open checked) */
+struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop_error *err)
+{
+	struct nop_decoder *d = decoder_alloc(err);
+
+	if (!d)
+		return NULL;
+	if (parse_formats(d->tep, &in->header_page, in->fmt, in->nfmt, in->path, err)) {
+		nop_decoder_free(d);
+		return NULL;
+	}
+	tep_set_page_size(d->tep, in->page_size);
+	d->page_size = in->page_size;
 	if (find_fields(d, err)) {
 		nop_decoder_free(d);
 		return NULL;

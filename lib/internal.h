@@ -63,16 +63,21 @@ int nop_journal_dir_make(struct nop_error *err); /* the journal directory, creat
 
 int nop_levenshtein(const char *a, const char *b, int limit);
 
-/* where each CPU's pages lie in a plain trace.dat (tracedat_read.c):
- * 0 and the layout (free l->cpu), 1 if the file needs libtracecmd, -1 */
+/* a plain trace.dat's sections and where each CPU's pages lie
+ * (tracedat_read.c, nop_dat_in_open) */
 struct nop_dat_cpu {
 	int cpu;
 	unsigned long long off, size;
 };
-struct nop_dat_layout {
-	int page_size, n;
-	struct nop_dat_cpu *cpu;
+struct nop_dat_blob {
+	char *p; /* NUL-terminated */
+	size_t len;
 };
-int nop_dat_layout(const char *path, struct nop_dat_layout *l, struct nop_error *err);
+struct nop_dat_in {
+	char path[4096];
+	int page_size, n, nfmt;
+	struct nop_dat_cpu *cpu;
+	struct nop_dat_blob header_page, fmt[8], kallsyms, cmdlines;
+};
 
 #endif

@@ -253,11 +253,17 @@ int nop_stream_open(struct nop_stream **st, struct nop_decoder *d, const char *b
 /* Feed pre-recorded pages instead of a live buffer (tests, reports). */
 int nop_stream_open_files(struct nop_stream **st, struct nop_decoder *d,
 			  const char **paths, const int *cpus, int n, struct nop_error *err);
-/* A trace.dat's pages, read straight into the decoder (whose formats must
- * be the file's: nop_decoder_from_tep): 0, or 1 if the file's layout
- * needs libtracecmd (options, other versions), or -1. A file stream is
- * merged exactly: one drain emits everything in timestamp order. */
-int nop_stream_open_dat(struct nop_stream **st, struct nop_decoder *d, const char *path,
+/* A trace.dat as nopctl record writes it, read without libtracecmd:
+ * nop_dat_in_open gives 0, or 1 if the file's layout needs libtracecmd
+ * (options, other versions, other event systems), or -1. Its decoder, its
+ * symbols and task names, and its pages as a stream (merged exactly: one
+ * drain emits everything in timestamp order). */
+struct nop_dat_in;
+int nop_dat_in_open(struct nop_dat_in **in, const char *path, struct nop_error *err);
+void nop_dat_in_free(struct nop_dat_in *in);
+struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop_error *err);
+struct nop_resolver *nop_resolver_from_dat(const struct nop_dat_in *in, struct nop_error *err);
+int nop_stream_open_dat(struct nop_stream **st, struct nop_decoder *d, const struct nop_dat_in *in,
 			struct nop_error *err);
 int nop_stream_nfds(const struct nop_stream *st);
 int nop_stream_fd(const struct nop_stream *st, int i);

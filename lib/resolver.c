@@ -42,6 +42,7 @@ struct nop_resolver {
 	size_t maplen;
 	char kallsyms[256]; /* read at the first lookup (nop_resolver_defer_kallsyms) */
 	bool borrowed; /* a trace.dat's: its symbols and task names, no /proc */
+	bool recorded; /* nop_resolver_from_dat: names from the file, no /proc */
 	char tracing_dir[4096];
 	struct sym_slot syms[SYM_CACHE];
 	struct comm_slot comms[COMM_SLOTS];
@@ -146,44 +147,114 @@ static void write_cache(const struct nop_resolver *r, size_t alen)
 		nop_boot_cache_write("ksyms", v, 3);
 }
 
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : -1;
+}
+
+/* "ADDR TYPE NAME[\t[MODULE]]" lines, text symbols kept: parsed by hand
+ * (sscanf was most of the cost: 150,000 lines at every start of a report
+ * and at the first named address of a run) */
+static int parse_kallsyms(struct nop_resolver *r, const char *p, const char *end, size_t *alenp)
+{
+	size_t cap = 0, acap = 0, alen = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *name;
+		unsigned long long addr = 0;
+		size_t n;
+		char type;
+		int v;
+
+		if (!nl)
+			nl = end;
+		while (p < nl && (v = hexval((unsigned char)*p)) >= 0)
+			addr = addr << 4 | (unsigned)v, p++;
+		if (p + 3 > nl || *p != ' ' || p[2] != ' ')
+			goto next;
+		type = p[1];
+		/* text only: the addresses events carry are code */
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			goto next;
+		name = p + 3;
+		for (p = name; p < nl && *p != ' ' && *p != '\t' && *p != '\r'; p++)
+			;
+		n = (size_t)(p - name);
+		if (!n || n > 511)
+			goto next;
+		if (nop_grow((void **)&r->ksyms, &cap, r->nksyms + 1, sizeof(*r->ksyms)) ||
+		    nop_grow((void **)&r->arena, &acap, alen + n + 1, 1))
+			return -1;
+		memcpy(r->arena + alen, name, n);
+		r->arena[alen + n] = 0;
+		r->ksyms[r->nksyms++] = (struct ksym){ .addr = addr, .name = (unsigned)alen };
+		alen += n + 1;
+next:
+		p = nl + 1;
+	}
+	for (size_t i = 1; i < r->nksyms; i++)
+		if (r->ksyms[i].addr < r->ksyms[i - 1].addr) { /* sort only what is not */
+			qsort(r->ksyms, r->nksyms, sizeof(*r->ksyms), by_addr);
+			break;
+		}
+	*alenp = alen;
+	return 0;
+}
+
 int nop_resolver_load_kallsyms(struct nop_resolver *r, const char *path, struct nop_error *err)
 {
 	bool live = !strcmp(path, "/proc/kallsyms");
-	size_t cap = 0, acap = 0, alen = 0;
-	char line[1024];
-	FILE *f;
+	size_t len = 0, alen = 0;
+	char *text;
 
 	drop_symbols(r);
 	if (live && map_cached(r))
 		return 0;
-	if (!(f = fopen(path, "re"))) {
-		nop_error_io(err, "read", path, errno);
+	if (!(text = nop_read_file(path, &len, err)))
+		return -1;
+	if (parse_kallsyms(r, text, text + len, &alen)) {
+		free(text);
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long addr;
-		char type, name[512];
-		size_t n;
-
-		/* text only: the addresses events carry are code */
-		if (sscanf(line, "%llx %c %511s", &addr, &type, name) != 3 || !strchr("tTwW", type))
-			continue;
-		n = strlen(name) + 1;
-		if (nop_grow((void **)&r->ksyms, &cap, r->nksyms + 1, sizeof(*r->ksyms)) ||
-		    nop_grow((void **)&r->arena, &acap, alen + n, 1)) {
-			fclose(f);
-			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
-			return -1;
-		}
-		memcpy(r->arena + alen, name, n);
-		r->ksyms[r->nksyms++] = (struct ksym){ .addr = addr, .name = (unsigned)alen };
-		alen += n;
-	}
-	fclose(f);
-	qsort(r->ksyms, r->nksyms, sizeof(*r->ksyms), by_addr);
+	free(text);
 	if (live)
 		write_cache(r, alen);
 	return 0;
+}
+
+static void comm_put(struct nop_resolver *r, int pid, const char *comm);
+
+/* "pid comm" lines (saved_cmdlines) into the task-name table */
+static void put_cmdlines(struct nop_resolver *r, char *text)
+{
+	for (char *save, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(l, ' ');
+		int pid = atoi(l);
+
+		if (sp && pid > 0)
+			comm_put(r, pid, sp + 1);
+	}
+}
+
+struct nop_resolver *nop_resolver_from_dat(const struct nop_dat_in *in, struct nop_error *err)
+{
+	struct nop_resolver *r = nop_resolver_new(NULL, err);
+	size_t alen;
+	char *names;
+
+	if (!r)
+		return NULL;
+	r->recorded = true;
+	if ((in->kallsyms.p && parse_kallsyms(r, in->kallsyms.p, in->kallsyms.p + in->kallsyms.len, &alen)) ||
+	    !(names = strdup(in->cmdlines.p ? in->cmdlines.p : ""))) {
+		nop_resolver_free(r);
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return NULL;
+	}
+	put_cmdlines(r, names);
+	free(names);
+	return r;
 }
 
 void nop_resolver_defer_kallsyms(struct nop_resolver *r, const char *path)
@@ -298,13 +369,7 @@ static void load_cmdlines(struct nop_resolver *r)
 	text = nop_read_file(path, NULL, &e);
 	if (!text)
 		return;
-	for (char *save, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		char *sp = strchr(l, ' ');
-		int pid = atoi(l);
-
-		if (sp && pid > 0)
-			comm_put(r, pid, sp + 1);
-	}
+	put_cmdlines(r, text);
 	free(text);
 }
 
@@ -321,6 +386,8 @@ const char *nop_resolve_comm(struct nop_resolver *r, int pid)
 	c = comm_slot(r, pid);
 	if (c && c->pid == pid)
 		return c->comm;
+	if (r->recorded)
+		return "<...>"; /* not in the file's task names */
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
 	if ((f = fopen(path, "re"))) {
 		if (fgets(buf, sizeof(buf), f)) {

@@ -12,19 +12,22 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 #define ROUND_PAGES 64
+#define CHUNK_PAGES 64 /* a trace.dat is read this much at a time per CPU:
+			* few system calls, no page faults on a mapping */
 
 struct cpu_buf {
 	int cpu;
 	int fd;
 	bool done; /* files: EOF reached */
-	unsigned long long off, left; /* a trace.dat's: this CPU's pages in map */
+	unsigned long long off, left; /* a trace.dat's: where this CPU's pages are */
+	char *chunk;		      /* read from there CHUNK_PAGES at a time */
+	size_t clen, cpos;
 	struct nop_event *ev;
 	size_t nev, capev, head;
 	unsigned long long *stk;
@@ -42,8 +45,7 @@ struct nop_stream {
 	nop_raw_fn raw;
 	void *raw_ctx;
 	bool count_only;
-	char *map; /* a trace.dat, mapped */
-	size_t maplen;
+	int datfd; /* a trace.dat (nop_stream_open_dat), else -1 */
 };
 
 void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx)
@@ -94,6 +96,7 @@ static int stream_alloc(struct nop_stream **stp, struct nop_decoder *d, int n,
 		return -1;
 	}
 	st->dec = d;
+	st->datfd = -1;
 	st->page_size = nop_decoder_page_size(d);
 	for (int i = 0; i < n; i++)
 		st->cpus[i].fd = -1;
@@ -155,56 +158,48 @@ int nop_stream_open_files(struct nop_stream **stp, struct nop_decoder *d, const 
 	return 0;
 }
 
-int nop_stream_open_dat(struct nop_stream **stp, struct nop_decoder *d, const char *path,
+int nop_stream_open_dat(struct nop_stream **stp, struct nop_decoder *d, const struct nop_dat_in *l,
 			struct nop_error *err)
 {
-	struct nop_dat_layout l;
 	struct nop_stream *st;
 	struct stat sb;
-	int fd, ret = nop_dat_layout(path, &l, err);
+	int fd;
 
-	if (ret)
-		return ret;
-	if (l.page_size != nop_decoder_page_size(d)) {
-		free(l.cpu);
-		return 1;
-	}
-	if (stream_alloc(&st, d, l.n, err)) {
-		free(l.cpu);
+	if (l->page_size != nop_decoder_page_size(d)) {
+		nop_error_set(err, NOP_EINTERNAL, 0, "%s: pages of %d bytes, the decoder's are %d", l->path,
+			      l->page_size, nop_decoder_page_size(d));
 		return -1;
 	}
+	if (stream_alloc(&st, d, l->n, err))
+		return -1;
 	st->files = true;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(l->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &sb) < 0) {
-		nop_error_io(err, "open", path, errno);
+		nop_error_io(err, "open", l->path, errno);
 		goto fail;
 	}
-	st->maplen = (size_t)sb.st_size;
-	st->map = st->maplen ? mmap(NULL, st->maplen, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-	if (st->map == MAP_FAILED) {
-		st->map = NULL;
-		nop_error_io(err, "mmap", path, errno);
-		goto fail;
-	}
-	close(fd);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	st->datfd = fd;
 	fd = -1;
-	madvise(st->map, st->maplen, MADV_SEQUENTIAL);
-	for (int i = 0; i < l.n; i++) {
+	for (int i = 0; i < l->n; i++) {
 		struct cpu_buf *c = &st->cpus[st->ncpus++];
+		unsigned long long end = (unsigned long long)sb.st_size;
 
-		c->cpu = l.cpu[i].cpu;
-		if (l.cpu[i].off > st->maplen)
+		c->cpu = l->cpu[i].cpu;
+		if (!(c->chunk = malloc((size_t)st->page_size * CHUNK_PAGES))) {
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			goto fail;
+		}
+		if (l->cpu[i].off > end)
 			continue; /* a CPU whose pages are not there: nothing to read */
-		c->off = l.cpu[i].off;
-		c->left = l.cpu[i].size < st->maplen - c->off ? l.cpu[i].size : st->maplen - c->off;
+		c->off = l->cpu[i].off;
+		c->left = l->cpu[i].size < end - c->off ? l->cpu[i].size : end - c->off;
 	}
-	free(l.cpu);
 	*stp = st;
 	return 0;
 fail:
 	if (fd >= 0)
 		close(fd);
-	free(l.cpu);
 	nop_stream_close(st);
 	return -1;
 }
@@ -225,18 +220,29 @@ static ssize_t next_page(struct nop_stream *st, struct cpu_buf *c, void **pagep)
 {
 	ssize_t r;
 
-	if (st->map) {
-		size_t n = c->left < (unsigned long long)st->page_size ? (size_t)c->left
-								       : (size_t)st->page_size;
+	if (st->datfd >= 0) {
+		if (c->cpos + (size_t)st->page_size > c->clen) {
+			size_t want = (size_t)st->page_size * CHUNK_PAGES;
 
-		if (n < (size_t)st->page_size) {
-			c->done = true; /* a page cut short ends a CPU's data */
-			return 0;
+			if (c->left < want)
+				want = (size_t)c->left;
+			do
+				r = pread(st->datfd, c->chunk, want, (off_t)c->off);
+			while (r < 0 && errno == EINTR);
+			if (r < 0)
+				return -1;
+			c->off += (unsigned long long)r;
+			c->left -= (unsigned long long)r;
+			c->clen = (size_t)r;
+			c->cpos = 0;
+			if (c->clen < (size_t)st->page_size) {
+				c->done = true; /* the end, or a page cut short */
+				return 0;
+			}
 		}
-		*pagep = st->map + c->off;
-		c->off += n;
-		c->left -= n;
-		return (ssize_t)n;
+		*pagep = c->chunk + c->cpos;
+		c->cpos += (size_t)st->page_size;
+		return st->page_size;
 	}
 	*pagep = st->page;
 	do
@@ -438,9 +444,10 @@ void nop_stream_close(struct nop_stream *st)
 			close(st->cpus[i].fd);
 		free(st->cpus[i].ev);
 		free(st->cpus[i].stk);
+		free(st->cpus[i].chunk);
 	}
-	if (st->map)
-		munmap(st->map, st->maplen);
+	if (st->datfd >= 0)
+		close(st->datfd);
 	free(st->cpus);
 	free(st->heap);
 	free(st->page);
