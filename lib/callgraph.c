@@ -28,6 +28,7 @@ struct nop_graph {
 	struct task **slots; /* open addressing on pid */
 	size_t cap, used;
 	struct task *pending;	/* its top frame is an entry not yet shown */
+	struct task *last;	/* the task of the last event: most often the next's */
 	int pend_cpu; /* of the held entry */
 	unsigned long long pend_ts, pend_ip;
 	unsigned long long path[NOP_GRAPH_MAX_DEPTH + 1];
@@ -67,10 +68,13 @@ static struct task **slot(struct task **slots, size_t cap, int pid)
 
 static struct task *task(struct nop_graph *g, int pid)
 {
-	struct task **t = slot(g->slots, g->cap, pid);
+	struct task **t;
 
+	if (g->last && g->last->pid == pid)
+		return g->last;
+	t = slot(g->slots, g->cap, pid);
 	if (*t)
-		return *t;
+		return g->last = *t;
 	if ((g->used + 1) * 4 > g->cap * 3) {
 		size_t ncap = g->cap * 2;
 		struct task **ns = calloc(ncap, sizeof(*ns));
@@ -89,7 +93,7 @@ static struct task *task(struct nop_graph *g, int pid)
 		return NULL;
 	(*t)->pid = pid;
 	g->used++;
-	return *t;
+	return g->last = *t;
 }
 
 static int emit(struct nop_graph *g, struct task *t, struct nop_gitem *gi, int n,

@@ -162,16 +162,16 @@ struct nop_event {
 	enum nop_ev_type type;
 	int cpu;
 	int pid;
+	int nstack;
 	unsigned long long ts; /* ns, trace clock */
 	unsigned long long ip, parent_ip;
 	const unsigned long long *stack;
-	int nstack;
 	long long lost; /* NOP_EV_LOST: count, -1 if the kernel did not say */
 	/* function_graph: ip is the function; depth is the kernel's */
 	int depth;
+	bool has_retval;
 	unsigned long long calltime, rettime; /* EXIT */
 	long long retval;
-	bool has_retval;
 	unsigned long long nfunc, nexit; /* NOP_EV_COUNTS: hits and exits on the page */
 };
 

@@ -64,7 +64,7 @@ static int collect(void *ctx, const struct nop_event *ev)
 	struct cpu_buf *c = ctx;
 	struct nop_event *e;
 
-	if (nop_grow((void **)&c->ev, &c->capev, c->nev + 1, sizeof(*c->ev)))
+	if (c->nev == c->capev && nop_grow((void **)&c->ev, &c->capev, c->nev + 1, sizeof(*c->ev)))
 		return -ENOMEM;
 	e = &c->ev[c->nev++];
 	*e = *ev;
