@@ -26,6 +26,10 @@ struct graph_text {
 	/* function names' lengths by name pointer (names never move): strlen
 	 * per line was a tenth of a report */
 	struct { const char *name; size_t len; } lens[1024];
+	/* " CPU) comm-pid | " of the last line: most lines repeat it */
+	int pre_cpu, pre_pid;
+	char pre[64];
+	size_t npre;
 };
 
 static void task_switch(struct nop_sink *s, const struct nop_gitem *gi)
@@ -115,6 +119,7 @@ static size_t name_len(struct graph_text *g, const char *name)
 static int text(struct nop_sink *s, const struct nop_gitem *gi)
 {
 	const char *fn = nop_sink_func(s, gi->func);
+	struct graph_text *g;
 	struct line l;
 	size_t fnlen;
 
@@ -122,16 +127,26 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 		return -1;
 	/* nop_sink_func's "0x..." for an unknown address is one reused buffer */
 	fnlen = isdigit((unsigned char)fn[0]) ? strlen(fn) : name_len(s->priv, fn);
-	l.n = 0;
 	task_switch(s, gi);
 	/* " %3d) %16s-%-6d | %16s | %*s" */
-	put(&l, " ", 1);
-	num(&l, gi->cpu, 3, 0);
-	put(&l, ") ", 2);
-	str(&l, nop_resolve_comm(s->res, gi->pid), 16);
-	put(&l, "-", 1);
-	num(&l, gi->pid, -6, 0);
-	put(&l, " | ", 3);
+	g = s->priv;
+	if (!g->npre || g->pre_cpu != gi->cpu || g->pre_pid != gi->pid) {
+		l.n = 0;
+		put(&l, " ", 1);
+		num(&l, gi->cpu, 3, 0);
+		put(&l, ") ", 2);
+		str(&l, nop_resolve_comm(s->res, gi->pid), 16);
+		put(&l, "-", 1);
+		num(&l, gi->pid, -6, 0);
+		put(&l, " | ", 3);
+		g->npre = l.n < sizeof(g->pre) ? l.n : 0;
+		memcpy(g->pre, l.b, g->npre);
+		g->pre_cpu = gi->cpu;
+		g->pre_pid = gi->pid;
+	} else {
+		memcpy(l.b, g->pre, g->npre);
+		l.n = g->npre;
+	}
 	if (gi->timed && gi->kind != NOP_GI_ENTER) {
 		/* "%c %7llu.%03llu us" */
 		char m = marker(gi->duration);
