@@ -402,15 +402,25 @@ static int merge_files(struct nop_stream *st, nop_emit_fn emit, void *ctx, struc
 	for (int i = n / 2 - 1; i >= 0; i--)
 		sift_down(st, st->heap, n, i);
 	while (n > 0 && ret == 0) {
-		struct cpu_buf *c = &st->cpus[st->heap[0]];
+		int top = st->heap[0], next = -1;
+		struct cpu_buf *c = &st->cpus[top];
 
-		ret = emit(ctx, &c->ev[c->head]);
-		if (++c->head == c->nev) {
-			if (refill(st, c, err))
-				return -1;
-			if (!c->nev)
-				st->heap[0] = st->heap[--n];
-		}
+		/* the runner-up among the top's children: the top CPU's events
+		 * go out in one run while they come before its head */
+		for (int k = 1; k <= 2 && k < n; k++)
+			if (next < 0 || before(st, st->heap[k], next))
+				next = st->heap[k];
+		do {
+			ret = emit(ctx, &c->ev[c->head]);
+			if (++c->head == c->nev) {
+				if (refill(st, c, err))
+					return -1;
+				if (!c->nev)
+					break;
+			}
+		} while (ret == 0 && (next < 0 || before(st, top, next)));
+		if (!c->nev)
+			st->heap[0] = st->heap[--n];
 		sift_down(st, st->heap, n, 0);
 	}
 	return ret;
