@@ -22,6 +22,7 @@ fuzz-build: $(FUZZ_TARGETS)
 fuzz: fuzz-build
 	@set -e; for t in $(FUZZ_TARGETS); do n=$${t##*/fuzz_}; \
 		mkdir -p $(FUZZ_BUILD)/corpus/$$n; echo "== $$t ($(FUZZ_TIME) s)"; \
+		LSAN_OPTIONS=suppressions=fuzz/lsan.supp \
 		$$t -max_total_time=$(FUZZ_TIME) -close_fd_mask=3 -print_final_stats=1 \
 		    -artifact_prefix=$(FUZZ_BUILD)/crash- $(FUZZ_BUILD)/corpus/$$n fuzz/corpus/$$n; done
 

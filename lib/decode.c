@@ -1,5 +1,6 @@
 /* decode.c - ring-buffer pages to events: the page is walked here, fields
  * are looked up once from the event formats and read by offset. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -133,6 +134,86 @@ struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *e
 	return d;
 }
 
+static bool ident(const char **p)
+{
+	const char *s = *p;
+
+	while (isalnum((unsigned char)**p) || **p == '_')
+		(*p)++;
+	return *p > s;
+}
+
+static bool number(const char **p)
+{
+	const char *s = *p;
+
+	while (isdigit((unsigned char)**p))
+		(*p)++;
+	return *p > s && *p - s < 10;
+}
+
+static bool lit(const char **p, const char *w)
+{
+	size_t n = strlen(w);
+
+	if (strncmp(*p, w, n))
+		return false;
+	*p += n;
+	return true;
+}
+
+/* "\tfield:TYPE NAME[N];\toffset:N;\tsize:N;\tsigned:N;" */
+static bool field_line(const char *p)
+{
+	const char *name = NULL;
+
+	if (!lit(&p, "\tfield:"))
+		return false;
+	for (;;) { /* words of the type, then the name (the last word) */
+		while (*p == ' ' || *p == '*')
+			p++;
+		name = p;
+		if (!ident(&p))
+			return false;
+		if (*p == '[') { /* an array: [N], or [] after __data_loc */
+			p++;
+			number(&p);
+			if (!lit(&p, "]"))
+				return false;
+		}
+		if (*p == ';')
+			break;
+		if (*p != ' ' && *p != '*')
+			return false;
+	}
+	return name && lit(&p, ";\toffset:") && number(&p) && lit(&p, ";\tsize:") && number(&p) &&
+	       lit(&p, ";\tsigned:") && number(&p) && lit(&p, ";") && !*p;
+}
+
+/* A recorded event format, line by line, before libtraceevent sees it:
+ * libtraceevent 1.7 crashes on some damaged ones (found by fuzz_dat). The
+ * kernel's shape: name, ID, "format:", field lines and blank lines. */
+static bool format_ok(const char *text, size_t len)
+{
+	char *copy = strndup(text, len), *save, *l;
+	int state = 0; /* 0 name, 1 ID, 2 "format:", 3 fields */
+	bool ok = copy != NULL;
+
+	for (l = copy ? strtok_r(copy, "\n", &save) : NULL; l && ok; l = strtok_r(NULL, "\n", &save)) {
+		const char *p = l;
+
+		switch (state) {
+		case 0: ok = lit(&p, "name: ") && ident(&p) && !*p; break;
+		case 1: ok = lit(&p, "ID: ") && number(&p) && !*p; break;
+		case 2: ok = !strcmp(p, "format:"); break;
+		default: ok = field_line(p); break;
+		}
+		state += state < 3;
+	}
+	free(copy);
+	return ok && state == 3;
+}
+
 /* a trace.dat in our byte order and word size (nop_dat_in_open checked) */
 struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop_error *err)
 {
@@ -140,7 +221,31 @@ struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop
 
 	if (!d)
 		return NULL;
-	if (parse_formats(d->tep, &in->header_page, in->fmt, in->nfmt, in->path, err)) {
+	struct nop_dat_blob fmt[ARRAY_SIZE(in->fmt)] = { { 0 } };
+	int ret = 0;
+
+	/* nopctl decodes fields itself and never prints through a format:
+	 * a file's "print fmt:" lines are left out, libtraceevent 1.7 crashes
+	 * on a damaged one (found by fuzz_dat) */
+	for (int i = 0; i < in->nfmt; i++) {
+		char *pf = strstr(in->fmt[i].p, "\nprint fmt:");
+		size_t keep = pf ? (size_t)(pf - in->fmt[i].p) : in->fmt[i].len;
+
+		if (!format_ok(in->fmt[i].p, keep)) {
+			nop_error_set(err, NOP_EUSAGE, 0, "%s: event format %d is damaged", in->path, i + 1);
+			ret = -1;
+			goto out;
+		}
+		if (!(fmt[i].p = malloc(keep + 32)))
+			break;
+		memcpy(fmt[i].p, in->fmt[i].p, keep);
+		fmt[i].len = keep + (size_t)sprintf(fmt[i].p + keep, "\nprint fmt: \"\"\n");
+	}
+	ret = parse_formats(d->tep, &in->header_page, fmt, in->nfmt, in->path, err);
+out:
+	for (int i = 0; i < in->nfmt; i++)
+		free(fmt[i].p);
+	if (ret) {
 		nop_decoder_free(d);
 		return NULL;
 	}
@@ -250,13 +355,15 @@ int nop_decoder_page_size(const struct nop_decoder *d)
 static unsigned long long num(const struct nop_decoder *d, const struct tep_format_field *f,
 			      const struct tep_record *rec)
 {
-	const char *p = (const char *)rec->data + f->offset;
+	const char *p;
 	unsigned long long v = 0;
 
-	/* a damaged record shorter than its format: nothing past its end is
+	/* a format without the field (a damaged trace.dat: found by fuzz_dat),
+	 * or a damaged record shorter than its format: nothing past its end is
 	 * read (the caller bounded rec->size by the page; found by fuzz_decode) */
-	if (f->offset < 0 || (unsigned)f->offset + (unsigned)f->size > (unsigned)rec->size)
+	if (!f || f->offset < 0 || (unsigned)f->offset + (unsigned)f->size > (unsigned)rec->size)
 		return 0;
+	p = (const char *)rec->data + f->offset;
 	if (d->native) {
 		switch (f->size) {
 		case 8: { uint64_t x; memcpy(&x, p, 8); return x; }

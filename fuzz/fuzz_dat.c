@@ -1,0 +1,68 @@
+/* fuzz_dat.c - libFuzzer target: a trace.dat as nopctl report reads it
+ * without libtracecmd (tracedat_read.c): the header's sections, the event
+ * formats and symbols they carry, and every CPU's pages through the
+ * decoder, the merge and the call-graph engine. The input is the file. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../lib/nopctl.h"
+
+static char path[64];
+
+static int count_item(void *ctx, const struct nop_gitem *gi)
+{
+	(*(unsigned long *)ctx) += (unsigned long)gi->npath;
+	return 0;
+}
+
+struct feed {
+	struct nop_graph *g;
+	struct nop_resolver *r;
+	unsigned long n;
+};
+
+static int emit(void *ctx, const struct nop_event *ev)
+{
+	struct feed *f = ctx;
+	unsigned long long off;
+
+	f->n += nop_resolve_sym(f->r, ev->ip, &off) != NULL;
+	f->n += nop_resolve_comm(f->r, ev->pid)[0];
+	return nop_graph_feed(f->g, ev, count_item, &f->n);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	snprintf(path, sizeof(path), "/tmp/fuzz_dat.%d", (int)getpid());
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+	struct nop_error err;
+	struct nop_dat_in *in = NULL;
+	struct nop_decoder *d = NULL;
+	struct nop_stream *st = NULL;
+	struct feed f = { 0 };
+	FILE *fp = fopen(path, "w");
+	bool more;
+
+	if (!fp)
+		abort();
+	fwrite(data, 1, size, fp);
+	fclose(fp);
+	if (nop_dat_in_open(&in, path, &err) != 0)
+		return 0;
+	if ((d = nop_decoder_from_dat(in, &err)) && (f.r = nop_resolver_from_dat(in, &err)) &&
+	    (f.g = nop_graph_new(&err)) && nop_stream_open_dat(&st, d, in, &err) == 0) {
+		nop_stream_drain(st, emit, &f, &more, &err);
+		nop_graph_finish(f.g, count_item, &f.n);
+	}
+	nop_stream_close(st);
+	nop_graph_free(f.g);
+	nop_resolver_free(f.r);
+	nop_decoder_free(d);
+	nop_dat_in_free(in);
+	return 0;
+}
