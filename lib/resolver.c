@@ -143,7 +143,9 @@ static void write_cache(const struct nop_resolver *r, size_t alen)
 			     { r->arena, alen } };
 
 	memcpy(h.magic, ksym_magic, 8);
-	if (alen)
+	/* addresses hidden (kptr_restrict, lockdown: all 0) are not kept: they
+	 * would outlive a change of the setting */
+	if (alen && r->nksyms && r->ksyms[r->nksyms - 1].addr)
 		nop_boot_cache_write("ksyms", v, 3);
 }
 
