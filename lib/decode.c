@@ -349,11 +349,19 @@ int nop_decoder_page_size(const struct nop_decoder *d)
 	return d->page_size;
 }
 
+/* One record of a page: where its data is, how long, when, which CPU
+ * (a tep_record zeroed per record was a tenth of a report's decode) */
+struct rec {
+	const char *data;
+	int size, cpu;
+	unsigned long long ts;
+};
+
 /* A field of a record. In our own byte order, read in place at the
  * offset the format gives (tep_read_number_field per field was a fifth
  * of a report's time, bench B1). */
 static unsigned long long num(const struct nop_decoder *d, const struct tep_format_field *f,
-			      const struct tep_record *rec)
+			      const struct rec *rec)
 {
 	const char *p;
 	unsigned long long v = 0;
@@ -372,12 +380,12 @@ static unsigned long long num(const struct nop_decoder *d, const struct tep_form
 		case 1: return (unsigned char)*p;
 		}
 	}
-	tep_read_number_field((struct tep_format_field *)f, rec->data, &v);
+	tep_read_number_field((struct tep_format_field *)f, (void *)rec->data, &v);
 	return v;
 }
 
 /* end: the end of the page: a damaged record's size cannot reach past it */
-static int read_stack(struct nop_decoder *d, struct tep_record *rec, struct nop_event *ev,
+static int read_stack(struct nop_decoder *d, const struct rec *rec, struct nop_event *ev,
 		      const char *end)
 {
 	long long n = (long long)num(d, d->st_size, rec);
@@ -395,9 +403,9 @@ static int read_stack(struct nop_decoder *d, struct tep_record *rec, struct nop_
 		unsigned int a32;
 
 		if (lsz == 8) {
-			memcpy(&a, (char *)rec->data + off + 8 * i, 8);
+			memcpy(&a, rec->data + off + 8 * i, 8);
 		} else {
-			memcpy(&a32, (char *)rec->data + off + 4 * i, 4);
+			memcpy(&a32, rec->data + off + 4 * i, 4);
 			a = a32;
 		}
 
@@ -429,7 +437,7 @@ int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx)
 
 /* funcgraph entry and exit, the bulk of a graph capture: fields at fixed
  * offsets, sizes checked once (d->fast); 1 if the record is not one */
-static int decode_graph_fast(struct nop_decoder *d, struct tep_record *rec, nop_emit_fn emit,
+static int decode_graph_fast(struct nop_decoder *d, const struct rec *rec, nop_emit_fn emit,
 			     void *ctx, int *ret)
 {
 	int type = rec->size >= 2 ? AT(uint16_t, d->c_type) : -1;
@@ -457,7 +465,7 @@ static int decode_graph_fast(struct nop_decoder *d, struct tep_record *rec, nop_
 	return 0;
 }
 
-static int decode_record(struct nop_decoder *d, struct tep_record *rec, const char *end,
+static int decode_record(struct nop_decoder *d, const struct rec *rec, const char *end,
 			 nop_emit_fn emit, void *ctx)
 {
 	int type, ret;
@@ -466,7 +474,7 @@ static int decode_record(struct nop_decoder *d, struct tep_record *rec, const ch
 	if (d->fast && !decode_graph_fast(d, rec, emit, ctx, &ret))
 		return ret;
 	ev = (struct nop_event){ .cpu = rec->cpu, .ts = rec->ts };
-	type = d->c_type ? (int)num(d, d->c_type, rec) : tep_data_type(d->tep, rec);
+	type = d->c_type ? (int)num(d, d->c_type, rec) : tep_data_type(d->tep, &(struct tep_record){ .data = (void *)rec->data, .size = rec->size });
 
 	if (type == d->stack_id && d->st_caller) {
 		if (d->have_pend && d->pend.cpu == rec->cpu) {
@@ -476,13 +484,13 @@ static int decode_record(struct nop_decoder *d, struct tep_record *rec, const ch
 		if ((ret = flush(d, emit, ctx)))
 			return ret;
 		ev.type = NOP_EV_STACK;
-		ev.pid = d->c_pid ? (int)num(d, d->c_pid, rec) : tep_data_pid(d->tep, rec);
+		ev.pid = d->c_pid ? (int)num(d, d->c_pid, rec) : tep_data_pid(d->tep, &(struct tep_record){ .data = (void *)rec->data, .size = rec->size });
 		read_stack(d, rec, &ev, end);
 		return emit(ctx, &ev);
 	}
 	if ((ret = flush(d, emit, ctx)))
 		return ret;
-	ev.pid = d->c_pid ? (int)num(d, d->c_pid, rec) : tep_data_pid(d->tep, rec);
+	ev.pid = d->c_pid ? (int)num(d, d->c_pid, rec) : tep_data_pid(d->tep, &(struct tep_record){ .data = (void *)rec->data, .size = rec->size });
 	if (type == d->fn_id) {
 		ev.type = NOP_EV_FUNC;
 		ev.ip = num(d, d->fn_ip, rec);
@@ -523,7 +531,8 @@ int nop_decode_record(struct nop_decoder *d, struct tep_record *rec, nop_emit_fn
 		if ((ret = flush(d, emit, ctx)) || (ret = emit(ctx, &lost)))
 			return ret;
 	}
-	return decode_record(d, rec, (const char *)rec->data + rec->size, emit, ctx);
+	return decode_record(d, &(struct rec){ .data = rec->data, .size = rec->size, .cpu = rec->cpu, .ts = rec->ts },
+			     (const char *)rec->data + rec->size, emit, ctx);
 }
 
 static uint32_t rd4(const struct nop_decoder *d, const char *p)
@@ -610,9 +619,7 @@ static int walk_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emi
 		if (next <= curr)
 			return flush(d, emit, ctx) ? : -EINVAL; /* would go back: damaged */
 		if (tl < RB_PADDING) {
-			struct tep_record rec = {
-				.ts = ts, .cpu = cpu, .data = (void *)(data + p), .size = len,
-			};
+			struct rec rec = { .data = data + p, .size = len, .cpu = cpu, .ts = ts };
 
 			if (missed) {
 				struct nop_event lost = { .type = NOP_EV_LOST, .cpu = cpu, .ts = ts,

@@ -149,9 +149,14 @@ static void write_cache(const struct nop_resolver *r, size_t alen)
 		nop_boot_cache_write("ksyms", v, 3);
 }
 
-static int hexval(int c)
+/* hex digit values, -1 for anything else */
+static signed char hexval[256];
+
+static void hex_init(void)
 {
-	return c >= '0' && c <= '9' ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : -1;
+	for (int c = 0; c < 256; c++)
+		hexval[c] = (signed char)(c >= '0' && c <= '9' ? c - '0'
+					  : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : -1);
 }
 
 /* "ADDR TYPE NAME[\t[MODULE]]" lines, text symbols kept: parsed by hand
@@ -161,6 +166,8 @@ static int parse_kallsyms(struct nop_resolver *r, const char *p, const char *end
 {
 	size_t cap = 0, acap = 0, alen = 0;
 
+	if (hexval['x'] == 0)
+		hex_init();
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *name;
 		unsigned long long addr = 0;
@@ -170,7 +177,7 @@ static int parse_kallsyms(struct nop_resolver *r, const char *p, const char *end
 
 		if (!nl)
 			nl = end;
-		while (p < nl && (v = hexval((unsigned char)*p)) >= 0)
+		while (p < nl && (v = hexval[(unsigned char)*p]) >= 0)
 			addr = addr << 4 | (unsigned)v, p++;
 		if (p + 3 > nl || *p != ' ' || p[2] != ' ')
 			goto next;
@@ -179,13 +186,13 @@ static int parse_kallsyms(struct nop_resolver *r, const char *p, const char *end
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			goto next;
 		name = p + 3;
-		for (p = name; p < nl && *p != ' ' && *p != '\t' && *p != '\r'; p++)
-			;
-		n = (size_t)(p - name);
+		/* the name ends at the line's end or at the tab before [module] */
+		p = memchr(name, '\t', (size_t)(nl - name));
+		n = (size_t)((p ? p : nl) - name);
 		if (!n || n > 511)
 			goto next;
-		if (nop_grow((void **)&r->ksyms, &cap, r->nksyms + 1, sizeof(*r->ksyms)) ||
-		    nop_grow((void **)&r->arena, &acap, alen + n + 1, 1))
+		if ((r->nksyms == cap && nop_grow((void **)&r->ksyms, &cap, r->nksyms + 1, sizeof(*r->ksyms))) ||
+		    (alen + n + 1 > acap && nop_grow((void **)&r->arena, &acap, alen + n + 1, 1)))
 			return -1;
 		memcpy(r->arena + alen, name, n);
 		r->arena[alen + n] = 0;
