@@ -240,7 +240,8 @@ t_01_top_buffer_keeps_its_size() {
 t_lost_events() {
 	# an 8 KB buffer cannot hold what a busy opener makes while the reader
 	# is stopped for a second (a fast enough reader keeps up otherwise)
-	sh -c 'while :; do opener 2000; done' > /dev/null 2>&1 &
+	# (bounded: a failing check must not leave it running for later tests)
+	timeout 10 sh -c 'while :; do opener 2000; done' > /dev/null 2>&1 &
 	w=$!
 	nopctl trace -j -b 8 -d 3 'vfs_*' > "$T/out" 2> "$T/err" &
 	n=$!
