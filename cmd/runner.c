@@ -69,12 +69,6 @@ static int loop(struct run *r, struct nop_stream *st, struct nop_error *err)
 	return ret;
 }
 
-static void lost_counters(const char *dir, const struct nop_cpuset *cpus,
-			  unsigned long long *overrun, unsigned long long *dropped)
-{
-	nop_buffer_lost(dir, cpus, overrun, dropped);
-}
-
 /* graph roots restricted to a module: set_graph_function has no :mod:,
  * so they are expanded into the module's matching names */
 static int module_roots(const char *tdir, const struct opts *o, const char ***roots, size_t *n,
@@ -215,7 +209,7 @@ int run_capture(struct opts *o, enum run_mode mode)
 		 * (decoding every event cost the traced program time, bench B5) */
 		nop_stream_set_count_only(st, true);
 	}
-	lost_counters(nop_session_dir(sess), cpusp, &ov0, &dr0);
+	nop_buffer_lost(nop_session_dir(sess), cpusp, &ov0, &dr0);
 	if (o->command) {
 		r.child = spawn(o->command, &go, &ef);
 		if (r.child < 0) {
@@ -272,7 +266,7 @@ teardown:
 	for (bool more = !r.out_closed && !r.out_errno && strcmp(r.stop, "count"); more;)
 		if (nop_stream_drain(st, on_event, &r, &more, &err) < 0)
 			goto out;
-	lost_counters(nop_session_dir(sess), cpusp, &r.sum.overrun, &r.sum.dropped);
+	nop_buffer_lost(nop_session_dir(sess), cpusp, &r.sum.overrun, &r.sum.dropped);
 	r.sum.overrun -= ov0 < r.sum.overrun ? ov0 : r.sum.overrun;
 	r.sum.dropped -= dr0 < r.sum.dropped ? dr0 : r.sum.dropped;
 	if (r.graph && !r.out_closed && !r.out_errno && nop_graph_finish(r.graph, on_call, &r) < 0) {

@@ -236,8 +236,11 @@ struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop
 			ret = -1;
 			goto out;
 		}
-		if (!(fmt[i].p = malloc(keep + 32)))
-			break;
+		if (!(fmt[i].p = malloc(keep + 32))) {
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			ret = -1;
+			goto out;
+		}
 		memcpy(fmt[i].p, in->fmt[i].p, keep);
 		fmt[i].len = keep + (size_t)sprintf(fmt[i].p + keep, "\nprint fmt: \"\"\n");
 	}
@@ -309,10 +312,12 @@ static int find_fields(struct nop_decoder *d, struct nop_error *err)
 		  d->ex_call && d->ex_call->size == 8 && d->ex_ret && d->ex_ret->size == 8 &&
 		  (!d->ex_retval || d->ex_retval->size == 8);
 	if (d->fast) {
-		d->need_ent = end_of(d->ent_func, d->ent_depth, d->c_type, d->c_pid, NULL);
+		int common = end_of(d->c_type, d->c_pid, NULL, NULL, NULL);
+
+		d->need_ent = end_of(d->ent_func, d->ent_depth, NULL, NULL, NULL);
 		d->need_exit = end_of(d->ex_func, d->ex_depth, d->ex_call, d->ex_ret, d->ex_retval);
-		if (end_of(d->c_type, d->c_pid, NULL, NULL, NULL) > d->need_exit)
-			d->need_exit = end_of(d->c_type, d->c_pid, NULL, NULL, NULL);
+		d->need_ent = d->need_ent > common ? d->need_ent : common;
+		d->need_exit = d->need_exit > common ? d->need_exit : common;
 	}
 	return 0;
 }
@@ -326,8 +331,6 @@ struct nop_decoder *nop_decoder_from_tep(struct tep_handle *tep, struct nop_erro
 		return NULL;
 	}
 	d->tep = tep;
-	/* pages as the file holds them, for nop_stream_open_dat */
-	d->page_size = tep_get_sub_buffer_size(tep);
 	if (find_fields(d, err)) {
 		nop_decoder_free(d);
 		return NULL;
@@ -465,6 +468,21 @@ static int decode_graph_fast(struct nop_decoder *d, const struct rec *rec, nop_e
 	return 0;
 }
 
+/* the common fields, through libtraceevent when the format lacks them */
+static int rec_type(const struct nop_decoder *d, const struct rec *rec)
+{
+	return d->c_type ? (int)num(d, d->c_type, rec)
+			 : tep_data_type(d->tep, &(struct tep_record){ .data = (void *)rec->data,
+								  .size = rec->size });
+}
+
+static int rec_pid(const struct nop_decoder *d, const struct rec *rec)
+{
+	return d->c_pid ? (int)num(d, d->c_pid, rec)
+			: tep_data_pid(d->tep, &(struct tep_record){ .data = (void *)rec->data,
+								 .size = rec->size });
+}
+
 static int decode_record(struct nop_decoder *d, const struct rec *rec, const char *end,
 			 nop_emit_fn emit, void *ctx)
 {
@@ -474,7 +492,7 @@ static int decode_record(struct nop_decoder *d, const struct rec *rec, const cha
 	if (d->fast && !decode_graph_fast(d, rec, emit, ctx, &ret))
 		return ret;
 	ev = (struct nop_event){ .cpu = rec->cpu, .ts = rec->ts };
-	type = d->c_type ? (int)num(d, d->c_type, rec) : tep_data_type(d->tep, &(struct tep_record){ .data = (void *)rec->data, .size = rec->size });
+	type = rec_type(d, rec);
 
 	if (type == d->stack_id && d->st_caller) {
 		if (d->have_pend && d->pend.cpu == rec->cpu) {
@@ -484,13 +502,13 @@ static int decode_record(struct nop_decoder *d, const struct rec *rec, const cha
 		if ((ret = flush(d, emit, ctx)))
 			return ret;
 		ev.type = NOP_EV_STACK;
-		ev.pid = d->c_pid ? (int)num(d, d->c_pid, rec) : tep_data_pid(d->tep, &(struct tep_record){ .data = (void *)rec->data, .size = rec->size });
+		ev.pid = rec_pid(d, rec);
 		read_stack(d, rec, &ev, end);
 		return emit(ctx, &ev);
 	}
 	if ((ret = flush(d, emit, ctx)))
 		return ret;
-	ev.pid = d->c_pid ? (int)num(d, d->c_pid, rec) : tep_data_pid(d->tep, &(struct tep_record){ .data = (void *)rec->data, .size = rec->size });
+	ev.pid = rec_pid(d, rec);
 	if (type == d->fn_id) {
 		ev.type = NOP_EV_FUNC;
 		ev.ip = num(d, d->fn_ip, rec);
