@@ -9,7 +9,10 @@ CC        ?= cc
 PKGS      := libtracefs libtraceevent libtracecmd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS  := $(shell pkg-config --libs $(PKGS))
-CFLAGS    ?= -O2 -g
+# -O3 and link-time optimization: about a tenth fewer instructions per
+# event in report (the decoder, call-graph engine and sinks are separate
+# files, called once per event; bench B1)
+CFLAGS    ?= -O3 -g -flto=auto
 CFLAGS    += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE $(PKG_CFLAGS)
 BUILD     ?= build
 ifeq ($(SANITIZE),1)
@@ -36,7 +39,7 @@ $(LIB): $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
 $(BIN): $(CMD_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(PKG_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(PKG_LIBS)
 
 $(BUILD)/man/%: man/%.scd
 	@mkdir -p $(BUILD)/man

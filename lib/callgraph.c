@@ -14,13 +14,17 @@
 #include "internal.h"
 
 struct frame {
-	unsigned long long func, entry_ts, child_ns;
+	unsigned long long entry_ts, child_ns;
 	int kdepth;
 };
 
 struct task {
 	int pid; /* 0: empty slot */
 	int n;
+	/* the open calls' functions, outermost first: a call's path as the
+	 * sinks see it, never copied (one more slot for an exit whose entry
+	 * was not seen) */
+	unsigned long long func[NOP_GRAPH_MAX_DEPTH + 1];
 	struct frame f[NOP_GRAPH_MAX_DEPTH];
 };
 
@@ -31,7 +35,6 @@ struct nop_graph {
 	struct task *last;	/* the task of the last event: most often the next's */
 	int pend_cpu; /* of the held entry */
 	unsigned long long pend_ts, pend_ip;
-	unsigned long long path[NOP_GRAPH_MAX_DEPTH + 1];
 };
 
 struct nop_graph *nop_graph_new(struct nop_error *err)
@@ -66,13 +69,18 @@ static struct task **slot(struct task **slots, size_t cap, int pid)
 	return &slots[i];
 }
 
-static struct task *task(struct nop_graph *g, int pid)
-{
-	struct task **t;
+/* The task's stack: most often the last event's, checked inline. */
+static struct task *task_lookup(struct nop_graph *g, int pid);
 
-	if (g->last && g->last->pid == pid)
-		return g->last;
-	t = slot(g->slots, g->cap, pid);
+static inline struct task *task(struct nop_graph *g, int pid)
+{
+	return g->last && g->last->pid == pid ? g->last : task_lookup(g, pid);
+}
+
+static __attribute__((noinline)) struct task *task_lookup(struct nop_graph *g, int pid)
+{
+	struct task **t = slot(g->slots, g->cap, pid);
+
 	if (*t)
 		return g->last = *t;
 	if ((g->used + 1) * 4 > g->cap * 3) {
@@ -99,11 +107,9 @@ static struct task *task(struct nop_graph *g, int pid)
 static int emit(struct nop_graph *g, struct task *t, struct nop_gitem *gi, int n,
 		nop_gitem_fn fn, void *ctx)
 {
-	for (int i = 0; i < n; i++)
-		g->path[i] = t->f[i].func;
-	g->path[n] = gi->func;
+	t->func[n] = gi->func; /* already there, but for an exit without entry */
 	gi->pid = t->pid;
-	gi->path = g->path;
+	gi->path = t->func;
 	gi->npath = n + 1;
 	gi->depth = n;
 	return fn(ctx, gi);
@@ -140,7 +146,7 @@ static int drop_to(struct nop_graph *g, struct task *t, int keep, int cpu, unsig
 		struct nop_gitem gi = { .kind = NOP_GI_RETURN, .cpu = cpu, .ts = ts };
 
 		t->n--;
-		gi.func = t->f[t->n].func;
+		gi.func = t->func[t->n];
 		ret = emit(g, t, &gi, t->n, fn, ctx);
 	}
 	return ret;
@@ -155,11 +161,12 @@ static int graph_entry(struct nop_graph *g, const struct nop_event *ev, nop_gite
 		return -ENOMEM;
 	for (keep = t->n; keep > 0 && t->f[keep - 1].kdepth >= ev->depth; keep--)
 		;
-	if ((ret = drop_to(g, t, keep, ev->cpu, ev->ts, fn, ctx)))
+	if (keep < t->n && (ret = drop_to(g, t, keep, ev->cpu, ev->ts, fn, ctx)))
 		return ret;
 	if (t->n == NOP_GRAPH_MAX_DEPTH) /* deeper than we follow: drop */
 		return 0;
-	t->f[t->n++] = (struct frame){ .func = ev->ip, .entry_ts = ev->ts, .kdepth = ev->depth };
+	t->func[t->n] = ev->ip;
+	t->f[t->n++] = (struct frame){ .entry_ts = ev->ts, .kdepth = ev->depth };
 	g->pending = t;
 	g->pend_cpu = ev->cpu;
 	g->pend_ts = ev->ts;
@@ -180,7 +187,7 @@ static int graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem
 	if (!t)
 		return -ENOMEM;
 	for (i = t->n - 1; i >= 0; i--)
-		if (t->f[i].func == ev->ip && t->f[i].kdepth == ev->depth)
+		if (t->func[i] == ev->ip && t->f[i].kdepth == ev->depth)
 			break;
 	if (i >= 0 && g->pending == t && i == t->n - 1) {
 		/* the held entry's own exit: a leaf */

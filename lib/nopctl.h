@@ -162,17 +162,25 @@ struct nop_event {
 	enum nop_ev_type type;
 	int cpu;
 	int pid;
-	int nstack;
+	int nstack; /* 0 unless FUNC or STACK carries a stack */
 	unsigned long long ts; /* ns, trace clock */
-	unsigned long long ip, parent_ip;
-	const unsigned long long *stack;
-	long long lost; /* NOP_EV_LOST: count, -1 if the kernel did not say */
-	/* function_graph: ip is the function; depth is the kernel's */
-	int depth;
-	bool has_retval;
-	unsigned long long calltime, rettime; /* EXIT */
-	long long retval;
-	unsigned long long nfunc, nexit; /* NOP_EV_COUNTS: hits and exits on the page */
+	unsigned long long ip; /* function_graph: the function */
+	union { /* by type: 64 bytes in all, copied once per event */
+		struct { /* FUNC, STACK */
+			unsigned long long parent_ip;
+			const unsigned long long *stack;
+		};
+		struct { /* ENTRY, EXIT: depth is the kernel's */
+			int depth;
+			bool has_retval;
+			unsigned long long calltime, rettime; /* EXIT */
+			long long retval;
+		};
+		long long lost; /* LOST: count, -1 if the kernel did not say */
+		struct { /* COUNTS: hits and exits on the page */
+			unsigned long long nfunc, nexit;
+		};
+	};
 };
 
 /* ---- call graphs: function_graph events to calls ------------------- */
@@ -188,17 +196,17 @@ enum nop_gi_kind {
 struct nop_gitem {
 	enum nop_gi_kind kind;
 	int pid, cpu;
-	unsigned long long ts; /* entry time; RETURN: return time */
-	unsigned long long func;
 	int depth; /* in this task's tree, 0 outermost */
+	int npath;
 	bool timed; /* duration known (false: the exit was lost) */
 	bool no_entry; /* an exit whose entry was not seen (began before the
 			  capture, or lost): timed, from the kernel's calltime */
+	bool has_retval;
+	unsigned long long ts; /* entry time; RETURN: return time */
+	unsigned long long func;
 	unsigned long long duration, self; /* ns, when timed */
 	long long retval;
-	bool has_retval;
 	const unsigned long long *path; /* outermost .. func */
-	int npath;
 };
 
 #define NOP_GRAPH_MAX_DEPTH 256

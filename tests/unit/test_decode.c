@@ -60,7 +60,7 @@ static char *decode(const char *kdir, const char *capture, struct collected *c)
 	struct nop_error err;
 	struct nop_decoder *d = nop_decoder_new(kdir, &err);
 	struct nop_resolver *r = nop_resolver_new(NULL, &err);
-	struct nop_stream *st;
+	struct nop_stream *st = NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);

@@ -20,7 +20,7 @@ static void write_dat(const char *kdir, const char *capture, const char *out)
 	struct nop_decoder *d = nop_decoder_new(kdir, &err);
 	int ps = nop_decoder_page_size(d);
 	char *page = malloc((size_t)ps), path[256], ks[256];
-	struct nop_dat *w;
+	struct nop_dat *w = NULL;
 
 	snprintf(ks, sizeof(ks), "%s/kallsyms", kdir);
 	assert_int_equal(nop_dat_open(&w, out, true, kdir, ks, ps, &err), 0);
