@@ -352,6 +352,21 @@ int nop_decoder_page_size(const struct nop_decoder *d)
 	return d->page_size;
 }
 
+static unsigned long long rd8(const struct nop_decoder *d, const char *p);
+static uint32_t rd4(const struct nop_decoder *d, const char *p);
+
+/* More than three quarters of the page's data area written: a page the
+ * writer left (it ends where the next event did not fit), not one read
+ * while it was still being written. */
+bool nop_page_filled(const struct nop_decoder *d, const void *page)
+{
+	int lsz = tep_get_long_size(d->tep), room = d->page_size - 8 - lsz;
+	unsigned long long commit = lsz == 8 ? rd8(d, (const char *)page + 8)
+					     : rd4(d, (const char *)page + 8);
+
+	return (long long)(commit & 0x7ffffff) * 4 > (long long)room * 3;
+}
+
 /* One record of a page: where its data is, how long, when, which CPU
  * (a tep_record zeroed per record was a tenth of a report's decode) */
 struct rec {

@@ -39,16 +39,9 @@ static void jc(struct nop_fields *f, char c)
 
 static void put_u64(struct nop_fields *f, unsigned long long v, bool neg)
 {
-	char d[24];
-	int i = sizeof(d);
+	char d[NOP_DEC_MAX], *p = nop_dec(d, v, neg, 0);
 
-	do {
-		d[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (neg)
-		d[--i] = '-';
-	jput(f, d + i, sizeof(d) - (size_t)i);
+	jput(f, p, (size_t)(d + sizeof(d) - p));
 }
 
 static void put_i64(struct nop_fields *f, long long v)

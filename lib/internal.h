@@ -6,6 +6,27 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* v in decimal, at least zeros digits, '-' in front if neg, written
+ * backwards to end at d + NOP_DEC_MAX; returns its first character
+ * (printf per number was most of a report's cost) */
+#define NOP_DEC_MAX 24
+static inline char *nop_dec(char *d, unsigned long long v, bool neg, int zeros)
+{
+	char *p = d + NOP_DEC_MAX;
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v || d + NOP_DEC_MAX - p < zeros);
+	if (neg)
+		*--p = '-';
+	return p;
+}
+
+/* A page that the ring buffer's writer had finished (see stream.c). */
+struct nop_decoder;
+bool nop_page_filled(const struct nop_decoder *d, const void *page);
+
 /* Grow *v (of element size sz) so that it holds at least need elements. */
 int nop_grow(void **v, size_t *cap, size_t need, size_t sz);
 

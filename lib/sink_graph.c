@@ -92,17 +92,10 @@ static void str(struct line *l, const char *s, int width)
 
 static void num(struct line *l, long long v, int width, int zeros)
 {
-	char d[24];
-	int i = sizeof(d);
-	unsigned long long u = v < 0 ? -(unsigned long long)v : (unsigned long long)v;
+	char d[NOP_DEC_MAX];
+	const char *p = nop_dec(d, v < 0 ? -(unsigned long long)v : (unsigned long long)v, v < 0, zeros);
 
-	do {
-		d[--i] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u || sizeof(d) - (size_t)i < (size_t)zeros);
-	if (v < 0)
-		d[--i] = '-';
-	strn(l, d + i, sizeof(d) - (size_t)i, width);
+	strn(l, p, (size_t)(d + sizeof(d) - p), width);
 }
 
 static size_t name_len(struct graph_text *g, const char *name)
