@@ -41,12 +41,11 @@ static int wait_for(struct run *r, struct pollfd *pfd, int nfd, int ms, unsigned
 }
 
 /* Rounds of reading: at once while the last one left data behind;
- * otherwise a rest of REST_MS, woken only by signals, then until data
- * (the kernel's buffer_percent, 6.2 on) or TICK_MS in all. Before 6.2
- * trace_pipe_raw is ready as soon as one event is in it: waking for each
- * was a round, a flush and a write per few events (bench B5 on 6.1: the
- * traced program 60 % slower than under trace-cmd record). A partly filled
- * page never wakes poll, hence the tick. */
+ * otherwise a rest of REST_MS, woken only by signals, then until data is
+ * ready or TICK_MS in all. A kernel that makes trace_pipe_raw ready as
+ * soon as one event is in it (not waiting for buffer_percent) would
+ * otherwise have a round, and a flush of the output, every few events at
+ * slow rates. A partly filled page never wakes poll, hence the tick. */
 #define REST_MS 20
 #define TICK_MS 100
 

@@ -286,10 +286,8 @@ static int take_page(struct nop_stream *st, struct cpu_buf *c, void *page, size_
 
 /* Read up to ROUND_PAGES pages of one CPU; 1 if it may have more. A page
  * the writer had not finished (read() copies out what is committed so
- * far) ends the CPU's round: while a program is traced there is always
- * one, and reading them back to back gave pages of a few events each,
- * a system call per few events and no rest between rounds (bench B5: on
- * 6.1, 37,000 reads for 5,000 pages' worth of events). */
+ * far) ends the CPU's round: read back to back while a program is traced,
+ * such pages hold a few events each, a system call per few events. */
 static int read_cpu(struct nop_stream *st, struct cpu_buf *c, struct nop_error *err)
 {
 	for (int i = 0; i < ROUND_PAGES; i++) {
