@@ -120,8 +120,9 @@ int setup_output(struct run *r, enum run_mode mode, FILE *out, struct nop_resolv
 	 * for a pipe or /dev/null, a write per 4 KB (bench B5 on 6.1: 61,000
 	 * writes while tracing the opener) */
 	static char buf[1 << 18];
+	bool tty = isatty(fileno(out));
 
-	setvbuf(out, isatty(fileno(out)) ? NULL : buf, isatty(fileno(out)) ? _IOLBF : _IOFBF, sizeof(buf));
+	setvbuf(out, tty ? NULL : buf, tty ? _IOLBF : _IOFBF, sizeof(buf));
 	return 0;
 }
 

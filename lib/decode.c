@@ -352,21 +352,6 @@ int nop_decoder_page_size(const struct nop_decoder *d)
 	return d->page_size;
 }
 
-static unsigned long long rd8(const struct nop_decoder *d, const char *p);
-static uint32_t rd4(const struct nop_decoder *d, const char *p);
-
-/* More than three quarters of the page's data area written: a page the
- * writer left (it ends where the next event did not fit), not one read
- * while it was still being written. */
-bool nop_page_filled(const struct nop_decoder *d, const void *page)
-{
-	int lsz = tep_get_long_size(d->tep), room = d->page_size - 8 - lsz;
-	unsigned long long commit = lsz == 8 ? rd8(d, (const char *)page + 8)
-					     : rd4(d, (const char *)page + 8);
-
-	return (long long)(commit & 0x7ffffff) * 4 > (long long)room * 3;
-}
-
 /* One record of a page: where its data is, how long, when, which CPU
  * (a tep_record zeroed per record was a tenth of a report's decode) */
 struct rec {
@@ -584,6 +569,26 @@ static unsigned long long rd8(const struct nop_decoder *d, const char *p)
 	return d->native ? v : __builtin_bswap64(v);
 }
 
+/* a kernel long: the page header's commit word, a lost-events count */
+static unsigned long long rdlong(const struct nop_decoder *d, int lsz, const char *p)
+{
+	return lsz == 8 ? rd8(d, p) : rd4(d, p);
+}
+
+/* A page's header: the timestamp, then the commit word, whose low 27 bits
+ * are the length of the data (the top bits flag missed events) */
+#define COMMIT_LEN 0x7ffffffULL
+
+/* More than three quarters of the page's data area written: a page the
+ * writer left (it ends where the next event did not fit), not one read
+ * while it was still being written. */
+bool nop_page_filled(const struct nop_decoder *d, const void *page)
+{
+	int lsz = tep_get_long_size(d->tep), room = d->page_size - 8 - lsz;
+
+	return (long long)(rdlong(d, lsz, (const char *)page + 8) & COMMIT_LEN) * 4 > (long long)room * 3;
+}
+
 /* The ring buffer's record types (include/linux/ring_buffer.h) */
 enum { RB_PADDING = 29, RB_TIME_EXTEND = 30, RB_TIME_STAMP = 31 };
 #define TS_MSB (0xf8ULL << 56) /* absolute time stamps lack the top 5 bits */
@@ -600,8 +605,8 @@ static int walk_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emi
 	const char *pg = page, *end = pg + d->page_size;
 	int lsz = tep_get_long_size(d->tep), hdr = 8 + lsz, ret;
 	bool big = tep_is_file_bigendian(d->tep);
-	unsigned long long ts = rd8(d, pg), commit = lsz == 8 ? rd8(d, pg + 8) : rd4(d, pg + 8);
-	unsigned int size = (unsigned int)(commit & 0x7ffffff), limit = (unsigned int)(d->page_size - hdr);
+	unsigned long long ts = rd8(d, pg), commit = rdlong(d, lsz, pg + 8);
+	unsigned int size = (unsigned int)(commit & COMMIT_LEN), limit = (unsigned int)(d->page_size - hdr);
 	const char *data = pg + hdr;
 	long long missed = 0;
 
@@ -612,7 +617,7 @@ static int walk_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emi
 	if (commit & (1ULL << 31)) {
 		missed = -1; /* events were lost before this page; how many if stored */
 		if ((commit & (1ULL << 30)) && size + (unsigned int)lsz <= limit)
-			missed = lsz == 8 ? (long long)rd8(d, data + size) : (long long)rd4(d, data + size);
+			missed = (long long)rdlong(d, lsz, data + size);
 	}
 	for (unsigned int curr = 0; curr < size;) {
 		uint32_t h;
