@@ -6,6 +6,8 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=${NOPCTL_VM_WORK:-$top/build/bench}
+# one guest at a time: figures are not shared with another guest's load
+export NOPCTL_VM_JOBS=${NOPCTL_VM_JOBS:-1}
 export NOPCTL_VM_WORK="$work" NOPCTL_VM_BENCH=1 NOPCTL_VM_TIMEOUT="${NOPCTL_VM_TIMEOUT:-7200}"
 # BENCH_ONLY=3,4: only those figures; the others' results are kept
 export NOPCTL_VM_APPEND="nopctl.runs=${BENCH_RUNS:-3} ${BENCH_ONLY:+nopctl.bench=$BENCH_ONLY} ${NOPCTL_VM_APPEND:-}"

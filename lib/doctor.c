@@ -40,35 +40,6 @@ char *doc_read(struct doc *d, const char *rel, struct nop_error *e)
 	return v;
 }
 
-/* a mount of fstype from /proc/self/mounts into dir, or false */
-static bool mounted(const char *fstype, char *dir, size_t len)
-{
-	FILE *f = fopen("/proc/self/mounts", "re");
-	char line[4096], mdir[4096], type[64];
-	bool found = false;
-
-	while (f && !found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*s %4095s %63s", mdir, type) == 2 && !strcmp(type, fstype)) {
-			snprintf(dir, len, "%s", mdir);
-			found = true;
-		}
-	if (f)
-		fclose(f);
-	return found;
-}
-
-static bool fs_supported(const char *fstype)
-{
-	struct nop_error e;
-	char *v = nop_read_file("/proc/filesystems", NULL, &e);
-	bool ok = false;
-
-	for (char *save, *l = v ? strtok_r(v, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
-		ok |= !strcmp(nop_trim(l + (strncmp(l, "nodev", 5) ? 0 : 5)), fstype);
-	free(v);
-	return ok;
-}
-
 static void check_privileges(struct doc *d)
 {
 	struct nop_error e;
@@ -91,12 +62,12 @@ static bool check_tracefs(struct doc *d)
 	static char dir[4096];
 	struct nop_error e;
 
-	if (mounted("tracefs", dir, sizeof(dir))) {
+	if (nop_mounted("tracefs", dir, sizeof(dir))) {
 		d->tdir = dir;
 		doc_say(d, "tracefs", NULL, NOP_CHECK_OK, NULL, "mounted at %s", dir);
 		return true;
 	}
-	if (!fs_supported("tracefs")) {
+	if (!nop_fs_supported("tracefs")) {
 		doc_say(d, "tracefs", NULL, NOP_CHECK_FAIL,
 			"use a kernel built with CONFIG_FTRACE (every distribution kernel is)",
 			"this kernel has no tracefs (not in /proc/filesystems)");
@@ -107,7 +78,7 @@ static bool check_tracefs(struct doc *d)
 			"not mounted, and mounting it failed: %s", e.msg);
 		return false;
 	}
-	if (mounted("tracefs", dir, sizeof(dir)))
+	if (nop_mounted("tracefs", dir, sizeof(dir)))
 		d->mounted_here = dir;
 	doc_say(d, "tracefs", NULL, NOP_CHECK_OK, NULL,
 		"not mounted; mountable: nopctl mounts it at %s when it runs"
@@ -141,27 +112,26 @@ static bool check_access(struct doc *d)
 
 static void check_lockdown(struct doc *d)
 {
-	const char *mode = nop_lockdown_mode();
-	char sec[64];
+	const struct nop_lockdown *l = nop_lockdown();
 
-	if (!strcmp(mode, "none"))
-		doc_say(d, "lockdown", NULL, NOP_CHECK_OK, NULL, "none");
-	else if (!strcmp(mode, "integrity"))
+	if (!strcmp(l->mode, "none"))
+		doc_say(d, "lockdown", NULL, NOP_CHECK_OK, NULL, "none (%s)", l->how);
+	else if (!strcmp(l->mode, "integrity"))
 		doc_say(d, "lockdown", NULL, NOP_CHECK_OK, NULL,
 			"integrity: blocks changes to the running kernel (unsigned modules, /dev/mem,"
-			" kexec), not tracing");
-	else if (!strcmp(mode, "confidentiality"))
+			" kexec), not tracing (%s)", l->how);
+	else if (!strcmp(l->mode, "confidentiality"))
 		doc_say(d, "lockdown", NULL, NOP_CHECK_FAIL,
 			"boot without lockdown=confidentiality (and, with Secure Boot, with at most"
 			" lockdown=integrity); lockdown cannot be lowered while the kernel runs",
 			"confidentiality: blocks tracefs, /proc/kcore (inspect), kprobes, perf and"
-			" BPF reads of kernel memory");
-	else if (!mounted("securityfs", sec, sizeof(sec)))
-		doc_say(d, "lockdown", NULL, NOP_CHECK_WARN, "mount -t securityfs none /sys/kernel/security",
-			"unknown: securityfs is not mounted");
+			" BPF reads of kernel memory (%s)", l->how);
+	else if (!strcmp(l->mode, "absent"))
+		doc_say(d, "lockdown", NULL, NOP_CHECK_OK, NULL, "this kernel has no lockdown LSM (%s)", l->how);
 	else
-		doc_say(d, "lockdown", NULL, NOP_CHECK_OK, NULL,
-			"this kernel has no lockdown LSM (%s/lockdown is absent)", sec);
+		doc_say(d, "lockdown", NULL, NOP_CHECK_WARN,
+			geteuid() ? "run nopctl as root" : "mount -t securityfs none /sys/kernel/security",
+			"unknown: %s", l->how);
 }
 
 static void check_funcs(struct doc *d)
@@ -268,12 +238,37 @@ static void check_tracer(struct doc *d, enum nop_tracer t)
 	d->tried[t] = ret ? 0 : inst ? 1 : 2;
 }
 
+static bool doc_has(struct doc *d, const char *rel)
+{
+	char path[4200];
+
+	return access(nop_path(path, sizeof(path), d->tdir, rel), F_OK) == 0;
+}
+
+/* What this kernel offers beyond the function tracers: 6.19 prints
+ * arguments from BTF itself; probe events give return values and
+ * user-space functions (fprobe events since 6.5, listed in README) */
+static void check_features(struct doc *d)
+{
+	struct nop_error e;
+	char *readme = doc_read(d, "README", &e);
+	bool fprobe = readme && strstr(readme, "f[:[<group>/][<event>]]");
+
+	doc_say(d, "features", NULL, NOP_CHECK_OK, NULL,
+		"function arguments from BTF (options/func-args, options/funcgraph-args): %s;"
+		" kprobe events: %s; fprobe events: %s; uprobe events: %s",
+		doc_has(d, "options/func-args") && doc_has(d, "options/funcgraph-args") ? "yes" : "no",
+		doc_has(d, "kprobe_events") ? "yes" : "no", fprobe ? "yes" : "no",
+		doc_has(d, "uprobe_events") ? "yes" : "no");
+	free(readme);
+}
+
 static void check_settings(struct doc *d)
 {
 	struct nop_error e;
-	char path[4200], *v, *tot, *b;
+	char *v, *tot, *b;
 
-	if (access(nop_path(path, sizeof(path), d->tdir, "options/funcgraph-retval"), F_OK) == 0)
+	if (doc_has(d, "options/funcgraph-retval"))
 		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_OK, NULL, "supported: graph --retval works");
 	else
 		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_WARN,
@@ -281,11 +276,20 @@ static void check_settings(struct doc *d)
 			"no options/funcgraph-retval: graph --retval exits 3 here");
 	v = doc_read(d, "buffer_size_kb", &e);
 	tot = doc_read(d, "buffer_total_size_kb", &e);
-	doc_say(d, "buffer", NULL, NOP_CHECK_OK, NULL,
-		"top level: %s KB per CPU, %s KB in all; nopctl's instances get the same unless -b",
-		v ? v : "?", tot ? tot : "?");
+	if (v && (b = strstr(v, "(expanded: ")))
+		/* a fresh boot: "7 (expanded: 1408)" */
+		doc_say(d, "buffer", NULL, NOP_CHECK_OK, NULL,
+			"top level: not allocated yet (a %.*s KB placeholder per CPU; %.*s KB per CPU"
+			" once a tracer runs there); nopctl's instances get %.*s KB per CPU unless -b",
+			(int)strcspn(v, " "), v, (int)strcspn(b + 11, ")"), b + 11,
+			(int)strcspn(b + 11, ")"), b + 11);
+	else
+		doc_say(d, "buffer", NULL, NOP_CHECK_OK, NULL,
+			"top level: %s KB per CPU, %s KB in all; nopctl's instances get the same unless -b",
+			v ? v : "?", tot ? tot : "?");
 	free(v);
 	free(tot);
+	check_features(d);
 	v = doc_read(d, "trace_clock", &e);
 	if (v && (b = strchr(v, '['))) {
 		b[strcspn(b, "]")] = 0;

@@ -82,6 +82,19 @@ void *nop_boot_cache_map(const char *kind, size_t *len);
 void nop_boot_cache_write(const char *kind, const struct iovec *iov, int n);
 int nop_journal_dir_make(struct nop_error *err); /* the journal directory, created if absent */
 
+/* /proc/self/mounts: is fstype mounted, and where (dir may be NULL);
+ * /proc/filesystems: does this kernel offer it (mounts.c) */
+bool nop_mounted(const char *fstype, char *dir, size_t len);
+bool nop_fs_supported(const char *fstype);
+
+/* The kernel's lockdown mode (nop_lockdown_mode) and where it was read
+ * (lockdown.c) */
+struct nop_lockdown {
+	char mode[32]; /* as nop_lockdown_mode() */
+	char how[160];
+};
+const struct nop_lockdown *nop_lockdown(void);
+
 int nop_levenshtein(const char *a, const char *b, int limit);
 
 /* a plain trace.dat's sections and where each CPU's pages lie

@@ -50,21 +50,6 @@ int nop_ksym_lookup(const char *name, struct nop_ksym *out, struct nop_error *er
 	return 0;
 }
 
-const char *nop_lockdown_mode(void)
-{
-	static char mode[32];
-	struct nop_error e;
-	char *v = nop_read_file("/sys/kernel/security/lockdown", NULL, &e), *b;
-
-	snprintf(mode, sizeof(mode), "unknown");
-	if (v && (b = strchr(v, '['))) {
-		b[strcspn(b, "]")] = 0;
-		snprintf(mode, sizeof(mode), "%s", b + 1);
-	}
-	free(v);
-	return mode;
-}
-
 /* The text symbol at or below addr (within 1 MB), module symbols and
  * ftrace's own trampolines ("[__builtin__ftrace]") included. */
 int nop_ksym_at(unsigned long long addr, char *name, size_t len, unsigned long long *off)

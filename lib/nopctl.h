@@ -388,7 +388,8 @@ struct nop_ksym {
 };
 extern const char *nop_kallsyms_path; /* /proc/kallsyms; tests point it elsewhere */
 int nop_ksym_lookup(const char *name, struct nop_ksym *out, struct nop_error *err);
-/* "none", "integrity", "confidentiality", or "unknown" (no securityfs) */
+/* "none", "integrity", "confidentiality"; "absent" (no lockdown LSM) or
+ * "unknown" (securityfs unreadable and not on the kernel command line) */
 const char *nop_lockdown_mode(void);
 
 /* ---- doctor: every way tracing can fail here, one finding per check ---- */

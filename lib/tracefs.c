@@ -57,6 +57,51 @@ int nop_ncpus(void)
 	return n < 1 ? 1 : (int)n;
 }
 
+/* Does /proc/kallsyms name the tracing code? Names stay listed under
+ * lockdown and kptr_restrict (only the addresses read 0). */
+static bool kallsyms_has_tracing(bool *readable)
+{
+	FILE *f = fopen(nop_kallsyms_path, "re");
+	char line[512];
+	bool found = false;
+
+	*readable = f != NULL;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *name = strchr(line, ' ');
+
+		name = name ? strchr(name + 1, ' ') : NULL;
+		found = name && (!strncmp(name + 1, "tracing_on\n", 11) || !strncmp(name + 1, "ftrace_", 7));
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* tracefs is mounted but has no files: lockdown 'confidentiality' hides
+ * them (they are never created); "built without ftrace" only when the
+ * kernel's own symbols say so */
+static void empty_tracefs(const char *dir, struct nop_error *err)
+{
+	const struct nop_lockdown *l = nop_lockdown();
+	bool readable, tracing = kallsyms_has_tracing(&readable);
+
+	if (!strcmp(l->mode, "confidentiality"))
+		nop_error_set(err, NOP_EKERNEL, EPERM,
+			      "%s is empty: kernel lockdown is 'confidentiality' (%s), which hides"
+			      " tracefs; boot without lockdown=confidentiality", dir, l->how);
+	else if (tracing || !readable)
+		nop_error_set(err, NOP_EKERNEL, EPERM,
+			      "%s is empty although this kernel %s: something hides its files"
+			      " (kernel lockdown is '%s': %s)", dir,
+			      tracing ? "has tracing built in (/proc/kallsyms lists it)"
+				      : "may have tracing built in (/proc/kallsyms is unreadable)",
+			      l->mode, l->how);
+	else
+		nop_error_set(err, NOP_EKERNEL, ENOENT,
+			      "%s has no ftrace files and /proc/kallsyms names no tracing code:"
+			      " this kernel was built without ftrace", dir);
+}
+
 const char *nop_tracefs_dir(struct nop_error *err)
 {
 	const char *dir = tracefs_tracing_dir(); /* mounts tracefs when it is not */
@@ -72,13 +117,7 @@ const char *nop_tracefs_dir(struct nop_error *err)
 
 		if (access(nop_path(p, sizeof(p), dir, "current_tracer"), F_OK) != 0 &&
 		    access(nop_path(p, sizeof(p), dir, "trace"), F_OK) != 0) {
-			if (!strcmp(nop_lockdown_mode(), "confidentiality"))
-				nop_error_set(err, NOP_EKERNEL, EPERM,
-					      "%s is empty: kernel lockdown is 'confidentiality', which"
-					      " hides tracefs; boot without lockdown=confidentiality", dir);
-			else
-				nop_error_set(err, NOP_EKERNEL, ENOENT,
-					      "%s has no ftrace files: this kernel was built without ftrace", dir);
+			empty_tracefs(dir, err);
 			return NULL;
 		}
 	}

@@ -1,7 +1,8 @@
 #!/bin/sh
 # demo.sh - a few seconds of 'nopctl trace do_sys_openat2' on this machine;
 # where its kernel refuses function tracing, nopctl says why, and the same
-# run is shown inside the test VM (Debian's 6.1 kernel under QEMU).
+# run is shown inside the test VM (Debian's newest kernel of the test bed,
+# 6.19, under QEMU). Exits non-zero when the VM run fails.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=${NOPCTL_BUILD:-$top/build}
@@ -14,4 +15,14 @@ kill "$load"
 [ "$rc" = 3 ] || exit "$rc"
 echo
 echo "demo: this kernel refuses the function tracer (above, exit 3). The same run in the test VM:"
-NOPCTL_VM_ONLY=6.1.0 sh "$top/tests/vm/run.sh" demo | sed -n 's/^\[[^]]*\] # \{0,1\}//p'
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+rc=0
+NOPCTL_VM_ONLY=6.19 sh "$top/tests/vm/run.sh" demo > "$log" 2>&1 || rc=$?
+if [ "$rc" = 0 ]; then
+	sed -n 's/^\[[^]]*\] # \{0,1\}//p' "$log"
+else
+	cat "$log"
+	echo "demo: the VM run failed (exit $rc)"
+fi
+exit "$rc"

@@ -8,9 +8,12 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 # valgrind cannot run a binary built with ASan: SANITIZE=1 leaves it out
 VM_SUITES := trace graph report doctor hardening $(if $(filter 1,$(SANITIZE)),,valgrind)
 
+# every suite on every kernel (6.1, 6.12, 6.19: two guests side by side);
+# then two lockdown boots each: securityfs mounted, and not mounted
 vm-check: all $(HELPERS)
 	NOPCTL_BUILD=$(BUILD) sh tests/vm/run.sh $(VM_SUITES)
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_APPEND=lockdown=confidentiality sh tests/vm/run.sh lockdown
+	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_APPEND="lockdown=confidentiality nopctl.nosecurityfs" sh tests/vm/run.sh lockdown
 
 host-check: all
 	NOPCTL_BUILD=$(BUILD) sh tests/host/check-docs.sh
@@ -33,6 +36,6 @@ unit-check: $(UNIT_BIN) $(BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; ( cd tests && NOPCTL_BIN=$(abspath $(BIN)) ../$$t ); done
 .PHONY: unit-check
 
-demo: all
+demo: all $(HELPERS)
 	NOPCTL_BUILD=$(BUILD) sh tests/demo.sh
 .PHONY: demo

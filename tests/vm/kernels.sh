@@ -1,26 +1,75 @@
 #!/bin/sh
 # kernels.sh - fetch and unpack the Debian kernels the VM suites boot.
 # Prints one vmlinuz path per line. Cache: $NOPCTL_VM_CACHE (outside the repo).
+#   6.1   bookworm's default kernel
+#   6.12  bookworm's 6.12 (+deb12)
+#   6.19  trixie-backports, through a private apt state (its own sources
+#         list, lists and cache under the cache directory), so that this
+#         machine's own sources stay as they are
+# The newest of each that the archive has.
 set -eu
 cache=${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}
 mkdir -p "$cache"
 cd "$cache"
-# bookworm's default 6.1 and the 6.12 backport; the newest of each the archive has
+
+# trixie-backports: signed with the trixie keys that bookworm's
+# debian-archive-keyring carries
+bpo=$cache/apt-trixie-backports
+mkdir -p "$bpo/lists/partial" "$bpo/cache/archives/partial"
+echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${NOPCTL_DEBIAN_MIRROR:-http://deb.debian.org/debian} trixie-backports main" \
+	> "$bpo/sources.list"
+bpo_apt() {
+	_cmd=$1
+	shift
+	"$_cmd" -o Dir::Etc::SourceList="$bpo/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
+		-o Dir::State::Lists="$bpo/lists" -o Dir::Cache="$bpo/cache" -o Dir::State::Status=/dev/null \
+		-o APT::Sandbox::User=root "$@"
+}
+
+# newest APT_CMD REGEX: the newest package whose name matches; an apt list
+# that has never been updated knows none, so update it once and look again
+newest() {
+	_p=$($1 search --names-only "$2" 2>/dev/null | cut -d' ' -f1 | sort -V | tail -n 1)
+	if [ -z "$_p" ]; then
+		$3 update >/dev/null 2>&1 || true
+		_p=$($1 search --names-only "$2" 2>/dev/null | cut -d' ' -f1 | sort -V | tail -n 1)
+	fi
+	[ -n "$_p" ] || { echo "kernels.sh: no package matches $2" >&2; return 1; }
+	echo "$_p"
+}
+
+# unpack APT_CMD PKG: download PKG into $cache/PKG (once)
+unpack() {
+	ls "$2"/boot/vmlinuz-* >/dev/null 2>&1 && return 0
+	rm -rf "$2" "$2".tmp "$2"_*.deb
+	$1 download "$2" >&2 2>/dev/null || $1 download "$2" >&2
+	mkdir -p "$2.tmp"
+	dpkg-deb -x "$2"_*.deb "$2.tmp"
+	rm -f "$2"_*.deb
+	mv "$2.tmp" "$2"
+}
+
 for re in '^linux-image-6\.1\.0-[0-9]+-cloud-amd64$' '^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64-unsigned$'; do
-	pkg=$(apt-cache search --names-only "$re" | cut -d' ' -f1 | sort -V | tail -n 1)
-	if [ -z "$pkg" ]; then
-		# an apt list that has never been updated knows no kernels
-		apt-get update >/dev/null 2>&1 || true
-		pkg=$(apt-cache search --names-only "$re" | cut -d' ' -f1 | sort -V | tail -n 1)
-	fi
-	[ -n "$pkg" ] || { echo "kernels.sh: no package matches $re" >&2; exit 1; }
-	if ! ls "$pkg"/boot/vmlinuz-* >/dev/null 2>&1; then
-		rm -rf "$pkg" "$pkg"_*.deb
-		apt-get download "$pkg" >&2 2>/dev/null || apt-get download "$pkg" >&2
-		mkdir -p "$pkg.tmp"
-		dpkg-deb -x "$pkg"_*.deb "$pkg.tmp"
-		rm -f "$pkg"_*.deb
-		mv "$pkg.tmp" "$pkg"
-	fi
+	pkg=$(newest apt-cache "$re" apt-get)
+	unpack apt-get "$pkg"
 	ls "$cache/$pkg"/boot/vmlinuz-*
 done
+
+# 6.19: the image is linux-binary-*; its modules (dummy.ko for the -m
+# tests) are linux-modules-* of the same version, which the index no longer
+# lists once newer kernels replaced it (seen 2026-11: 7.x listed, 6.19's
+# modules only in the pool), so they come from the pool by name
+pkg=$(newest "bpo_apt apt-cache" '^linux-binary-6\.19\.[0-9]+\+deb13-cloud-amd64$' "bpo_apt apt-get")
+unpack "bpo_apt apt-get" "$pkg"
+if ! ls "$pkg"/usr/lib/modules/*/kernel/drivers/net/dummy.ko* >/dev/null 2>&1; then
+	ver=$(bpo_apt apt-cache show "$pkg" | sed -n 's/^Version: //p' | head -n 1)
+	mod=linux-modules-${pkg#linux-binary-}
+	if ! bpo_apt apt-get download "$mod" >&2 2>/dev/null; then
+		bpo_apt /usr/lib/apt/apt-helper download-file \
+			"${NOPCTL_DEBIAN_MIRROR:-http://deb.debian.org/debian}/pool/main/l/linux/${mod}_${ver}_amd64.deb" \
+			"$cache/${mod}_${ver}_amd64.deb" >&2 || { echo "kernels.sh: cannot fetch $mod $ver" >&2; exit 1; }
+	fi
+	dpkg-deb --fsys-tarfile "$mod"_*.deb | tar -x -C "$pkg" --wildcards '*/kernel/drivers/net/dummy.ko*'
+	rm -f "$mod"_*.deb
+fi
+ls "$cache/$pkg"/boot/vmlinuz-*

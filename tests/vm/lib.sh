@@ -26,12 +26,9 @@ snap() {
 			echo "== $f"
 			cat "$TR/$f" 2>&1
 		done
-		# the kernel expands buffers on first use of any tracer, once:
-		# "7 (expanded: 1408)" and "1408" are the same promise, and a
-		# written size reads back rounded up to pages (1408 -> 1410)
-		echo "== buffer_size_kb (as used, in 8 KB units)"
-		_kb=$(sed 's/.*expanded: \([0-9]*\).*/\1/' "$TR/buffer_size_kb" 2>&1)
-		case $_kb in *[!0-9]* | '') echo "$_kb" ;; *) echo $((_kb / 8)) ;; esac
+		# raw: a buffer never expanded ("7 (expanded: 1408)") must stay so
+		echo "== buffer_size_kb"
+		cat "$TR/buffer_size_kb" 2>&1
 		for o in "$TR"/options/*; do echo "$o=$(cat "$o")"; done
 		echo "== instances"
 		ls "$TR/instances"
@@ -40,7 +37,31 @@ snap() {
 	} > "$1"
 }
 
-same() { cmp -s "$1" "$2" || { diff "$1" "$2" | head -20; return 1; }; }
+# same SNAP1 SNAP2: equal snapshots (buffer_size_kb as a size where this
+# test may expand the top-level buffer: top_buffer_may_expand)
+same() {
+	if [ -f /tmp/top-may-expand ]; then
+		as_size "$1" > "$1.size"
+		as_size "$2" > "$2.size"
+		set -- "$1.size" "$2.size"
+	fi
+	cmp -s "$1" "$2" || { diff "$1" "$2" | head -20; return 1; }
+}
+
+# top_buffer_may_expand: this test sets a tracer at the top level (nopctl
+# there, or trace-cmd), and the kernel then expands the top-level buffer
+# from its placeholder to the promised size ("7 (expanded: 1408)" ->
+# "1410"): compare it as a size. Anywhere else the raw text must stay.
+top_buffer_may_expand() { : > /tmp/top-may-expand; }
+
+# as_size SNAPSHOT: the snapshot with its buffer_size_kb line as the size
+# promised or had, in 8 KB units ("7 (expanded: 1408)" and "1410": 176)
+as_size() {
+	awk '/^== buffer_size_kb$/ { print; getline
+		if (match($0, /expanded: [0-9]+/)) $0 = substr($0, RSTART + 10, RLENGTH - 10)
+		if ($0 ~ /^[0-9]+$/) $0 = int($0 / 8) }
+		{ print }' "$1"
+}
 
 # A shell that opens /etc/hostname every few ms, from its own pid.
 opener_loop() { sh -c 'while :; do read x < /etc/hostname; usleep 5000; done' > /dev/null 2>&1 & echo $!; }
@@ -115,6 +136,7 @@ trace_cmd_record() {
 }
 
 trace_cmd_reset() {
+	top_buffer_may_expand
 	trace-cmd reset > /dev/null 2>&1
 	echo "$clock" > "$TR/trace_clock"
 	echo "$kb" > "$TR/buffer_size_kb"
@@ -133,6 +155,10 @@ run_suites() {
 		rm -rf "$T"
 		mkdir -p "$T"
 		[ -d "$TR/instances" ] && snap /tmp/snap.before
+		# 6.1 drops the top level's promise at the first tracer use in
+		# any instance (t_01_top_buffer_keeps_its_size): there every test
+		# may leave it expanded, to the promised size
+		case $KVER in 6.1.*) top_buffer_may_expand ;; esac
 		rc=0
 		( set -e; "$t" ) > /tmp/log 2>&1 < /dev/null || rc=$?
 		[ -f /tmp/snap.before ] || snap /tmp/snap.before
@@ -147,7 +173,7 @@ run_suites() {
 			echo "RESULT fail $KVER $t" >&3
 			tail -n 30 /tmp/log | sed 's/^/#   /' >&3
 		fi
-		rm -f /tmp/snap.before
+		rm -f /tmp/snap.before /tmp/top-may-expand
 	done
 	echo "DONE $KVER" >&3
 }

@@ -39,7 +39,7 @@ mkdir -p "$root$(dirname "$dbg")"
 cp "$dbg" "$root$dbg"
 for h in "$b"/tests/helpers/*; do cp "$h" "$root/usr/bin/"; done
 # a small module with no dependencies and traceable functions, per kernel, for -m tests
-for ko in "${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}"/*/lib/modules/*/kernel/drivers/net/dummy.ko*; do
+for ko in "${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}"/*/lib/modules/*/kernel/drivers/net/dummy.ko* "${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}"/*/usr/lib/modules/*/kernel/drivers/net/dummy.ko*; do
 	[ -f "$ko" ] || continue
 	kver=$(echo "$ko" | sed 's|.*/lib/modules/\([^/]*\)/.*|\1|')
 	mkdir -p "$root/modules/$kver"

@@ -3,44 +3,79 @@
 # initramfs, run the suites inside, collect verdicts from the second
 # serial port, and end with "N passed, N failed". A guest that does not
 # boot or does not finish counts as a failure, never as a skip.
+# Guests run side by side, NOPCTL_VM_JOBS at a time (default: one per
+# core; with -accel tcg,thread=single each guest uses one host thread).
 # NOPCTL_VM_APPEND: more kernel parameters (lockdown=confidentiality).
+# NOPCTL_VM_ONLY=6.1: only the kernel whose version is 6.1 (not 6.12).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 suites=$(echo "${*:-trace}" | tr ' ' ,)
 work=${NOPCTL_VM_WORK:-$top/build/vm}
 mkdir -p "$work"
-kernels=$(sh "$top/tests/vm/kernels.sh") || { echo "run.sh: cannot fetch kernels"; echo "0 passed, 1 failed"; exit 1; }
-[ -n "${NOPCTL_VM_ONLY:-}" ] && kernels=$(echo "$kernels" | grep -F -- "-$NOPCTL_VM_ONLY.")
-sh "$top/tests/vm/mkinitramfs.sh" "$work/initrd.gz" || { echo "0 passed, 1 failed"; exit 1; }
-passed=0
-failed=0
-for k in $kernels; do
-	name=$(basename "$k")
-	res="$work/$name.results"
-	con="$work/$name.console"
-	rm -f "$res" "$con"
-	start=$(date +%s)
+kernels=$(sh "$top/tests/vm/kernels.sh") || { echo "run.sh: cannot fetch kernels"; echo "vm: 0 passed, 1 failed"; exit 1; }
+if [ -n "${NOPCTL_VM_ONLY:-}" ]; then
+	only=
+	for k in $kernels; do
+		case ${k##*/vmlinuz-} in "$NOPCTL_VM_ONLY".* | "$NOPCTL_VM_ONLY"-* | "$NOPCTL_VM_ONLY"+*) only="$only $k" ;; esac
+	done
+	kernels=$only
+fi
+# one initramfs per run: runs with other suites or parameters may share $work
+tag=$(echo "$suites ${NOPCTL_VM_APPEND:-}" | cksum | cut -d' ' -f1)
+initrd=$work/initrd-$tag.gz
+sh "$top/tests/vm/mkinitramfs.sh" "$initrd" || { echo "vm: 0 passed, 1 failed"; exit 1; }
+
+# boot KERNEL: one guest; verdicts in $work/NAME-TAG.results
+boot() {
+	_name=$(basename "$1")-$tag
+	rm -f "$work/$_name.results" "$work/$_name.console"
+	_start=$(date +%s)
 	timeout "${NOPCTL_VM_TIMEOUT:-1500}" qemu-system-x86_64 -accel tcg,thread=single -m 1024 -smp 2 \
 		-nodefaults -display none -no-reboot \
-		-serial "file:$con" -serial "file:$res" \
-		-kernel "$k" -initrd "$work/initrd.gz" \
+		-serial "file:$work/$_name.console" -serial "file:$work/$_name.results" \
+		-kernel "$1" -initrd "$initrd" \
 		-append "console=ttyS0 quiet loglevel=3 panic=-1 nopctl.suites=$suites ${NOPCTL_VM_APPEND:-}" </dev/null
-	qrc=$?
+	_qrc=$?
+	echo "$_qrc $(($(date +%s) - _start))" > "$work/$_name.qemu"
+}
+
+# report KERNEL: its verdicts; adds to $passed and $failed
+report() {
+	name=$(basename "$1")
+	res=$work/$name-$tag.results
+	read -r qrc secs < "$work/$name-$tag.qemu"
 	p=$(grep -c '^RESULT pass' "$res" 2>/dev/null); p=${p:-0}
 	f=$(grep -c '^RESULT fail' "$res" 2>/dev/null); f=${f:-0}
 	plan=$(sed -n 's/^PLAN \([0-9]*\).*/\1/p' "$res" 2>/dev/null | head -n 1)
 	grep -E '^(RESULT fail|#)' "$res" 2>/dev/null | sed "s/^/[$name] /"
 	if [ -z "$plan" ] || ! grep -q '^DONE' "$res" 2>/dev/null; then
 		echo "[$name] the guest did not finish (qemu exit $qrc); last console lines:"
-		tail -n 20 "$con" 2>/dev/null | sed "s/^/[$name]   /"
+		tail -n 20 "$work/$name-$tag.console" 2>/dev/null | sed "s/^/[$name]   /"
 		plan=${plan:-1}
 	fi
 	missing=$((plan - p - f))
 	[ "$missing" -gt 0 ] && f=$((f + missing)) && echo "[$name] $missing test(s) gave no verdict"
-	echo "[$name] $p passed, $f failed in $(($(date +%s) - start)) s"
+	echo "[$name] $p passed, $f failed in $secs s"
 	passed=$((passed + p))
 	failed=$((failed + f))
+}
+
+jobs=${NOPCTL_VM_JOBS:-$(nproc)}
+running=
+for k in $kernels; do
+	while [ "$(echo $running | wc -w)" -ge "$jobs" ]; do
+		sleep 2
+		still=
+		for pid in $running; do kill -0 "$pid" 2>/dev/null && still="$still $pid"; done
+		running=$still
+	done
+	boot "$k" &
+	running="$running $!"
 done
+wait
+passed=0
+failed=0
+for k in $kernels; do report "$k"; done
 [ -n "$kernels" ] || failed=$((failed + 1))
 echo "vm: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -10,11 +10,12 @@ finding() {
 }
 
 t_doctor_healthy() {
+	fresh=$(grep -c expanded "$TR/buffer_size_kb" || true)
 	expect_rc 0 nopctl doctor -j do_sys_openat2
 	json_lines "$T/out"
 	all_of finding '(.id | length > 0) and (.status | test("^(ok|warn|fail)$")) and (.seen | length > 0)' "$T/out"
 	finding privileges '.status == "ok"'
-	finding lockdown '.status == "ok" and .seen == "none"'
+	finding lockdown '.status == "ok" and (.seen | test("^none \\(read from /sys/kernel/security/lockdown\\)"))'
 	finding tracefs '.status == "ok" and (.seen | test("mounted at /sys/kernel/tracing"))'
 	finding filter_functions '.status == "ok" and (.seen | test("^[0-9]+ traceable functions"))'
 	finding tracer.function '.status == "ok" and (.seen | test("works in an instance"))'
@@ -24,7 +25,19 @@ t_doctor_healthy() {
 	*) finding tracer.function_graph '.status == "ok" and (.seen | test("in an instance; instances have no set_graph_function"))'
 	   finding instances '(.seen | test("function_graph: yes"))' ;;
 	esac
-	finding funcgraph_retval '.status == "warn"' # neither Debian kernel has it
+	finding funcgraph_retval '.status == "warn"' # no Debian kernel has it
+	case $KVER in
+	6.1.*) finding features '.status == "ok" and .seen == "function arguments from BTF (options/func-args, options/funcgraph-args): no; kprobe events: yes; fprobe events: no; uprobe events: yes"' ;;
+	6.12.*) finding features '.status == "ok" and .seen == "function arguments from BTF (options/func-args, options/funcgraph-args): no; kprobe events: yes; fprobe events: yes; uprobe events: yes"' ;;
+	*) finding features '.status == "ok" and .seen == "function arguments from BTF (options/func-args, options/funcgraph-args): yes; kprobe events: yes; fprobe events: yes; uprobe events: yes"' ;;
+	esac
+	# the top-level buffer as doctor found it: a fresh boot's placeholder
+	# or the size it was given
+	if [ "$fresh" = 1 ]; then
+		finding buffer '.seen | test("^top level: not allocated yet \\(a 7 KB placeholder per CPU; 1408 KB per CPU once a tracer runs there\\)")'
+	else
+		finding buffer '.seen | test("^top level: [0-9]+ KB per CPU")'
+	fi
 	finding top_level '.status == "ok"'
 	finding stale '.status == "ok"'
 	finding trace_clock '.status == "ok"'

@@ -15,6 +15,7 @@ kill9_after() {
 }
 
 t_kill9_at_any_point() {
+	top_buffer_may_expand # a tracer at the top level (nopctl or trace-cmd)
 	a=$(opener_loop)
 	echo 1 > "$TR/options/function-fork" # a prior value to put back
 	snap "$T/before"
@@ -40,6 +41,7 @@ t_kill9_at_any_point() {
 # function_graph patches every traceable function (~35,000 sites, seconds
 # under emulation): kill -9 in the middle of switching it on, and off
 t_kill9_while_patching() {
+	top_buffer_may_expand # a tracer at the top level (nopctl or trace-cmd)
 	snap "$T/before"
 	nopctl graph -q do_sys_openat2 > "$T/g1" 2>&1 &
 	n=$!
@@ -77,6 +79,7 @@ t_kill9_next_run_cleans_up() {
 # trace-cmd at the top level: nopctl traces in an instance beside it,
 # refuses the top level saying who holds it, and trace-cmd loses nothing
 t_beside_trace_cmd() {
+	top_buffer_may_expand # a tracer at the top level (nopctl or trace-cmd)
 	clock=$(sed 's/.*\[\(.*\)\].*/\1/' "$TR/trace_clock")
 	kb=$(sed 's/.*expanded: \([0-9]*\).*/\1/' "$TR/buffer_size_kb")
 	cd "$T"
@@ -102,6 +105,7 @@ t_beside_trace_cmd() {
 # two graph sessions where function_graph needs the top level: the second
 # refuses with exit 4 and says another nopctl holds it
 t_two_graph_sessions() {
+	top_buffer_may_expand # a tracer at the top level (nopctl or trace-cmd)
 	a=$(opener_loop)
 	nopctl graph -j -p "$a" do_sys_openat2 > "$T/g1" 2>&1 &
 	n=$!
