@@ -263,17 +263,13 @@ static void check_features(struct doc *d)
 	free(readme);
 }
 
-static void check_settings(struct doc *d)
+/* the top level's buffer as doctor found it: before the tracer checks,
+ * which on 6.1 allocate it (a tracer in any instance drops its promise) */
+static void check_buffer(struct doc *d)
 {
 	struct nop_error e;
 	char *v, *tot, *b;
 
-	if (doc_has(d, "options/funcgraph-retval"))
-		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_OK, NULL, "supported: graph --retval works");
-	else
-		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_WARN,
-			"return values need Linux 6.5 or later built with CONFIG_FUNCTION_GRAPH_RETVAL",
-			"no options/funcgraph-retval: graph --retval exits 3 here");
 	v = doc_read(d, "buffer_size_kb", &e);
 	tot = doc_read(d, "buffer_total_size_kb", &e);
 	if (v && (b = strstr(v, "(expanded: ")))
@@ -289,7 +285,19 @@ static void check_settings(struct doc *d)
 			v ? v : "?", tot ? tot : "?");
 	free(v);
 	free(tot);
-	check_features(d);
+}
+
+static void check_settings(struct doc *d)
+{
+	struct nop_error e;
+	char *v, *b;
+
+	if (doc_has(d, "options/funcgraph-retval"))
+		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_OK, NULL, "supported: graph --retval works");
+	else
+		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_WARN,
+			"return values need Linux 6.5 or later built with CONFIG_FUNCTION_GRAPH_RETVAL",
+			"no options/funcgraph-retval: graph --retval exits 3 here");
 	v = doc_read(d, "trace_clock", &e);
 	if (v && (b = strchr(v, '['))) {
 		b[strcspn(b, "]")] = 0;
@@ -327,6 +335,7 @@ int nop_doctor(const char *const *patterns, size_t n, nop_finding_fn fn, void *c
 		check_funcs(&d);
 		check_journal_dir(&d);
 		doc_check_users(&d);
+		check_buffer(&d);
 		pick_probe(&d);
 		check_tracer(&d, NOP_TRACER_FUNCTION);
 		check_tracer(&d, NOP_TRACER_GRAPH);
@@ -336,6 +345,7 @@ int nop_doctor(const char *const *patterns, size_t n, nop_finding_fn fn, void *c
 				d.tried[0] == 1 ? "yes" : "no", d.tried[1] == 1 ? "yes"
 				: "no (graph and stats take the top level, one session at a time)");
 		check_settings(&d);
+		check_features(&d);
 		doc_check_lost(&d);
 	}
 	for (size_t i = 0; i < n; i++)
