@@ -37,6 +37,29 @@ int signals_block(sigset_t *set)
 	return signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
+/* How often the tasks ran: the sum of their voluntary and involuntary
+ * context switches (/proc/PID/status), or -1 if one is gone. */
+long long task_switches(const pid_t *pids, size_t n)
+{
+	long long sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char path[64], line[256];
+		long long v;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pids[i]);
+		if (!(f = fopen(path, "re")))
+			return -1;
+		while (fgets(line, sizeof(line), f))
+			if ((sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1 ||
+			     sscanf(line, "nonvoluntary_ctxt_switches: %lld", &v) == 1))
+				sum += v;
+		fclose(f);
+	}
+	return sum;
+}
+
 /* The child waits on a pipe until tracing is on, so that it is traced
  * from its first instruction; exec errors come back on a second pipe. */
 pid_t spawn(char **argv, int *go_fd, int *err_fd)

@@ -43,13 +43,41 @@ static bool root_wanted(struct run *r, const struct nop_gitem *gi)
 	return r->root_cache[slot].wanted > 0;
 }
 
+/* Under -p or COMMAND: is pid one of the traced tasks (or a child the
+ * kernel follows)? The kernel also records the calls another task makes
+ * between the sched_switch that hands the CPU to a traced task and the
+ * switch itself (switch_mm_irqs_off, finish_task_switch, ...). */
+static bool traced_task(struct run *r, int pid)
+{
+	size_t slot = (size_t)pid % (sizeof(r->task_cache) / sizeof(r->task_cache[0]));
+
+	if (!r->by_task || !r->sess)
+		return true;
+	if (r->task_cache[slot].traced == 0 || r->task_cache[slot].pid != pid) {
+		r->task_cache[slot].pid = pid;
+		r->task_cache[slot].traced = nop_session_traces(r->sess, pid) ? 1 : -1;
+	}
+	return r->task_cache[slot].traced > 0;
+}
+
 /* A call out of the call-graph engine: counted, then to the sink. */
 int on_call(void *ctx, const struct nop_gitem *gi)
 {
 	struct run *r = ctx;
+	struct nop_gitem other;
 
 	if (!root_wanted(r, gi))
 		return 0;
+	if (!traced_task(r, gi->pid)) {
+		/* shown, marked, in the tree view; left out of sums and pictures */
+		if (gi->kind != NOP_GI_ENTER)
+			r->sum.other_tasks++;
+		if (!r->show_others)
+			return 0;
+		other = *gi;
+		other.other_task = true;
+		return r->sink.ops->graph(&r->sink, &other) ? output_failed(r) : 0;
+	}
 
 	if (gi->kind != NOP_GI_ENTER)
 		r->sum.events++;
@@ -92,6 +120,10 @@ int on_event(void *ctx, const struct nop_event *ev)
 		return nop_graph_feed(r->graph, ev, on_call, r);
 	if (ev->type == NOP_EV_LOST || !r->sink.ops->event)
 		return 0; /* pictures are made of calls, not hits */
+	if (!traced_task(r, ev->pid)) {
+		r->sum.other_tasks += ev->type == NOP_EV_FUNC;
+		return 0;
+	}
 	r->sum.events += ev->type == NOP_EV_FUNC;
 	if (r->sink.ops->event(&r->sink, ev))
 		return output_failed(r);
@@ -115,6 +147,7 @@ int setup_output(struct run *r, enum run_mode mode, FILE *out, struct nop_resolv
 	    !(r->graph = nop_graph_new(err)))
 		return -1;
 	r->recording = mode == RUN_RECORD;
+	r->show_others = mode == RUN_GRAPH && (r->o->fmt == NOP_FMT_TEXT || r->o->fmt == NOP_FMT_JSON);
 	r->sink.quiet = r->o->quiet;
 	/* glibc ignores the size without a buffer: it took st_blksize, 4 KB
 	 * for a pipe or /dev/null, a write per 4 KB (bench B5 on 6.1: 61,000

@@ -16,6 +16,10 @@ struct run {
 	struct { unsigned long long addr; int wanted; } root_cache[256];
 	struct nop_sink sink;
 	struct nop_summary sum;
+	struct nop_session *sess; /* live captures: which tasks are traced */
+	bool by_task;		  /* -p or COMMAND */
+	bool show_others;	  /* graph lines show other tasks' calls, marked */
+	struct { int pid; signed char traced; } task_cache[64];
 	const char *stop; /* why the loop ended; NULL while running */
 	int sigfd;
 	pid_t child;
@@ -38,5 +42,6 @@ int signals_block(sigset_t *set);
 pid_t spawn(char **argv, int *go_fd, int *err_fd);
 void handle_signals(struct run *r);
 void reap_child(struct run *r);
+long long task_switches(const pid_t *pids, size_t n);
 
 #endif

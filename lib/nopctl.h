@@ -108,8 +108,8 @@ struct nop_session_cfg {
 	/* function_graph */
 	const char **roots; /* set_graph_function: validated names or globs */
 	size_t nroots;
-	int max_depth;	  /* max_graph_depth; 0: leave */
-	unsigned long long thresh_us; /* tracing_thresh; 0: leave */
+	int max_depth;	  /* max_graph_depth; 0: the kernel's default at the top level */
+	unsigned long long thresh_us; /* tracing_thresh; 0: likewise */
 	bool retval, no_sleep_time, no_irqs;
 };
 
@@ -124,6 +124,11 @@ int nop_session_stop(struct nop_session *s, struct nop_error *err);
 /* Restores every file the session touched and removes its instance. */
 int nop_session_close(struct nop_session *s, struct nop_error *err);
 const char *nop_session_dir(const struct nop_session *s); /* buffer dir */
+/* Another user's shared setting that shapes this capture (an instance
+ * shares max_graph_depth and tracing_thresh), or NULL. */
+const char *nop_session_note(const struct nop_session *s);
+/* Is pid a task the session traces (set_ftrace_pid, children included)? */
+bool nop_session_traces(struct nop_session *s, int pid);
 const char *nop_session_instance(const struct nop_session *s); /* NULL: top level */
 
 /* Journal and crash recovery (/run/nopctl). */
@@ -202,6 +207,8 @@ struct nop_gitem {
 	bool no_entry; /* an exit whose entry was not seen (began before the
 			  capture, or lost): timed, from the kernel's calltime */
 	bool has_retval;
+	bool other_task; /* under -p: a task not traced, in its half of a
+			    context switch (the kernel records those calls) */
 	unsigned long long ts; /* entry time; RETURN: return time */
 	unsigned long long func;
 	unsigned long long duration, self; /* ns, when timed */
@@ -314,6 +321,11 @@ struct nop_summary {
 	unsigned long long duration_ns;
 	int exit_status; /* of COMMAND, -1 if none */
 	const char *stop_reason;
+	/* tracing chosen tasks (-p, COMMAND): events counts theirs; calls of
+	 * other tasks in their half of a context switch are counted apart */
+	bool by_task;
+	unsigned long long other_tasks;
+	const char *warning; /* JSON only (text says it on stderr itself) */
 };
 
 struct nop_sink;

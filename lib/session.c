@@ -23,6 +23,8 @@ struct nop_session {
 	size_t njournaled, capj;
 	struct nop_session_cfg cfg;
 	int lock_fd;	     /* top-level lock, held while the session lives */
+	char note[320];	     /* another user's shared setting that shapes ours */
+	char *pids;	     /* set_ftrace_pid as last read (nop_session_traces) */
 };
 
 static const char *tracer_name(enum nop_tracer t)
@@ -130,6 +132,124 @@ int nop_top_level_user(const char *dir, char *why, size_t len)
 static int apply_graph(struct nop_session *s, struct nop_error *err);
 static bool has_file(const char *dir, const char *rel);
 
+/* The session's file rel set to val, written (and journaled) only where it
+ * holds something else: a setting left as the kernel has it is not
+ * touched. Lists compare by their entries ("#### no functions ..." and
+ * "no pid" read as empty). */
+static char *read_trimmed(const char *dir, const char *rel)
+{
+	char path[4200], *v = nop_read_file(nop_path(path, sizeof(path), dir, rel), NULL, NULL);
+
+	if (v)
+		memmove(v, nop_trim(v), strlen(nop_trim(v)) + 1);
+	return v;
+}
+
+/* a list file's text holds an entry ("#### no functions ..." and "no pid"
+ * read as empty); v is cut into lines */
+static bool list_has_entry(char *v)
+{
+	for (char *save, *l = strtok_r(v, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		if (nop_list_entry(nop_trim(l)))
+			return true;
+	return false;
+}
+
+static int set_in(struct nop_session *s, const char *dir, const char *rel, const char *val,
+		  bool list, struct nop_error *err)
+{
+	char *v = read_trimmed(dir, rel);
+	bool same = v && (list && !*val ? !list_has_entry(v) : !strcmp(v, val));
+
+	free(v);
+	if (same)
+		return 0;
+	return dir == s->dir ? sess_write(s, rel, val, false, err) : top_write(s, rel, val, err);
+}
+
+static int file_set(struct nop_session *s, const char *rel, const char *val, struct nop_error *err)
+{
+	return set_in(s, s->dir, rel, val, false, err);
+}
+
+static int list_set(struct nop_session *s, const char *rel, struct nop_error *err)
+{
+	return set_in(s, s->dir, rel, "", true, err);
+}
+
+/* Files every function_graph user shares: top-level files whose settings
+ * the kernel keeps once for all buffers (instances have no
+ * set_graph_function, yet the top level's applies to them). Where nopctl
+ * owns them (its session is at the top level, or --force) they hold what
+ * was asked, else the kernel's default, journaled; in an instance someone
+ * else's value is left, being theirs, and said (nop_session_note). */
+static int graph_shared(struct nop_session *s, struct nop_error *err)
+{
+	const struct nop_session_cfg *c = &s->cfg;
+	bool own = !s->instance[0] || c->force;
+	char depth[32], thresh[32];
+	const struct { const char *file, *want, *effect; bool asked, list; } sh[] = {
+		{ "max_graph_depth", depth, "deeper calls are not recorded", c->max_depth, false },
+		{ "tracing_thresh", thresh, "shorter calls (us) are not recorded", c->thresh_us, false },
+		{ "set_graph_notrace", "", "those functions' subtrees are not recorded", false, true },
+		/* at the top level apply_graph writes the roots */
+		{ s->instance[0] ? "set_graph_function" : NULL, "", "only those functions' trees are recorded",
+		  false, true },
+	};
+	size_t off = 0;
+
+	snprintf(depth, sizeof(depth), "%d", c->max_depth);
+	snprintf(thresh, sizeof(thresh), "%llu", c->thresh_us);
+	for (size_t i = 0; i < ARRAY_SIZE(sh); i++) {
+		char *v;
+		bool foreign;
+
+		if (!sh[i].file || !has_file(s->tracing_dir, sh[i].file))
+			continue;
+		if (own || sh[i].asked) {
+			if (set_in(s, s->tracing_dir, sh[i].file, sh[i].want, sh[i].list, err))
+				return -1;
+			continue;
+		}
+		v = read_trimmed(s->tracing_dir, sh[i].file);
+		foreign = v && (sh[i].list ? list_has_entry(v) : strcmp(v, sh[i].want) != 0);
+		if (foreign && off < sizeof(s->note))
+			off += (size_t)snprintf(s->note + off, sizeof(s->note) - off,
+						"%s%s is '%.40s' (another user's, shared by every"
+						" instance): %s", off ? "; " : "", sh[i].file,
+						v, sh[i].effect);
+		free(v);
+	}
+	return 0;
+}
+
+/* At the top level nopctl is the only user (a free top level, or one taken
+ * over with --force): whatever else is left there that filters or shapes a
+ * capture goes back to the kernel's default for the session, journaled
+ * and restored after. A foreign set_ftrace_notrace_pid, tracing_cpumask,
+ * set_graph_notrace, max_graph_depth, tracing_thresh or option would
+ * otherwise silently take calls out of what was asked. */
+static int take_over_top(struct nop_session *s, struct nop_error *err)
+{
+	const struct nop_session_cfg *c = &s->cfg;
+	struct nop_cpuset all;
+	char mask[4200];
+
+	if (!c->exclude_self && has_file(s->dir, "set_ftrace_notrace_pid") &&
+	    list_set(s, "set_ftrace_notrace_pid", err))
+		return -1;
+	if (!c->cpus) {
+		nop_cpuset_fill(&all, nop_ncpus());
+		nop_cpuset_mask(&all, nop_ncpus(), mask, sizeof(mask));
+		if (file_set(s, "tracing_cpumask", mask, err))
+			return -1;
+	}
+	if (c->tracer == NOP_TRACER_FUNCTION && !c->stack &&
+	    file_set(s, "options/func_stack_trace", "0", err))
+		return -1;
+	return 0;
+}
+
 /* Settings written with tracing off, tracer last: the tracer never runs
  * unfiltered, and a failed step leaves nothing the journal cannot undo. */
 static int apply(struct nop_session *s, struct nop_error *err)
@@ -163,6 +283,8 @@ static int apply(struct nop_session *s, struct nop_error *err)
 			return -1;
 	}
 	if (sess_write(s, "options/function-fork", c->follow_fork ? "1" : "0", false, err))
+		return -1;
+	if (!s->instance[0] && take_over_top(s, err))
 		return -1;
 	if (c->buffer_kb) {
 		snprintf(buf, sizeof(buf), "%zu", c->buffer_kb);
@@ -201,8 +323,6 @@ static int apply_graph(struct nop_session *s, struct nop_error *err)
 		{ "options/sleep-time", offsetof(struct nop_session_cfg, no_sleep_time), "0" },
 		{ "options/funcgraph-irqs", offsetof(struct nop_session_cfg, no_irqs), "0" },
 	};
-	char buf[64];
-
 	if (c->nroots || has_file(s->dir, "set_graph_function")) {
 		if (sess_write(s, "set_graph_function", "", false, err))
 			return -1;
@@ -211,19 +331,16 @@ static int apply_graph(struct nop_session *s, struct nop_error *err)
 			    sess_write(s, "set_graph_function", c->roots[i], true, err))
 				return -1;
 	}
-	if (c->max_depth) {
-		snprintf(buf, sizeof(buf), "%d", c->max_depth);
-		if (top_write(s, "max_graph_depth", buf, err))
-			return -1;
-	}
-	if (c->thresh_us) {
-		snprintf(buf, sizeof(buf), "%llu", c->thresh_us);
-		if (top_write(s, "tracing_thresh", buf, err))
-			return -1;
-	}
+	if (graph_shared(s, err))
+		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
-		if (!*(const bool *)((const char *)c + opts[i].flag))
+		if (!*(const bool *)((const char *)c + opts[i].flag)) {
+			/* a leftover "0" would hide irqs or sleep from our capture */
+			if (i > 0 && has_file(s->dir, opts[i].file) &&
+			    file_set(s, opts[i].file, "1", err))
+				return -1;
 			continue;
+		}
 		if (!has_file(s->dir, opts[i].file)) {
 			nop_error_set(err, NOP_EKERNEL, ENOENT,
 				      "this kernel has no %s option%s", opts[i].file + 8,
@@ -408,8 +525,36 @@ int nop_session_close(struct nop_session *s, struct nop_error *err)
 	for (size_t i = 0; i < s->njournaled; i++)
 		free(s->journaled[i]);
 	free(s->journaled);
+	free(s->pids);
 	free(s);
 	return ret;
+}
+
+const char *nop_session_note(const struct nop_session *s)
+{
+	return s->note[0] ? s->note : NULL;
+}
+
+/* Is pid one of the tasks the session traces: in set_ftrace_pid, where the
+ * kernel also adds the children it follows (function-fork)? Read again
+ * only for a pid not in the last reading: a new child. */
+bool nop_session_traces(struct nop_session *s, int pid)
+{
+	char key[24];
+
+	for (int pass = 0; pass < 2; pass++) {
+		if (s->pids) {
+			snprintf(key, sizeof(key), "%d", pid);
+			for (char *p = s->pids; (p = strstr(p, key)); p++)
+				if ((p == s->pids || p[-1] == '\n') && (p[strlen(key)] == '\n' || !p[strlen(key)]))
+					return true;
+		}
+		if (pass == 0) {
+			free(s->pids);
+			s->pids = read_trimmed(s->dir, "set_ftrace_pid");
+		}
+	}
+	return false;
 }
 
 const char *nop_session_dir(const struct nop_session *s)

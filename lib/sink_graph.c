@@ -158,7 +158,7 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 	switch (gi->kind) {
 	case NOP_GI_ENTER:
 		put(&l, fn, fnlen);
-		put(&l, "() {\n", 5);
+		put(&l, "() {", 4);
 		break;
 	case NOP_GI_LEAF:
 		put(&l, fn, fnlen);
@@ -172,14 +172,14 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 		str(&l, gi->timed ? " */" : ": exit not seen */", 0);
 		break;
 	}
-	if (gi->kind != NOP_GI_ENTER) {
-		if (gi->has_retval) {
-			put(&l, " /* = ", 6);
-			num(&l, gi->retval, 0, 0);
-			put(&l, " */", 3);
-		}
-		put(&l, "\n", 1);
+	if (gi->kind != NOP_GI_ENTER && gi->has_retval) {
+		put(&l, " /* = ", 6);
+		num(&l, gi->retval, 0, 0);
+		put(&l, " */", 3);
 	}
+	if (gi->other_task)
+		str(&l, " /* context switch: task not traced */", 0);
+	put(&l, "\n", 1);
 	fwrite_unlocked(l.b, 1, l.n, s->out);
 	return ferror(s->out) ? -1 : 0;
 }
@@ -212,6 +212,8 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 		if (!gi->timed)
 			nop_field_str(&f, "exit", NULL, "not seen");
 	}
+	if (gi->other_task)
+		nop_field_bool(&f, "context_switch", NULL, true);
 	nop_fields_close(&f);
 	return ferror(s->out) ? -1 : 0;
 }

@@ -99,9 +99,14 @@ int nop_lines_summary(struct nop_sink *s, const struct nop_summary *sum)
 	nop_field_i64(&f, "lost", ", lost %lld (page headers)", sum->lost_pages);
 	nop_field_u64(&f, "overrun", ", overrun %llu", sum->overrun);
 	nop_field_u64(&f, "dropped", ", dropped %llu", sum->dropped);
+	if (sum->by_task)
+		nop_field_u64(&f, "other_tasks", ", %llu of other tasks (context switches)",
+			      sum->other_tasks);
 	if (sum->exit_status >= 0)
 		nop_field_i64(&f, "exit_status", ", command exited %lld", sum->exit_status);
 	nop_field_str(&f, "stop", ", stopped by %s", sum->stop_reason);
+	if (json && sum->warning)
+		nop_field_str(&f, "warning", NULL, sum->warning);
 	nop_fields_close(&f);
 	return 0;
 }

@@ -39,7 +39,9 @@ static void json_escape_roundtrip(void **state)
 	}
 }
 
-static char *render(enum nop_format fmt, const struct nop_event *ev)
+/* what draw writes through a sink of fmt (events and summary alike) */
+static char *render_with(enum nop_format fmt, void (*draw)(struct nop_sink *s, const void *arg),
+			 const void *arg)
 {
 	struct nop_resolver *res = nop_resolver_new(NULL, NULL);
 	struct nop_sink sink;
@@ -48,11 +50,22 @@ static char *render(enum nop_format fmt, const struct nop_event *ev)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	assert_int_equal(nop_sink_init(&sink, fmt, f, NULL, res, &err), 0);
-	assert_int_equal(sink.ops->event(&sink, ev), 0);
+	assert_int_equal(nop_sink_init(&sink, fmt, f, f, res, &err), 0);
+	draw(&sink, arg);
+	nop_sink_free(&sink);
 	fclose(f);
 	nop_resolver_free(res);
 	return buf;
+}
+
+static void draw_event(struct nop_sink *s, const void *ev)
+{
+	assert_int_equal(s->ops->event(s, ev), 0);
+}
+
+static char *render(enum nop_format fmt, const struct nop_event *ev)
+{
+	return render_with(fmt, draw_event, ev);
 }
 
 static void lines_sink(void **state)
@@ -77,11 +90,42 @@ static void lines_sink(void **state)
 	free(s);
 }
 
+/* under -p, another task's call in its half of a context switch is shown
+ * marked; the summary counts those calls apart from the traced task's */
+static void draw_other_task(struct nop_sink *s, const void *arg)
+{
+	static const unsigned long long path[] = { 0x1234 };
+	struct nop_gitem gi = { .kind = NOP_GI_LEAF, .pid = 15, .cpu = 1, .timed = true, .ts = 5,
+				.func = 0x1234, .duration = 2000, .path = path, .npath = 1,
+				.other_task = true };
+	struct nop_summary sum = { .events = 3, .by_task = true, .other_tasks = 2, .exit_status = -1,
+				   .stop_reason = "duration" };
+
+	assert_int_equal(s->ops->graph(s, &gi), 0);
+	assert_int_equal(s->ops->summary(s, &sum), 0);
+}
+
+static void other_task_marked(void **state)
+{
+	char *text = render_with(NOP_FMT_TEXT, draw_other_task, NULL);
+	char *json = render_with(NOP_FMT_JSON, draw_other_task, NULL);
+
+	assert_non_null(strstr(text, "0x1234(); /* context switch: task not traced */\n"));
+	assert_non_null(strstr(text, "nopctl: 3 events in 0.000 s, lost 0 (page headers), overrun 0,"
+				     " dropped 0, 2 of other tasks (context switches), stopped by duration\n"));
+	assert_non_null(strstr(json, "\"depth\":0,\"duration_ns\":2000,\"self_ns\":0,"
+				     "\"context_switch\":true}\n"));
+	assert_non_null(strstr(json, "\"dropped\":0,\"other_tasks\":2,\"stop\":\"duration\"}"));
+	free(text);
+	free(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(json_escape_roundtrip),
 		cmocka_unit_test(lines_sink),
+		cmocka_unit_test(other_task_marked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
