@@ -14,6 +14,8 @@ PKG_LIBS  := $(shell pkg-config --libs $(PKGS))
 # files, called once per event; bench B1)
 CFLAGS    ?= -O3 -g -flto=auto
 CFLAGS    += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE $(PKG_CFLAGS)
+# each object's header dependencies, written by the compiler (.d beside it)
+DEPFLAGS  := -MMD -MP
 BUILD     ?= build
 ifeq ($(SANITIZE),1)
 BUILD     := build/sanitize
@@ -31,9 +33,9 @@ MANPAGES  := $(patsubst man/%.scd,$(BUILD)/man/%,$(wildcard man/*.scd))
 
 all: $(BIN) $(MANPAGES)
 
-$(BUILD)/%.o: %.c lib/nopctl.h lib/internal.h lib/doctor.h cmd/cmd.h cmd/run.h
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	$(AR) rcs $@ $^
@@ -44,6 +46,8 @@ $(BIN): $(CMD_OBJ) $(LIB)
 $(BUILD)/man/%: man/%.scd
 	@mkdir -p $(BUILD)/man
 	scdoc < $< > $@
+
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)
 
 include tests/tests.mk
 include fuzz/fuzz.mk

@@ -1,5 +1,4 @@
 /* status.c - nopctl status: who is tracing what, right now. */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -75,42 +74,20 @@ int cmd_status(struct opts *o)
 	struct nop_error err = { 0 };
 	struct nop_fields f = { .json = o->fmt == NOP_FMT_JSON };
 	const char *tdir = nop_tracefs_dir(&err);
-	char path[4200];
-	struct dirent *de;
-	DIR *d;
+	struct nop_walk w = { 0 };
 
 	if (!tdir)
 		return report_error(o, &err);
 	buffer(&f, tdir, "top", 0, false);
-	snprintf(path, sizeof(path), "%s/instances", tdir);
-	if ((d = opendir(path))) {
-		while ((de = readdir(d))) {
-			char idir[4600];
-			int owner = 0;
-
-			if (de->d_name[0] == '.')
-				continue;
-			if (!strncmp(de->d_name, "nopctl-", 7))
-				owner = atoi(de->d_name + 7);
-			snprintf(idir, sizeof(idir), "%s/%s", path, de->d_name);
-			buffer(&f, idir, de->d_name, owner, owner && nop_owner_alive(owner));
-		}
-		closedir(d);
-	}
-	if ((d = opendir(nop_journal_dir()))) {
-		while ((de = readdir(d))) {
-			int pid = atoi(de->d_name);
-
-			if (pid <= 0 || !strstr(de->d_name, ".journal"))
-				continue;
-			nop_fields_open(&f, stdout, f.json);
-			nop_field_str(&f, "type", "journal:", "journal");
-			nop_field_i64(&f, "owner_pid", " nopctl pid %lld", pid);
-			nop_field_str(&f, "owner", " (%s)",
-				      nop_owner_alive(pid) ? "running" : "dead: run 'nopctl reset'");
-			nop_fields_close(&f);
-		}
-		closedir(d);
+	while (nop_walk_instances(&w, tdir))
+		buffer(&f, w.path, w.name, w.owner, w.owner && nop_owner_alive(w.owner));
+	while (nop_walk_journals(&w)) {
+		nop_fields_open(&f, stdout, f.json);
+		nop_field_str(&f, "type", "journal:", "journal");
+		nop_field_i64(&f, "owner_pid", " nopctl pid %lld", w.owner);
+		nop_field_str(&f, "owner", " (%s)",
+			      nop_owner_alive(w.owner) ? "running" : "dead: run 'nopctl reset'");
+		nop_fields_close(&f);
 	}
 	return 0;
 }

@@ -1,6 +1,5 @@
 /* doctor_users.c - who else is tracing: the top level, other instances,
  * nopctl sessions that died, and events lost in any buffer right now. */
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,12 +30,21 @@ static bool lock_held(void)
 	return held;
 }
 
+/* a warning naming what list holds, or ok when it is empty */
+static void say_list(struct doc *d, const char *id, const char *list, const char *fix,
+		     const char *what, const char *none)
+{
+	if (*list)
+		doc_say(d, id, NULL, NOP_CHECK_WARN, fix, "%s: %s", what, list);
+	else
+		doc_say(d, id, NULL, NOP_CHECK_OK, NULL, "%s", none);
+}
+
 void doc_check_users(struct doc *d)
 {
-	char why[200], path[4200], stale[1024] = "", others[1024] = "", buf[300];
+	char why[200], stale[1024] = "", others[1024] = "", buf[300];
+	struct nop_walk w = { 0 };
 	int live = 0;
-	struct dirent *de;
-	DIR *dir;
 
 	if (lock_held())
 		doc_say(d, "top_level", NULL, NOP_CHECK_WARN,
@@ -52,55 +60,37 @@ void doc_check_users(struct doc *d)
 		doc_say(d, "top_level", NULL, NOP_CHECK_OK, NULL,
 			"free: current_tracer is nop and no filter or pid is set");
 
-	if ((dir = opendir(nop_path(path, sizeof(path), d->tdir, "instances")))) {
-		while ((de = readdir(dir))) {
-			char rel[600], *tracer;
-			struct nop_error e;
-			int pid;
+	while (nop_walk_instances(&w, d->tdir)) {
+		char rel[600], *tracer;
+		struct nop_error e;
 
-			if (de->d_name[0] == '.')
-				continue;
-			if (sscanf(de->d_name, "nopctl-%d", &pid) == 1) {
-				if (!nop_owner_alive(pid)) {
-					snprintf(buf, sizeof(buf), "instance %s (pid %d is gone)", de->d_name, pid);
-					add(stale, sizeof(stale), buf);
-				}
-				continue;
-			}
-			snprintf(rel, sizeof(rel), "instances/%s/current_tracer", de->d_name);
-			tracer = doc_read(d, rel, &e);
-			snprintf(buf, sizeof(buf), "%s (tracer %s)", de->d_name, tracer ? tracer : "?");
-			add(others, sizeof(others), buf);
-			free(tracer);
-		}
-		closedir(dir);
-	}
-	if ((dir = opendir(nop_journal_dir()))) {
-		while ((de = readdir(dir))) {
-			int pid = atoi(de->d_name);
-
-			if (pid <= 0 || !strstr(de->d_name, ".journal"))
-				continue;
-			if (nop_owner_alive(pid)) {
-				live++; /* every session, instance or top level, has one */
-			} else {
-				snprintf(buf, sizeof(buf), "journal %s/%s (pid %d is gone)", nop_journal_dir(),
-					 de->d_name, pid);
+		if (w.owner) {
+			if (!nop_owner_alive(w.owner)) {
+				snprintf(buf, sizeof(buf), "instance %s (pid %d is gone)", w.name, (int)w.owner);
 				add(stale, sizeof(stale), buf);
 			}
+			continue;
 		}
-		closedir(dir);
+		snprintf(rel, sizeof(rel), "instances/%s/current_tracer", w.name);
+		tracer = doc_read(d, rel, &e);
+		snprintf(buf, sizeof(buf), "%s (tracer %s)", w.name, tracer ? tracer : "?");
+		add(others, sizeof(others), buf);
+		free(tracer);
+	}
+	while (nop_walk_journals(&w)) {
+		if (nop_owner_alive(w.owner)) {
+			live++; /* every session, instance or top level, has one */
+		} else {
+			snprintf(buf, sizeof(buf), "journal %s (pid %d is gone)", w.path, (int)w.owner);
+			add(stale, sizeof(stale), buf);
+		}
 	}
 	if (*others)
 		doc_say(d, "instances.others", NULL, NOP_CHECK_OK, NULL,
 			"instances of other tools (nopctl does not touch them): %s", others);
 	doc_say(d, "sessions", NULL, NOP_CHECK_OK, NULL, "%d nopctl session(s) running", live);
-	if (*stale)
-		doc_say(d, "stale", NULL, NOP_CHECK_WARN,
-			"run 'nopctl reset' (the next nopctl run also cleans up)",
-			"left by nopctl processes that died: %s", stale);
-	else
-		doc_say(d, "stale", NULL, NOP_CHECK_OK, NULL, "no instance or journal of a dead nopctl");
+	say_list(d, "stale", stale, "run 'nopctl reset' (the next nopctl run also cleans up)",
+		 "left by nopctl processes that died", "no instance or journal of a dead nopctl");
 }
 
 /* one buffer's overrun and dropped events, appended to list */
@@ -118,23 +108,12 @@ static void buffer_lost(const char *dir, const char *name, char *list, size_t le
 
 void doc_check_lost(struct doc *d)
 {
-	char lost[1024] = "", path[4200], idir[4600];
-	struct dirent *de;
-	DIR *dir;
+	char lost[1024] = "";
+	struct nop_walk w = { 0 };
 
 	buffer_lost(d->tdir, "top level", lost, sizeof(lost));
-	if ((dir = opendir(nop_path(path, sizeof(path), d->tdir, "instances")))) {
-		while ((de = readdir(dir)))
-			if (de->d_name[0] != '.') {
-				snprintf(idir, sizeof(idir), "%s/%s", path, de->d_name);
-				buffer_lost(idir, de->d_name, lost, sizeof(lost));
-			}
-		closedir(dir);
-	}
-	if (*lost)
-		doc_say(d, "lost", NULL, NOP_CHECK_WARN,
-			"a bigger buffer (-b KB), fewer functions, a pid filter (-p), or a faster reader",
-			"events lost in buffers right now: %s", lost);
-	else
-		doc_say(d, "lost", NULL, NOP_CHECK_OK, NULL, "no events lost in any buffer right now");
+	while (nop_walk_instances(&w, d->tdir))
+		buffer_lost(w.path, w.name, lost, sizeof(lost));
+	say_list(d, "lost", lost, "a bigger buffer (-b KB), fewer functions, a pid filter (-p), or a faster reader",
+		 "events lost in buffers right now", "no events lost in any buffer right now");
 }

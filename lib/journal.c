@@ -245,79 +245,45 @@ int nop_journal_finish(struct nop_journal *j, struct nop_error *err)
 	return ret;
 }
 
-bool nop_owner_alive(pid_t pid)
+/* Every journal of a nopctl that no longer runs, replayed; live ones
+ * counted. Only from a journal directory that passes the checks. */
+static int replay_stale(struct nop_reset_report *rep, struct nop_error *err)
 {
-	char path[64], comm[32] = "";
-	FILE *f;
+	struct nop_walk w = { 0 };
+	struct nop_error e2;
+	int ret = 0;
 
-	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = 0;
-	fclose(f);
-	return strncmp(comm, "nopctl", 6) == 0;
-}
-
-/* Owner pid of "nopctl-<pid>" or "<pid>.journal"; 0 if not ours. */
-static pid_t owner_of(const char *name, const char *prefix, const char *suffix)
-{
-	size_t pl = strlen(prefix), sl = strlen(suffix), nl = strlen(name);
-	char *end;
-	long v;
-
-	if (nl <= pl + sl || strncmp(name, prefix, pl) || strcmp(name + nl - sl, suffix))
+	if (journal_dir_ok(false, &e2) < 0)
 		return 0;
-	v = strtol(name + pl, &end, 10);
-	if (end != name + nl - sl || v <= 0)
-		return 0;
-	return (pid_t)v;
+	while (nop_walk_journals(&w)) {
+		if (w.owner == getpid())
+			continue;
+		if (nop_owner_alive(w.owner)) {
+			rep->live_sessions++;
+		} else if (nop_journal_replay(w.path, &rep->removed_instances, &e2) < 0) {
+			if (ret == 0)
+				*err = e2;
+			ret = -1;
+		} else {
+			rep->restored_journals++;
+		}
+	}
+	return ret;
 }
 
 int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
 		    struct nop_error *err)
 {
-	char path[4096];
-	struct dirent *de;
-	DIR *d;
-	int ret = 0;
+	struct nop_walk w = { 0 };
 	struct nop_error e2;
+	int ret;
 
 	memset(rep, 0, sizeof(*rep));
-	if (journal_dir_ok(false, &e2) == 0 && (d = opendir(journal_dir))) {
-		while ((de = readdir(d))) {
-			pid_t pid = owner_of(de->d_name, "", ".journal");
-
-			if (!pid)
-				continue;
-			if (pid != getpid() && nop_owner_alive(pid)) {
-				rep->live_sessions++;
-				continue;
-			}
-			snprintf(path, sizeof(path), "%s/%s", journal_dir, de->d_name);
-			if (pid == getpid())
-				continue;
-			if (nop_journal_replay(path, &rep->removed_instances, &e2) < 0) {
-				if (ret == 0)
-					*err = e2;
-				ret = -1;
-			} else {
-				rep->restored_journals++;
-			}
-		}
-		closedir(d);
-	}
-	if (!nop_path(path, sizeof(path), tracing_dir, "instances") || !(d = opendir(path)))
-		return ret;
-	while ((de = readdir(d))) {
-		pid_t pid = owner_of(de->d_name, "nopctl-", "");
-
-		if (!pid || pid == getpid() || nop_owner_alive(pid))
+	ret = replay_stale(rep, err);
+	while (nop_walk_instances(&w, tracing_dir)) {
+		if (!w.owner || w.owner == getpid() || nop_owner_alive(w.owner))
 			continue;
-		if (nop_instance_remove(tracing_dir, de->d_name, &e2) < 0) {
+		if (nop_instance_remove(tracing_dir, w.name, &e2) < 0) {
 			if (ret == 0)
 				*err = e2;
 			ret = -1;
@@ -325,6 +291,5 @@ int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
 			rep->removed_instances++;
 		}
 	}
-	closedir(d);
 	return ret;
 }

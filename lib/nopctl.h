@@ -141,7 +141,22 @@ struct nop_reset_report {
 };
 int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
 		    struct nop_error *err);
+
+/* What belongs to which nopctl (owners.c): instances "nopctl-<pid>",
+ * journals "<pid>.journal". A walk visits each entry once:
+ *	struct nop_walk w = { 0 };
+ *	while (nop_walk_instances(&w, dir)) use(w.name, w.path, w.owner);
+ * (nop_walk_end only to stop early). */
 bool nop_owner_alive(pid_t pid);
+void nop_instance_name(char *buf, size_t len, pid_t pid);
+struct nop_walk {
+	void *dir; /* open while walking */
+	char base[4200], name[256], path[4600];
+	pid_t owner; /* the nopctl it belongs to; 0: not nopctl's */
+};
+bool nop_walk_instances(struct nop_walk *w, const char *tracing_dir); /* every instance */
+bool nop_walk_journals(struct nop_walk *w); /* nopctl's journals only */
+void nop_walk_end(struct nop_walk *w);
 
 /* Per-CPU lost-event counters from per_cpu/cpuN/stats. */
 struct nop_cpu_stats {

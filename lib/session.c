@@ -380,7 +380,7 @@ static int open_instance(struct nop_session *s, struct nop_error *err)
 	if (journal_once(s, "buffer_size_kb", "expanded", err))
 		return -1;
 
-	snprintf(s->instance, sizeof(s->instance), "nopctl-%d", (int)getpid());
+	nop_instance_name(s->instance, sizeof(s->instance), getpid());
 	snprintf(path, sizeof(path), "%s/instances/%s", s->tracing_dir, s->instance);
 	if (nop_journal_instance(s->journal, s->instance, err))
 		return -1;
@@ -565,41 +565,4 @@ const char *nop_session_dir(const struct nop_session *s)
 const char *nop_session_instance(const struct nop_session *s)
 {
 	return s->instance[0] ? s->instance : NULL;
-}
-
-int nop_cpu_stats_read(const char *buffer_dir, int cpu, struct nop_cpu_stats *st,
-		       struct nop_error *err)
-{
-	char path[4096], *text;
-
-	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", buffer_dir, cpu);
-	memset(st, 0, sizeof(*st));
-	text = nop_read_file(path, NULL, err);
-	if (!text)
-		return -1;
-	for (char *save, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		sscanf(l, "entries: %llu", &st->entries);
-		sscanf(l, "overrun: %llu", &st->overrun);
-		sscanf(l, "dropped events: %llu", &st->dropped);
-		sscanf(l, "read events: %llu", &st->read);
-	}
-	free(text);
-	return 0;
-}
-
-void nop_buffer_lost(const char *buffer_dir, const struct nop_cpuset *cpus,
-		     unsigned long long *overrun, unsigned long long *dropped)
-{
-	struct nop_cpu_stats cs;
-	struct nop_error e;
-
-	*overrun = *dropped = 0;
-	for (int cpu = 0; cpu < nop_ncpus(); cpu++) {
-		if (cpus && !nop_cpuset_has(cpus, cpu))
-			continue;
-		if (nop_cpu_stats_read(buffer_dir, cpu, &cs, &e) == 0) {
-			*overrun += cs.overrun;
-			*dropped += cs.dropped;
-		}
-	}
 }

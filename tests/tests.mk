@@ -17,6 +17,7 @@ vm-check: all $(HELPERS)
 
 host-check: all
 	NOPCTL_BUILD=$(BUILD) sh tests/host/check-docs.sh
+	NOPCTL_BUILD=$(BUILD) sh tests/host/t-golden.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-host-kernel.sh
 
 check: unit-check host-check vm-check
@@ -30,7 +31,9 @@ UNIT_CMD  := $(filter-out $(BUILD)/cmd/main.o,$(CMD_OBJ))
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB) $(UNIT_CMD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(UNIT_CMD) $(LIB) $(PKG_LIBS) -lcmocka $(LDFLAGS)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(UNIT_CMD) $(LIB) $(PKG_LIBS) -lcmocka $(LDFLAGS)
+
+-include $(UNIT_BIN:=.d)
 
 unit-check: $(UNIT_BIN) $(BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; ( cd tests && NOPCTL_BIN=$(abspath $(BIN)) ../$$t ); done

@@ -1,0 +1,44 @@
+/* bufstats.c - a ring buffer's per-CPU counters (per_cpu/cpuN/stats):
+ * what status, doctor and the end of a run report as overrun and dropped. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+int nop_cpu_stats_read(const char *buffer_dir, int cpu, struct nop_cpu_stats *st,
+		       struct nop_error *err)
+{
+	char path[4096], *text;
+
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", buffer_dir, cpu);
+	memset(st, 0, sizeof(*st));
+	text = nop_read_file(path, NULL, err);
+	if (!text)
+		return -1;
+	for (char *save, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		sscanf(l, "entries: %llu", &st->entries);
+		sscanf(l, "overrun: %llu", &st->overrun);
+		sscanf(l, "dropped events: %llu", &st->dropped);
+		sscanf(l, "read events: %llu", &st->read);
+	}
+	free(text);
+	return 0;
+}
+
+void nop_buffer_lost(const char *buffer_dir, const struct nop_cpuset *cpus,
+		     unsigned long long *overrun, unsigned long long *dropped)
+{
+	struct nop_cpu_stats cs;
+	struct nop_error e;
+
+	*overrun = *dropped = 0;
+	for (int cpu = 0; cpu < nop_ncpus(); cpu++) {
+		if (cpus && !nop_cpuset_has(cpus, cpu))
+			continue;
+		if (nop_cpu_stats_read(buffer_dir, cpu, &cs, &e) == 0) {
+			*overrun += cs.overrun;
+			*dropped += cs.dropped;
+		}
+	}
+}

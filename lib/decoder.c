@@ -1,0 +1,336 @@
+/* decoder.c - a decoder from event formats: the page header and the
+ * formats of the events nopctl decodes, from a live tracefs, a trace.dat
+ * (checked line by line first) or libtraceevent's handle, and the fields
+ * looked up once for decode.c. */
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <traceevent/kbuffer.h>
+
+#include "decoder.h"
+
+static int find_fields(struct nop_decoder *d, struct nop_error *err);
+
+static struct tep_format_field *field(struct tep_event *ev, const char *name)
+{
+	return ev ? tep_find_field(ev, name) : NULL;
+}
+
+static int sub_buffer_size(const char *tracing_dir)
+{
+	char path[4200], *v;
+	struct nop_error e;
+	int kb;
+
+	snprintf(path, sizeof(path), "%s/buffer_subbuf_size_kb", tracing_dir);
+	v = nop_read_file(path, NULL, &e);
+	kb = v ? atoi(v) : 0;
+	free(v);
+	return kb > 0 ? kb * 1024 : (int)sysconf(_SC_PAGESIZE);
+}
+
+/* The page header and the formats of the events nopctl decodes: from
+ * <dir>/events (a live tracefs or a recorded copy of one), or from a
+ * trace.dat's sections. */
+static int parse_formats(struct tep_handle *tep, const struct nop_dat_blob *hp,
+			 const struct nop_dat_blob *fmt, int nfmt, const char *where,
+			 struct nop_error *err)
+{
+	struct kbuffer *kb;
+
+	if (tep_parse_header_page(tep, hp->p, (unsigned long)hp->len, (int)sizeof(long)) < 0 ||
+	    !(kb = tep_kbuffer(tep))) { /* a check that header_page was understood */
+		nop_error_set(err, NOP_EKERNEL, 0, "cannot parse the page header of %s", where);
+		return -1;
+	}
+	kbuffer_free(kb);
+	for (int i = 0; i < nfmt; i++)
+		if (fmt[i].p && tep_parse_event(tep, fmt[i].p, fmt[i].len, "ftrace") != 0) {
+			nop_error_set(err, NOP_EKERNEL, 0, "cannot parse an event format of %s", where);
+			return -1;
+		}
+	return 0;
+}
+
+static int load_formats(struct tep_handle *tep, const char *dir, struct nop_error *err)
+{
+	static const char *const events[] = { "function", "kernel_stack", "funcgraph_entry",
+					      "funcgraph_exit" };
+	struct nop_dat_blob hp, fmt[ARRAY_SIZE(events)] = { { 0 } };
+	char path[4200];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/events/header_page", dir);
+	if (!(hp.p = nop_read_file(path, &hp.len, err)))
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(events); i++) {
+		struct nop_error e2;
+
+		snprintf(path, sizeof(path), "%s/events/ftrace/%s/format", dir, events[i]);
+		fmt[i].p = nop_read_file(path, &fmt[i].len, &e2); /* absent on older kernels */
+	}
+	ret = parse_formats(tep, &hp, fmt, (int)ARRAY_SIZE(events), dir, err);
+	free(hp.p);
+	for (size_t i = 0; i < ARRAY_SIZE(events); i++)
+		free(fmt[i].p);
+	return ret;
+}
+
+static struct nop_decoder *decoder_alloc(struct nop_error *err)
+{
+	struct nop_decoder *d = calloc(1, sizeof(*d));
+
+	if (!d || !(d->tep = tep_alloc())) {
+		free(d);
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return NULL;
+	}
+	d->own_tep = true;
+	tep_set_long_size(d->tep, (int)sizeof(long));
+	tep_set_file_bigendian(d->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	tep_set_local_bigendian(d->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	return d;
+}
+
+struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *err)
+{
+	struct nop_decoder *d = decoder_alloc(err);
+
+	if (!d)
+		return NULL;
+	if (load_formats(d->tep, tracing_dir, err)) {
+		nop_decoder_free(d);
+		return NULL;
+	}
+	d->page_size = sub_buffer_size(tracing_dir);
+	if (find_fields(d, err)) {
+		nop_decoder_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+static bool ident(const char **p)
+{
+	const char *s = *p;
+
+	while (isalnum((unsigned char)**p) || **p == '_')
+		(*p)++;
+	return *p > s;
+}
+
+static bool number(const char **p)
+{
+	const char *s = *p;
+
+	while (isdigit((unsigned char)**p))
+		(*p)++;
+	return *p > s && *p - s < 10;
+}
+
+static bool lit(const char **p, const char *w)
+{
+	size_t n = strlen(w);
+
+	if (strncmp(*p, w, n))
+		return false;
+	*p += n;
+	return true;
+}
+
+/* "\tfield:TYPE NAME[N];\toffset:N;\tsize:N;\tsigned:N;" */
+static bool field_line(const char *p)
+{
+	const char *name = NULL;
+
+	if (!lit(&p, "\tfield:"))
+		return false;
+	for (;;) { /* words of the type, then the name (the last word) */
+		while (*p == ' ' || *p == '*')
+			p++;
+		name = p;
+		if (!ident(&p))
+			return false;
+		if (*p == '[') { /* an array: [N], or [] after __data_loc */
+			p++;
+			number(&p);
+			if (!lit(&p, "]"))
+				return false;
+		}
+		if (*p == ';')
+			break;
+		if (*p != ' ' && *p != '*')
+			return false;
+	}
+	return name && lit(&p, ";\toffset:") && number(&p) && lit(&p, ";\tsize:") && number(&p) &&
+	       lit(&p, ";\tsigned:") && number(&p) && lit(&p, ";") && !*p;
+}
+
+/* A recorded event format, line by line, before libtraceevent sees it:
+ * libtraceevent 1.7 crashes on some damaged ones (found by fuzz_dat). The
+ * kernel's shape: name, ID, "format:", field lines and blank lines. */
+static bool format_ok(const char *text, size_t len)
+{
+	char *copy = strndup(text, len), *save, *l;
+	int state = 0; /* 0 name, 1 ID, 2 "format:", 3 fields */
+	bool ok = copy != NULL;
+
+	for (l = copy ? strtok_r(copy, "\n", &save) : NULL; l && ok; l = strtok_r(NULL, "\n", &save)) {
+		const char *p = l;
+
+		switch (state) {
+		case 0: ok = lit(&p, "name: ") && ident(&p) && !*p; break;
+		case 1: ok = lit(&p, "ID: ") && number(&p) && !*p; break;
+		case 2: ok = !strcmp(p, "format:"); break;
+		default: ok = field_line(p); break;
+		}
+		state += state < 3;
+	}
+	free(copy);
+	return ok && state == 3;
+}
+
+/* a trace.dat in our byte order and word size (nop_dat_in_open checked) */
+struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop_error *err)
+{
+	struct nop_decoder *d = decoder_alloc(err);
+
+	if (!d)
+		return NULL;
+	struct nop_dat_blob fmt[ARRAY_SIZE(in->fmt)] = { { 0 } };
+	int ret = 0;
+
+	/* nopctl decodes fields itself and never prints through a format:
+	 * a file's "print fmt:" lines are left out, libtraceevent 1.7 crashes
+	 * on a damaged one (found by fuzz_dat) */
+	for (int i = 0; i < in->nfmt; i++) {
+		char *pf = strstr(in->fmt[i].p, "\nprint fmt:");
+		size_t keep = pf ? (size_t)(pf - in->fmt[i].p) : in->fmt[i].len;
+
+		if (!format_ok(in->fmt[i].p, keep)) {
+			nop_error_set(err, NOP_EUSAGE, 0, "%s: event format %d is damaged", in->path, i + 1);
+			ret = -1;
+			goto out;
+		}
+		if (!(fmt[i].p = malloc(keep + 32))) {
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			ret = -1;
+			goto out;
+		}
+		memcpy(fmt[i].p, in->fmt[i].p, keep);
+		fmt[i].len = keep + (size_t)sprintf(fmt[i].p + keep, "\nprint fmt: \"\"\n");
+	}
+	ret = parse_formats(d->tep, &in->header_page, fmt, in->nfmt, in->path, err);
+out:
+	for (int i = 0; i < in->nfmt; i++)
+		free(fmt[i].p);
+	if (ret) {
+		nop_decoder_free(d);
+		return NULL;
+	}
+	tep_set_page_size(d->tep, in->page_size);
+	d->page_size = in->page_size;
+	if (find_fields(d, err)) {
+		nop_decoder_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* where the last of these fields ends */
+static int end_of(const struct tep_format_field *a, const struct tep_format_field *b,
+		  const struct tep_format_field *c, const struct tep_format_field *d,
+		  const struct tep_format_field *e)
+{
+	const struct tep_format_field *f[] = { a, b, c, d, e };
+	int end = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
+		if (f[i] && f[i]->offset + f[i]->size > end)
+			end = f[i]->offset + f[i]->size;
+	return end;
+}
+
+/* The events nopctl decodes, and their fields, looked up once. */
+static int find_fields(struct nop_decoder *d, struct nop_error *err)
+{
+	/* each event's id and fields, where the decoder keeps them */
+#define AT(m) offsetof(struct nop_decoder, m)
+	static const struct {
+		const char *event;
+		size_t id;
+		struct { const char *name; size_t at; } f[5];
+	} want[] = {
+		{ "function", AT(fn_id), { { "ip", AT(fn_ip) }, { "parent_ip", AT(fn_parent) } } },
+		{ "kernel_stack", AT(stack_id), { { "size", AT(st_size) }, { "caller", AT(st_caller) } } },
+		{ "funcgraph_entry", AT(ent_id), { { "func", AT(ent_func) }, { "depth", AT(ent_depth) } } },
+		{ "funcgraph_exit", AT(exit_id),
+		  { { "func", AT(ex_func) }, { "depth", AT(ex_depth) }, { "calltime", AT(ex_call) },
+		    { "rettime", AT(ex_ret) }, { "retval", AT(ex_retval) } } },
+	};
+#undef AT
+	struct tep_event *ev;
+
+	d->native = tep_is_file_bigendian(d->tep) == tep_is_local_bigendian(d->tep);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		ev = tep_find_event_by_name(d->tep, "ftrace", want[i].event);
+		*(int *)((char *)d + want[i].id) = ev ? ev->id : -1;
+		for (size_t k = 0; k < ARRAY_SIZE(want[i].f) && want[i].f[k].name; k++)
+			*(struct tep_format_field **)((char *)d + want[i].f[k].at) = field(ev, want[i].f[k].name);
+	}
+	if ((!d->fn_ip || !d->fn_parent) && !d->ent_func) {
+		nop_error_set(err, NOP_EKERNEL, 0, "no ftrace/function or funcgraph_entry event format");
+		return -1;
+	}
+	ev = d->fn_ip ? d->fn_ip->event : d->ent_func->event;
+	d->c_type = tep_find_common_field(ev, "common_type");
+	d->c_pid = tep_find_common_field(ev, "common_pid");
+	d->fast = d->native && d->c_type && d->c_type->size == 2 && d->c_pid && d->c_pid->size == 4 &&
+		  d->ent_func && d->ent_func->size == 8 && d->ent_depth && d->ent_depth->size == 4 &&
+		  d->ex_func && d->ex_func->size == 8 && d->ex_depth && d->ex_depth->size == 4 &&
+		  d->ex_call && d->ex_call->size == 8 && d->ex_ret && d->ex_ret->size == 8 &&
+		  (!d->ex_retval || d->ex_retval->size == 8);
+	if (d->fast) {
+		int common = end_of(d->c_type, d->c_pid, NULL, NULL, NULL);
+
+		d->need_ent = end_of(d->ent_func, d->ent_depth, NULL, NULL, NULL);
+		d->need_exit = end_of(d->ex_func, d->ex_depth, d->ex_call, d->ex_ret, d->ex_retval);
+		d->need_ent = d->need_ent > common ? d->need_ent : common;
+		d->need_exit = d->need_exit > common ? d->need_exit : common;
+	}
+	return 0;
+}
+
+struct nop_decoder *nop_decoder_from_tep(struct tep_handle *tep, struct nop_error *err)
+{
+	struct nop_decoder *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return NULL;
+	}
+	d->tep = tep;
+	if (find_fields(d, err)) {
+		nop_decoder_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void nop_decoder_free(struct nop_decoder *d)
+{
+	if (!d)
+		return;
+	if (d->own_tep)
+		tep_free(d->tep);
+	free(d);
+}
+
+int nop_decoder_page_size(const struct nop_decoder *d)
+{
+	return d->page_size;
+}

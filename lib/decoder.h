@@ -1,0 +1,31 @@
+/* decoder.h - the decoder's state, shared by the files that build it
+ * (decoder.c: event formats, fields) and use it (decode.c: pages). */
+#ifndef NOPCTL_DECODER_H
+#define NOPCTL_DECODER_H
+
+#include <traceevent/event-parse.h>
+
+#include "internal.h"
+
+struct nop_decoder {
+	struct tep_handle *tep;
+	int page_size;
+	int fn_id, stack_id;
+	struct tep_format_field *fn_ip, *fn_parent;
+	struct tep_format_field *st_size, *st_caller;
+	int ent_id, exit_id;
+	struct tep_format_field *ent_func, *ent_depth;
+	struct tep_format_field *ex_func, *ex_depth, *ex_call, *ex_ret, *ex_retval;
+	unsigned long long stackbuf[256];
+	struct nop_event pend;
+	bool have_pend;
+	bool own_tep; /* false: borrowed (a trace.dat's) */
+	bool native;  /* the data's byte order is ours: fields are read in place */
+	struct tep_format_field *c_type, *c_pid;
+	/* funcgraph entry/exit in our byte order with the usual field sizes:
+	 * read at fixed offsets once the record is long enough (bench B1) */
+	bool fast;
+	int need_ent, need_exit;
+};
+
+#endif
