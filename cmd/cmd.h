@@ -33,7 +33,8 @@ struct opts {
 	const char *cpus;
 	bool stack, quiet, force, top_level;
 	const char *output;
-	enum nop_format fmt;
+	enum nop_encoding enc; /* -j, -F text|json */
+	enum nop_view view;    /* -F folded|dot|chrome (lines otherwise) */
 	bool help;
 	/* graph, stats */
 	int depth;
@@ -65,6 +66,11 @@ void usage(const struct cmd *c, FILE *out);
  * stdout in JSON mode, so scripts always get parseable output. Returns
  * the exit code. */
 int report_error(const struct opts *o, const struct nop_error *err);
+/* Every PATTERN argument valid: 0, or the exit code after the message. */
+int check_pattern_args(const struct opts *o);
+/* trace and record: at least one PATTERN (0, or the exit code after the
+ * message with an example and a hint) */
+int need_a_pattern(const struct opts *o, const char *example, const char *hint);
 /* Open -o FILE (no symlinks, no overwrite without --force) or stdout. */
 FILE *open_output(const struct opts *o, struct nop_error *err);
 /* Look for a command in PATH as execvp would: 0 if runnable. */
@@ -76,6 +82,8 @@ int check_patterns(const char *tracing_dir, const struct opts *o, struct nop_err
 /* The capture loop shared by trace, graph and stats. */
 enum run_mode { RUN_TRACE, RUN_GRAPH, RUN_STATS, RUN_RECORD, RUN_REPORT };
 int run_capture(struct opts *o, enum run_mode mode);
+/* graph, stats, record -G: a root, -p or a COMMAND is needed (exit code or 0) */
+int graph_needs_a_root(const struct opts *o);
 
 void overview(FILE *out);
 const struct cmd *find_cmd(const char *name);

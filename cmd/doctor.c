@@ -20,7 +20,7 @@ static void finding(void *ctx, const struct nop_finding *fd)
 	t->n[fd->status]++;
 	if (fd->status == NOP_CHECK_FAIL)
 		*(fd->subject ? &t->pattern_fail : &t->system_fail) = true;
-	nop_fields_open(&f, stdout, t->o->fmt == NOP_FMT_JSON);
+	nop_fields_open(&f, stdout, t->o->enc == NOP_ENC_JSON);
 	nop_field_str(&f, "type", NULL, "finding");
 	nop_field_str(&f, "status", "%-5s", st[fd->status]);
 	nop_field_str(&f, "id", "%-22s", fd->id);
@@ -36,7 +36,7 @@ int cmd_doctor(struct opts *o)
 	struct nop_fields f;
 
 	nop_doctor(o->patterns, o->npatterns, finding, &t);
-	nop_fields_open(&f, stdout, o->fmt == NOP_FMT_JSON);
+	nop_fields_open(&f, stdout, o->enc == NOP_ENC_JSON);
 	nop_field_str(&f, "type", NULL, "summary");
 	nop_field_u64(&f, "ok", "doctor: %llu ok, ", t.n[NOP_CHECK_OK]);
 	nop_field_u64(&f, "warn", "%llu warning(s), ", t.n[NOP_CHECK_WARN]);

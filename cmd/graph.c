@@ -1,7 +1,26 @@
 /* graph.c - nopctl graph: call trees from function_graph. */
 #include "cmd.h"
 
+/* graph and stats: what to graph, a root or a task */
+int graph_needs_a_root(const struct opts *o)
+{
+	struct nop_error err = { 0 };
+	int rc = check_pattern_args(o); /* a bad pattern first */
+
+	if (rc)
+		return rc;
+	if (!o->npatterns && !o->npids && !o->command) {
+		nop_error_set(&err, NOP_EUSAGE, 0,
+			      "give a root function, -p PID or -- COMMAND: nopctl does not graph every"
+			      " task of the whole kernel (e.g. 'nopctl graph do_sys_openat2')");
+		return report_error(o, &err);
+	}
+	return 0;
+}
+
 int cmd_graph(struct opts *o)
 {
-	return run_capture(o, RUN_GRAPH);
+	int rc = graph_needs_a_root(o);
+
+	return rc ? rc : run_capture(o, RUN_GRAPH);
 }

@@ -11,7 +11,7 @@ int cmd_inspect(struct opts *o)
 	struct nop_site s;
 	const char *tdir;
 	char bytes[64] = "", addr[3][24];
-	bool json = o->fmt == NOP_FMT_JSON;
+	bool json = o->enc == NOP_ENC_JSON;
 
 	if (o->npatterns != 1) {
 		nop_error_set(&err, NOP_EUSAGE, 0, "inspect takes one function name (see 'nopctl list')");

@@ -24,9 +24,9 @@ int cmd_list(struct opts *o)
 			hit = nop_func_matches(&f.v[i], o->patterns[p], o->module);
 		if (!hit)
 			continue;
-		nop_fields_open(&fl, stdout, o->fmt == NOP_FMT_JSON);
+		nop_fields_open(&fl, stdout, o->enc == NOP_ENC_JSON);
 		nop_field_str(&fl, "func", "%s", f.v[i].name);
-		if (f.v[i].module || o->fmt == NOP_FMT_JSON)
+		if (f.v[i].module || o->enc == NOP_ENC_JSON)
 			nop_field_str(&fl, "module", " [%s]", f.v[i].module);
 		nop_fields_close(&fl);
 		shown++;

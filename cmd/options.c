@@ -249,15 +249,20 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o, str
 			o->output = optarg;
 			break;
 		case 'F': {
-			static const char *const names[] = { "text", "json", "folded", "dot", "chrome" };
+			static const struct { const char *name; enum nop_view view; enum nop_encoding enc; } f[] = {
+				{ "text", NOP_VIEW_LINES, NOP_ENC_TEXT },   { "json", NOP_VIEW_LINES, NOP_ENC_JSON },
+				{ "folded", NOP_VIEW_FOLDED, NOP_ENC_TEXT }, { "dot", NOP_VIEW_DOT, NOP_ENC_TEXT },
+				{ "chrome", NOP_VIEW_CHROME, NOP_ENC_TEXT },
+			};
 			size_t k, nfmt = c->opts & O_GRAPHFMT ? 5 : 2;
 
-			for (k = 0; k < nfmt && strcmp(optarg, names[k]); k++)
+			for (k = 0; k < nfmt && strcmp(optarg, f[k].name); k++)
 				;
 			if (k == nfmt)
 				return bad(err, name, optarg, nfmt == 5 ? "formats are text, json, folded, dot and chrome"
 									: "formats are text and json");
-			o->fmt = (enum nop_format)k;
+			o->view = f[k].view;
+			o->enc = f[k].enc;
 			break;
 		}
 		case 'D':
@@ -288,7 +293,10 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o, str
 				return -1;
 			o->hist = optarg;
 			break;
-		case 'j': o->fmt = NOP_FMT_JSON; break;
+		case 'j': /* same as -F json */
+			o->view = NOP_VIEW_LINES;
+			o->enc = NOP_ENC_JSON;
+			break;
 		case 'q': o->quiet = true; break;
 		case 'f': o->force = true; break;
 		case 'T': o->top_level = true; break;

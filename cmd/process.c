@@ -121,17 +121,11 @@ void handle_signals(struct run *r)
 			    ci.si_pid == r->child) {
 				r->child_status = ci.si_code == CLD_EXITED ? ci.si_status : 128 + ci.si_status;
 				r->child_exited = true;
-				if (!r->stop)
-					r->stop = "command exit";
+				nop_pipeline_stop(r->pipe, NOP_STOP_COMMAND, 0);
 			}
 			continue;
 		}
-		if (!r->stop) {
-			static char why[32];
-
-			snprintf(why, sizeof(why), "SIG%s", sigabbrev_np((int)si.ssi_signo));
-			r->stop = why;
-		}
+		nop_pipeline_stop(r->pipe, NOP_STOP_SIGNAL, (int)si.ssi_signo);
 		if (r->child > 0 && !r->child_exited)
 			kill(r->child, (int)si.ssi_signo);
 	}

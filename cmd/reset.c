@@ -18,8 +18,8 @@ int cmd_reset(struct opts *o)
 	if (!(tdir = nop_tracefs_dir(&err)))
 		return report_error(o, &err);
 	ret = nop_reset_stale(tdir, &rep, &err);
-	if (o->fmt == NOP_FMT_JSON || !o->quiet) {
-		nop_fields_open(&f, o->fmt == NOP_FMT_JSON ? stdout : stderr, o->fmt == NOP_FMT_JSON);
+	if (o->enc == NOP_ENC_JSON || !o->quiet) {
+		nop_fields_open(&f, o->enc == NOP_ENC_JSON ? stdout : stderr, o->enc == NOP_ENC_JSON);
 		nop_field_str(&f, "type", "nopctl: ", "reset");
 		nop_field_u64(&f, "restored_journals", "restored %llu journal(s), ",
 			      (unsigned long long)rep.restored_journals);

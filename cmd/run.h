@@ -1,5 +1,5 @@
-/* run.h - what the capture loop (runner.c), the report (report.c), the
- * event routing (route.c) and the child and signals (process.c) share. */
+/* run.h - what the capture (runner.c) and the child and signals
+ * (process.c) share. */
 #ifndef NOPCTL_RUN_H
 #define NOPCTL_RUN_H
 
@@ -7,35 +7,33 @@
 
 #include "cmd.h"
 
+/* One live capture, from set-up to the exit code; whatever it holds is
+ * released by its teardown, however far set-up got. */
 struct run {
 	struct opts *o;
-	struct nop_graph *graph; /* graph, stats, report */
-	bool recording;		 /* record: pages saved raw, events counted */
-	const char **roots;	 /* graph roots asked for; NULL: every tree */
+	enum run_mode mode;
+	enum nop_tracer tracer;
+	struct nop_error err;
+	const char *tdir;
+	FILE *out;
+	const char **roots; /* graph roots: o->patterns, or expanded for -m */
 	size_t nroots;
-	struct { unsigned long long addr; int wanted; } root_cache[256];
-	struct nop_sink sink;
+	struct nop_cpuset cpus, *cpusp;
+	struct nop_session *sess;
+	struct nop_source *src;
+	struct nop_resolver *res;
+	struct nop_pipeline *pipe;
+	struct nop_dat *dat;
 	struct nop_summary sum;
-	struct nop_session *sess; /* live captures: which tasks are traced */
-	bool by_task;		  /* -p or COMMAND */
-	bool show_others;	  /* graph lines show other tasks' calls, marked */
-	struct { int pid; signed char traced; } task_cache[64];
-	const char *stop; /* why the loop ended; NULL while running */
+	unsigned long long t0;
+	unsigned long long ov0, dr0; /* buffer counters when tracing began */
+	long long ran0;		     /* -p tasks' context switches then */
 	int sigfd;
 	pid_t child;
+	int go, ef; /* the child's start and exec-error pipes */
 	int child_status;
 	bool child_exited; /* exited, not yet reaped (see handle_signals) */
-	bool out_closed; /* the reader went away (EPIPE): a normal end */
-	int out_errno;	 /* any other write error */
 };
-
-
-/* route.c: decoded events to the sink, graph events through the engine */
-int on_event(void *ctx, const struct nop_event *ev);
-int on_call(void *ctx, const struct nop_gitem *gi);
-int output_failed(struct run *r);
-int setup_output(struct run *r, enum run_mode mode, FILE *out, struct nop_resolver *res,
-		 struct nop_error *err);
 
 /* process.c: signals into a signalfd; COMMAND started and reaped */
 int signals_block(sigset_t *set);

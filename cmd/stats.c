@@ -3,5 +3,7 @@
 
 int cmd_stats(struct opts *o)
 {
-	return run_capture(o, RUN_STATS);
+	int rc = graph_needs_a_root(o);
+
+	return rc ? rc : run_capture(o, RUN_STATS);
 }

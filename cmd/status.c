@@ -72,7 +72,7 @@ static void buffer(struct nop_fields *f, const char *dir, const char *name, int 
 int cmd_status(struct opts *o)
 {
 	struct nop_error err = { 0 };
-	struct nop_fields f = { .json = o->fmt == NOP_FMT_JSON };
+	struct nop_fields f = { .json = o->enc == NOP_ENC_JSON };
 	const char *tdir = nop_tracefs_dir(&err);
 	struct nop_walk w = { 0 };
 
@@ -81,7 +81,7 @@ int cmd_status(struct opts *o)
 	buffer(&f, tdir, "top", 0, false);
 	while (nop_walk_instances(&w, tdir))
 		buffer(&f, w.path, w.name, w.owner, w.owner && nop_owner_alive(w.owner));
-	while (nop_walk_journals(&w)) {
+	while (nop_walk_journals(&w, nop_journal_dir())) {
 		nop_fields_open(&f, stdout, f.json);
 		nop_field_str(&f, "type", "journal:", "journal");
 		nop_field_i64(&f, "owner_pid", " nopctl pid %lld", w.owner);

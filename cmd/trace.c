@@ -3,5 +3,9 @@
 
 int cmd_trace(struct opts *o)
 {
-	return run_capture(o, RUN_TRACE);
+	/* a bad pattern first */
+	int rc = check_pattern_args(o) ?: need_a_pattern(o, "nopctl trace do_sys_openat2",
+							 "'nopctl list' shows what can be traced");
+
+	return rc ? rc : run_capture(o, RUN_TRACE);
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../lib/nopctl.h"
+#include "../lib/internal.h"
 
 static char path[64];
 

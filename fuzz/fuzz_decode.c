@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/nopctl.h"
+#include "../lib/internal.h"
 
 static struct nop_decoder *dec[2];
 static struct nop_graph *graph;

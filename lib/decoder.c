@@ -307,12 +307,10 @@ static int find_fields(struct nop_decoder *d, struct nop_error *err)
 
 struct nop_decoder *nop_decoder_from_tep(struct tep_handle *tep, struct nop_error *err)
 {
-	struct nop_decoder *d = calloc(1, sizeof(*d));
+	struct nop_decoder *d = nop_zalloc(sizeof(*d), err);
 
-	if (!d) {
-		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+	if (!d)
 		return NULL;
-	}
 	d->tep = tep;
 	if (find_fields(d, err)) {
 		nop_decoder_free(d);

@@ -77,7 +77,7 @@ void doc_check_users(struct doc *d)
 		add(others, sizeof(others), buf);
 		free(tracer);
 	}
-	while (nop_walk_journals(&w)) {
+	while (nop_walk_journals(&w, nop_journal_dir())) {
 		if (nop_owner_alive(w.owner)) {
 			live++; /* every session, instance or top level, has one */
 		} else {

@@ -23,9 +23,108 @@ static inline char *nop_dec(char *d, unsigned long long v, bool neg, int zeros)
 	return p;
 }
 
+/* ---- below the public header: the parts of the pipeline (cmd/ never
+ * sees them; tests and fuzz targets drive them directly) ---- */
+#define NOP_GRAPH_MAX_DEPTH 256
+struct nop_graph;
+typedef int (*nop_gitem_fn)(void *ctx, const struct nop_gitem *gi);
+struct nop_graph *nop_graph_new(struct nop_error *err);
+/* Feed ENTRY/EXIT/LOST events in time order; items go to fn. */
+int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx);
+/* End of the stream: calls still open are returned untimed. */
+int nop_graph_finish(struct nop_graph *g, nop_gitem_fn fn, void *ctx);
+void nop_graph_free(struct nop_graph *g);
+
+/* Names from a recorded file's handle (kallsyms and cmdlines it carries). */
+struct tep_handle;
+struct nop_resolver *nop_resolver_from_tep(struct tep_handle *tep, struct nop_error *err);
+
+/* The raw-page decoder: event formats from <tracing_dir>/events. */
+struct nop_decoder;
+struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *err);
+void nop_decoder_free(struct nop_decoder *d);
+int nop_decoder_page_size(const struct nop_decoder *d);
+typedef int (*nop_emit_fn)(void *ctx, const struct nop_event *ev);
+/* Decode one sub-buffer (page) of a CPU's ring buffer into events. */
+int nop_decode_page(struct nop_decoder *d, int cpu, void *page,
+		    nop_emit_fn emit, void *ctx);
+/* The same walk, but the records are only counted: one NOP_EV_COUNTS per
+ * page (and NOP_EV_LOST as nop_decode_page gives it). */
+int nop_count_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx);
+/* The same for records from elsewhere (a trace.dat read by libtracecmd),
+ * with that file's event formats; flush at the end. */
+struct tep_record;
+struct nop_decoder *nop_decoder_from_tep(struct tep_handle *tep, struct nop_error *err);
+int nop_decode_record(struct nop_decoder *d, struct tep_record *rec, nop_emit_fn emit, void *ctx);
+int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx);
+
+/* ---- the stream: every CPU's trace_pipe_raw, merged by time ---------- */
+struct nop_stream;
+int nop_stream_open(struct nop_stream **st, struct nop_decoder *d, const char *buffer_dir,
+		    const struct nop_cpuset *cpus, struct nop_error *err);
+/* Feed pre-recorded pages instead of a live buffer (tests, reports). */
+int nop_stream_open_files(struct nop_stream **st, struct nop_decoder *d,
+			  const char **paths, const int *cpus, int n, struct nop_error *err);
+/* A trace.dat as nopctl record writes it, read without libtracecmd:
+ * nop_dat_in_open gives 0, or 1 if the file's layout needs libtracecmd
+ * (options, other versions, other event systems), or -1. Its decoder, its
+ * symbols and task names, and its pages as a stream (merged exactly: one
+ * drain emits everything in timestamp order). */
+struct nop_dat_in;
+int nop_dat_in_open(struct nop_dat_in **in, const char *path, struct nop_error *err);
+void nop_dat_in_free(struct nop_dat_in *in);
+struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop_error *err);
+struct nop_resolver *nop_resolver_from_dat(const struct nop_dat_in *in, struct nop_error *err);
+int nop_stream_open_dat(struct nop_stream **st, struct nop_decoder *d, const struct nop_dat_in *in,
+			struct nop_error *err);
+int nop_stream_nfds(const struct nop_stream *st);
+int nop_stream_fd(const struct nop_stream *st, int i);
+/* Read a bounded round of what every CPU has and emit it in timestamp
+ * order; *more says whether a CPU may have more (call again). Returns 0,
+ * or -1 on error; a callback's non-zero return stops it and is returned. */
+int nop_stream_drain(struct nop_stream *st, nop_emit_fn emit, void *ctx, bool *more,
+		     struct nop_error *err);
+void nop_stream_close(struct nop_stream *st);
+
+/* Raw pages as they are read, before decoding (nopctl record). */
+typedef int (*nop_raw_fn)(void *ctx, int cpu, const void *page, size_t len);
+void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx);
+/* Pages only counted, not decoded (a recording's summary): nop_count_page */
+void nop_stream_set_count_only(struct nop_stream *st, bool on);
+
+/* ---- sinks: one per view (sink_*.c), chosen by sink.c ---- */
+struct nop_sink;
+struct nop_sink_ops {
+	int (*init)(struct nop_sink *s, const struct nop_sink_cfg *cfg, struct nop_error *err);
+	int (*event)(struct nop_sink *s, const struct nop_event *ev); /* function tracer */
+	int (*graph)(struct nop_sink *s, const struct nop_gitem *gi);	/* function_graph */
+	int (*summary)(struct nop_sink *s, const struct nop_summary *sum); /* the end */
+	void (*free)(struct nop_sink *s);
+};
+
+struct nop_sink {
+	const struct nop_sink_ops *ops;
+	void *priv;
+	FILE *out, *diag;
+	struct nop_resolver *res;
+	enum nop_encoding enc;
+	bool quiet;
+};
+int nop_sink_init(struct nop_sink *s, const struct nop_sink_cfg *cfg, struct nop_error *err);
+void nop_sink_free(struct nop_sink *s);
+/* "name" of a traced address, cached; "0x..." when unknown */
+const char *nop_sink_func(struct nop_sink *s, unsigned long long addr);
+
+void nop_journal_set_dir(const char *dir); /* tests */
+
+extern const char *nop_kallsyms_path; /* /proc/kallsyms; tests point it elsewhere */
+
 /* A page that the ring buffer's writer had finished (see stream.c). */
 struct nop_decoder;
 bool nop_page_filled(const struct nop_decoder *d, const void *page);
+
+/* size zeroed bytes, or NULL with "out of memory" in err */
+void *nop_zalloc(size_t size, struct nop_error *err);
 
 /* Grow *v (of element size sz) so that it holds at least need elements. */
 int nop_grow(void **v, size_t *cap, size_t need, size_t sz);
@@ -61,7 +160,8 @@ void *nop_strmap_at(const struct nop_strmap *m, size_t i, const char **key);
 void nop_strmap_free(struct nop_strmap *m);
 
 /* sinks (sink_*.c) */
-extern const struct nop_sink_ops nop_lines_ops, nop_folded_ops, nop_dot_ops, nop_chrome_ops;
+extern const struct nop_sink_ops nop_lines_ops, nop_folded_ops, nop_dot_ops, nop_chrome_ops,
+	nop_stats_ops;
 int nop_sink_priv(struct nop_sink *s, size_t size, struct nop_error *err);
 int nop_graph_lines(struct nop_sink *s, const struct nop_gitem *gi);
 void nop_fmt_duration(char *buf, size_t len, unsigned long long ns);
@@ -94,6 +194,38 @@ struct nop_lockdown {
 	char how[160];
 };
 const struct nop_lockdown *nop_lockdown(void);
+
+/* A source of events (source_*.c; lib/README says what one implements).
+ * Each embeds struct nop_source first. */
+struct nop_source_ops {
+	bool finite; /* a file: its end ends the run */
+	int (*nfds)(const struct nop_source *s);
+	int (*fd)(const struct nop_source *s, int i);
+	/* a bounded round of events, in time order, to emit; *more: call
+	 * again; emit's non-zero result ends the round and is returned */
+	int (*drain)(struct nop_source *s, nop_emit_fn emit, void *ctx, bool *more,
+		     struct nop_error *err);
+	void (*close)(struct nop_source *s);
+};
+struct nop_source {
+	const struct nop_source_ops *ops;
+};
+/* A source that is a stream of pages with its decoder (source_live.c,
+ * source_dat.c): the drain and the release they share (stream.c). */
+struct nop_stream_source {
+	struct nop_source base;
+	struct nop_decoder *dec;
+	struct nop_stream *st;
+};
+int nop_stream_source_drain(struct nop_source *s, nop_emit_fn emit, void *ctx, bool *more,
+			    struct nop_error *err);
+void nop_stream_source_release(struct nop_stream_source *s);
+/* a source's zeroed state of size bytes, its ops set (NULL: ENOMEM in err) */
+void *nop_source_new(size_t size, const struct nop_source_ops *ops, struct nop_error *err);
+int nop_source_dat(struct nop_source **src, const char *path, struct nop_resolver **res,
+		   struct nop_error *err); /* 1: not a layout nopctl reads itself */
+int nop_source_tracecmd(struct nop_source **src, const char *path, struct nop_resolver **res,
+			struct nop_error *err);
 
 int nop_levenshtein(const char *a, const char *b, int limit);
 

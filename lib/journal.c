@@ -94,11 +94,8 @@ int nop_journal_open(struct nop_journal **jp, const char *tracing_dir, struct no
 
 	if (journal_dir_ok(true, err) < 0)
 		return -1;
-	j = calloc(1, sizeof(*j));
-	if (!j) {
-		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+	if (!(j = nop_zalloc(sizeof(*j), err)))
 		return -1;
-	}
 	snprintf(j->path, sizeof(j->path), "%s/%d.journal", journal_dir, (int)getpid());
 	j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (j->fd < 0) {
@@ -255,7 +252,7 @@ static int replay_stale(struct nop_reset_report *rep, struct nop_error *err)
 
 	if (journal_dir_ok(false, &e2) < 0)
 		return 0;
-	while (nop_walk_journals(&w)) {
+	while (nop_walk_journals(&w, nop_journal_dir())) {
 		if (w.owner == getpid())
 			continue;
 		if (nop_owner_alive(w.owner)) {

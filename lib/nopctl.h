@@ -133,7 +133,6 @@ const char *nop_session_instance(const struct nop_session *s); /* NULL: top leve
 
 /* Journal and crash recovery (/run/nopctl). */
 const char *nop_journal_dir(void);
-void nop_journal_set_dir(const char *dir); /* tests */
 struct nop_reset_report {
 	int restored_journals;
 	int removed_instances;
@@ -155,7 +154,7 @@ struct nop_walk {
 	pid_t owner; /* the nopctl it belongs to; 0: not nopctl's */
 };
 bool nop_walk_instances(struct nop_walk *w, const char *tracing_dir); /* every instance */
-bool nop_walk_journals(struct nop_walk *w); /* nopctl's journals only */
+bool nop_walk_journals(struct nop_walk *w, const char *journal_dir); /* nopctl's only */
 void nop_walk_end(struct nop_walk *w);
 
 /* Per-CPU lost-event counters from per_cpu/cpuN/stats. */
@@ -231,22 +230,10 @@ struct nop_gitem {
 	const unsigned long long *path; /* outermost .. func */
 };
 
-#define NOP_GRAPH_MAX_DEPTH 256
-struct nop_graph;
-typedef int (*nop_gitem_fn)(void *ctx, const struct nop_gitem *gi);
-struct nop_graph *nop_graph_new(struct nop_error *err);
-/* Feed ENTRY/EXIT/LOST events in time order; items go to fn. */
-int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx);
-/* End of the stream: calls still open are returned untimed. */
-int nop_graph_finish(struct nop_graph *g, nop_gitem_fn fn, void *ctx);
-void nop_graph_free(struct nop_graph *g);
 
 /* Symbols and task names: the address of a hit to a name, cached. */
 struct nop_resolver;
 struct nop_resolver *nop_resolver_new(const char *tracing_dir, struct nop_error *err);
-/* Names from a recorded file's handle (kallsyms and cmdlines it carries). */
-struct tep_handle;
-struct nop_resolver *nop_resolver_from_tep(struct tep_handle *tep, struct nop_error *err);
 int nop_resolver_load_kallsyms(struct nop_resolver *r, const char *path, struct nop_error *err);
 /* The same, at the first lookup: a run that names no address never reads
  * the file (a slow one: the kernel formats ~150,000 lines). */
@@ -256,53 +243,6 @@ const char *nop_resolve_sym(struct nop_resolver *r, unsigned long long addr,
 const char *nop_resolve_comm(struct nop_resolver *r, int pid);
 void nop_resolver_free(struct nop_resolver *r);
 
-/* The raw-page decoder: event formats from <tracing_dir>/events. */
-struct nop_decoder;
-struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *err);
-void nop_decoder_free(struct nop_decoder *d);
-int nop_decoder_page_size(const struct nop_decoder *d);
-typedef int (*nop_emit_fn)(void *ctx, const struct nop_event *ev);
-/* Decode one sub-buffer (page) of a CPU's ring buffer into events. */
-int nop_decode_page(struct nop_decoder *d, int cpu, void *page,
-		    nop_emit_fn emit, void *ctx);
-/* The same walk, but the records are only counted: one NOP_EV_COUNTS per
- * page (and NOP_EV_LOST as nop_decode_page gives it). */
-int nop_count_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx);
-/* The same for records from elsewhere (a trace.dat read by libtracecmd),
- * with that file's event formats; flush at the end. */
-struct tep_handle;
-struct tep_record;
-struct nop_decoder *nop_decoder_from_tep(struct tep_handle *tep, struct nop_error *err);
-int nop_decode_record(struct nop_decoder *d, struct tep_record *rec, nop_emit_fn emit, void *ctx);
-int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx);
-
-/* ---- the stream: every CPU's trace_pipe_raw, merged by time ---------- */
-struct nop_stream;
-int nop_stream_open(struct nop_stream **st, struct nop_decoder *d, const char *buffer_dir,
-		    const struct nop_cpuset *cpus, struct nop_error *err);
-/* Feed pre-recorded pages instead of a live buffer (tests, reports). */
-int nop_stream_open_files(struct nop_stream **st, struct nop_decoder *d,
-			  const char **paths, const int *cpus, int n, struct nop_error *err);
-/* A trace.dat as nopctl record writes it, read without libtracecmd:
- * nop_dat_in_open gives 0, or 1 if the file's layout needs libtracecmd
- * (options, other versions, other event systems), or -1. Its decoder, its
- * symbols and task names, and its pages as a stream (merged exactly: one
- * drain emits everything in timestamp order). */
-struct nop_dat_in;
-int nop_dat_in_open(struct nop_dat_in **in, const char *path, struct nop_error *err);
-void nop_dat_in_free(struct nop_dat_in *in);
-struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop_error *err);
-struct nop_resolver *nop_resolver_from_dat(const struct nop_dat_in *in, struct nop_error *err);
-int nop_stream_open_dat(struct nop_stream **st, struct nop_decoder *d, const struct nop_dat_in *in,
-			struct nop_error *err);
-int nop_stream_nfds(const struct nop_stream *st);
-int nop_stream_fd(const struct nop_stream *st, int i);
-/* Read a bounded round of what every CPU has and emit it in timestamp
- * order; *more says whether a CPU may have more (call again). Returns 0,
- * or -1 on error; a callback's non-zero return stops it and is returned. */
-int nop_stream_drain(struct nop_stream *st, nop_emit_fn emit, void *ctx, bool *more,
-		     struct nop_error *err);
-void nop_stream_close(struct nop_stream *st);
 
 /* ---- trace.dat (trace-cmd's format, version 6) ----------------------- */
 struct nop_dat;
@@ -314,20 +254,18 @@ int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len);
 int nop_dat_finish(struct nop_dat *w, struct nop_error *err);
 void nop_dat_free(struct nop_dat *w, bool keep); /* keep: false removes the file */
 
-/* Raw pages as they are read, before decoding (nopctl record). */
-typedef int (*nop_raw_fn)(void *ctx, int cpu, const void *page, size_t len);
-void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx);
-/* Pages only counted, not decoded (a recording's summary): nop_count_page */
-void nop_stream_set_count_only(struct nop_stream *st, bool on);
 
 /* ---- output sinks --------------------------------------------------- */
-enum nop_format {
-	NOP_FMT_TEXT, NOP_FMT_JSON,
-	NOP_FMT_FOLDED, /* flame-graph folded stacks: a;b;c <self ns> */
-	NOP_FMT_DOT,	/* Graphviz call graph */
-	NOP_FMT_CHROME, /* Chrome trace-event JSON (Perfetto, chrome://tracing) */
-	NOP_FMT_STATS,	/* per-function summary at the end */
+/* What is shown (the view) and how it is written (the encoding): lines and
+ * stats come as text or JSON; each picture has its own format. */
+enum nop_view {
+	NOP_VIEW_LINES,	 /* one line per event, or the call tree */
+	NOP_VIEW_FOLDED, /* flame-graph folded stacks: a;b;c <self ns> */
+	NOP_VIEW_DOT,	 /* Graphviz call graph */
+	NOP_VIEW_CHROME, /* Chrome trace-event JSON (Perfetto, chrome://tracing) */
+	NOP_VIEW_STATS,	 /* per-function summary at the end */
 };
+enum nop_encoding { NOP_ENC_TEXT, NOP_ENC_JSON };
 
 struct nop_summary {
 	unsigned long long events;
@@ -343,13 +281,6 @@ struct nop_summary {
 	const char *warning; /* JSON only (text says it on stderr itself) */
 };
 
-struct nop_sink;
-struct nop_sink_ops {
-	int (*event)(struct nop_sink *s, const struct nop_event *ev); /* function tracer */
-	int (*graph)(struct nop_sink *s, const struct nop_gitem *gi);	/* function_graph */
-	int (*summary)(struct nop_sink *s, const struct nop_summary *sum); /* the end */
-	void (*free)(struct nop_sink *s);
-};
 
 /* stats: how to sort, and one function's latency histogram */
 enum nop_sort { NOP_SORT_TOTAL, NOP_SORT_SELF, NOP_SORT_CALLS, NOP_SORT_AVG, NOP_SORT_MAX,
@@ -359,23 +290,75 @@ struct nop_stats_cfg {
 	const char *hist_func; /* NULL: no histogram */
 };
 
-struct nop_sink {
-	const struct nop_sink_ops *ops;
-	void *priv;
+struct nop_sink_cfg {
+	enum nop_view view;
+	enum nop_encoding enc;
 	FILE *out;  /* the stream */
 	FILE *diag; /* text summaries (stderr): out stays pure events */
 	struct nop_resolver *res;
-	enum nop_format fmt;
-	bool quiet;
+	struct nop_stats_cfg stats; /* NOP_VIEW_STATS */
+	bool quiet;		    /* no text summary */
 };
-int nop_sink_init(struct nop_sink *s, enum nop_format fmt, FILE *out, FILE *diag,
-		  struct nop_resolver *res, struct nop_error *err);
-/* fmt NOP_FMT_STATS with its settings (nop_sink_init uses the defaults) */
-int nop_sink_init_stats(struct nop_sink *s, const struct nop_stats_cfg *cfg, FILE *out,
-			FILE *diag, struct nop_resolver *res, struct nop_error *err);
-void nop_sink_free(struct nop_sink *s);
-/* "name" of a traced address, cached; "0x..." when unknown */
-const char *nop_sink_func(struct nop_sink *s, unsigned long long addr);
+
+/* ---- sources: where events come from ---------------------------------
+ * A source emits a bounded round of events in time order per drain and
+ * says whether more may be waiting; a live one also gives the descriptors
+ * to poll. Sources: the live per-CPU buffers of a session (source_live.c),
+ * a trace.dat (source_dat.c: nopctl's own reader, else libtracecmd in
+ * source_tracecmd.c). lib/README says what a new one implements. */
+struct nop_source;
+/* the session's buffers (buffer_dir), CPUs in cpus (NULL: all) */
+int nop_source_live(struct nop_source **src, const char *buffer_dir, const struct nop_cpuset *cpus,
+		    struct nop_error *err);
+/* record: every page read goes to the trace.dat as it is, only counted */
+int nop_source_record_to(struct nop_source *src, struct nop_dat *dat);
+int nop_source_page_size(const struct nop_source *src);
+/* a trace.dat; *res: the names it carries (kallsyms, task names), to be
+ * freed before the source is closed */
+int nop_source_file(struct nop_source **src, const char *path, struct nop_resolver **res,
+		    struct nop_error *err);
+int nop_source_nfds(const struct nop_source *src);
+int nop_source_fd(const struct nop_source *src, int i);
+void nop_source_close(struct nop_source *src);
+
+/* ---- the pipeline: a source's events to a sink -----------------------
+ * decoder output -> call-graph engine (graph views) -> root filter ->
+ * traced-task filter -> counters -> sink. Results of a drain: */
+enum nop_flow { NOP_FLOW_FAIL = -1, NOP_FLOW_GO = 0, NOP_FLOW_STOP = 1 };
+enum nop_stop {
+	NOP_STOP_NONE, NOP_STOP_COMMAND, NOP_STOP_DURATION, NOP_STOP_COUNT, NOP_STOP_SIGNAL,
+	NOP_STOP_OUTPUT_CLOSED, NOP_STOP_OUTPUT_ERROR, NOP_STOP_END,
+};
+struct nop_pipeline_cfg {
+	struct nop_sink_cfg sink;
+	const char *out_name;	 /* -o FILE, for messages (NULL: stdout) */
+	bool graph;	 /* function_graph events through the call-graph engine */
+	bool recording;	 /* pages go to a trace.dat: events only counted */
+	const char *const *roots; /* graph: trees whose outermost call matches */
+	size_t nroots;
+	unsigned long long count; /* stop after this many (0: no limit) */
+	/* tracing chosen tasks: only theirs counted; other tasks' calls (their
+	 * half of a context switch) shown marked in the tree, else left out */
+	struct nop_session *by_task;
+	bool show_others;
+};
+struct nop_pipeline;
+int nop_pipeline_new(struct nop_pipeline **p, const struct nop_pipeline_cfg *cfg,
+		     struct nop_error *err);
+/* One round of the source's events; *more: call again. */
+enum nop_flow nop_pipeline_drain(struct nop_pipeline *p, struct nop_source *src, bool *more,
+				 struct nop_error *err);
+/* End the run for this reason (the first one given counts; signo: SIGNAL). */
+void nop_pipeline_stop(struct nop_pipeline *p, enum nop_stop why, int signo);
+enum nop_stop nop_pipeline_stopped(const struct nop_pipeline *p);
+/* The events' time span (a file's duration). */
+unsigned long long nop_pipeline_span(const struct nop_pipeline *p);
+/* The end: calls still open, then the summary (sum gives duration, buffer
+ * counters and exit status; the pipeline adds its own counts), flushed.
+ * A closed output is no error (| head); a failed one is. */
+int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct nop_error *err);
+const struct nop_summary *nop_pipeline_summary(const struct nop_pipeline *p);
+void nop_pipeline_free(struct nop_pipeline *p);
 
 /* JSON string escaping (RFC 8259), used by every JSON writer. */
 void nop_json_str(FILE *out, const char *s);
@@ -413,7 +396,6 @@ struct nop_ksym {
 	int nclones;		 /* name.isra.0, name.constprop.0, ... */
 	char clones[NOP_KSYM_CLONES][128];
 };
-extern const char *nop_kallsyms_path; /* /proc/kallsyms; tests point it elsewhere */
 int nop_ksym_lookup(const char *name, struct nop_ksym *out, struct nop_error *err);
 /* "none", "integrity", "confidentiality"; "absent" (no lockdown LSM) or
  * "unknown" (securityfs unreadable and not on the kernel command line) */

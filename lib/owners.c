@@ -81,9 +81,9 @@ bool nop_walk_instances(struct nop_walk *w, const char *tracing_dir)
 		    false);
 }
 
-bool nop_walk_journals(struct nop_walk *w)
+bool nop_walk_journals(struct nop_walk *w, const char *journal_dir)
 {
-	return walk(w, nop_journal_dir(), "", ".journal", true);
+	return walk(w, journal_dir, "", ".journal", true);
 }
 
 void nop_walk_end(struct nop_walk *w)

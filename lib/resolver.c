@@ -52,24 +52,20 @@ struct nop_resolver {
 
 struct nop_resolver *nop_resolver_new(const char *tracing_dir, struct nop_error *err)
 {
-	struct nop_resolver *r = calloc(1, sizeof(*r));
+	struct nop_resolver *r = nop_zalloc(sizeof(*r), err);
 
-	if (!r) {
-		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+	if (!r)
 		return NULL;
-	}
 	snprintf(r->tracing_dir, sizeof(r->tracing_dir), "%s", tracing_dir ? tracing_dir : "");
 	return r;
 }
 
 struct nop_resolver *nop_resolver_from_tep(struct tep_handle *tep, struct nop_error *err)
 {
-	struct nop_resolver *r = calloc(1, sizeof(*r));
+	struct nop_resolver *r = nop_zalloc(sizeof(*r), err);
 
-	if (!r) {
-		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+	if (!r)
 		return NULL;
-	}
 	r->tep = tep;
 	r->borrowed = true;
 	return r;

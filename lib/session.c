@@ -466,13 +466,11 @@ static int claim_top_level(struct nop_session *s, struct nop_error *err)
 int nop_session_open(struct nop_session **sp, const struct nop_session_cfg *cfg,
 		     struct nop_error *err)
 {
-	struct nop_session *s = calloc(1, sizeof(*s));
+	struct nop_session *s = nop_zalloc(sizeof(*s), err);
 	struct nop_error e2;
 
-	if (!s) {
-		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+	if (!s)
 		return -1;
-	}
 	s->cfg = *cfg;
 	s->lock_fd = -1;
 	s->tracing_dir = cfg->tracing_dir;

@@ -1,85 +1,28 @@
-/* sink.c - choosing an output format, and what every sink shares. */
+/* sink.c - the sink for a view: each view's operations, set up from one
+ * configuration. */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-int nop_sink_init(struct nop_sink *s, enum nop_format fmt, FILE *out, FILE *diag,
-		  struct nop_resolver *res, struct nop_error *err)
+int nop_sink_init(struct nop_sink *s, const struct nop_sink_cfg *cfg, struct nop_error *err)
 {
-	static const struct nop_stats_cfg defaults = { .sort = NOP_SORT_TOTAL };
+	static const struct nop_sink_ops *const ops[] = {
+		[NOP_VIEW_LINES] = &nop_lines_ops,   [NOP_VIEW_FOLDED] = &nop_folded_ops,
+		[NOP_VIEW_DOT] = &nop_dot_ops,	     [NOP_VIEW_CHROME] = &nop_chrome_ops,
+		[NOP_VIEW_STATS] = &nop_stats_ops,
+	};
 
-	if (fmt == NOP_FMT_STATS)
-		return nop_sink_init_stats(s, &defaults, out, diag, res, err);
 	memset(s, 0, sizeof(*s));
-	s->fmt = fmt;
-	s->out = out;
-	s->diag = diag;
-	s->res = res;
-	switch (fmt) {
-	case NOP_FMT_TEXT:
-	case NOP_FMT_JSON: s->ops = &nop_lines_ops; return 0;
-	case NOP_FMT_FOLDED: s->ops = &nop_folded_ops; return 0;
-	case NOP_FMT_DOT: s->ops = &nop_dot_ops; return 0;
-	case NOP_FMT_CHROME: s->ops = &nop_chrome_ops; return 0;
-	case NOP_FMT_STATS: break;
-	}
-	nop_error_set(err, NOP_EUSAGE, 0, "unknown output format");
-	return -1;
-}
-
-int nop_sink_priv(struct nop_sink *s, size_t size, struct nop_error *err)
-{
-	s->priv = calloc(1, size);
-	if (!s->priv) {
-		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+	if ((unsigned)cfg->view >= ARRAY_SIZE(ops)) {
+		nop_error_set(err, NOP_EUSAGE, 0, "unknown output view");
 		return -1;
 	}
-	return 0;
-}
-
-void nop_sink_free(struct nop_sink *s)
-{
-	if (s->ops && s->ops->free)
-		s->ops->free(s);
-	free(s->priv);
-	s->priv = NULL;
-}
-
-const char *nop_sink_func(struct nop_sink *s, unsigned long long addr)
-{
-	static char hex[32];
-	const char *name = nop_resolve_sym(s->res, addr, NULL);
-
-	if (name)
-		return name;
-	snprintf(hex, sizeof(hex), "0x%llx", addr);
-	return hex;
-}
-
-/* 1.234 us, 12.345 ms: three decimals in the largest unit under 1000 */
-void nop_fmt_duration(char *buf, size_t len, unsigned long long ns)
-{
-	static const char *const units[] = { "ns", "us", "ms", "s" };
-	unsigned long long div = 1;
-	int u = 0;
-
-	while (u < 3 && ns >= div * 1000) {
-		div *= 1000;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%llu ns", ns);
-	else
-		snprintf(buf, len, "%llu.%03llu %s", ns / div, ns % div * 1000 / div, units[u]);
-}
-
-/* Pictures keep their output to themselves: the run's summary goes to
- * the diagnostic stream as text. */
-int nop_summary_to_diag(struct nop_sink *s, const struct nop_summary *sum)
-{
-	struct nop_sink text = { .fmt = NOP_FMT_TEXT, .diag = s->diag, .quiet = s->quiet };
-
-	return nop_lines_summary(&text, sum);
+	s->ops = ops[cfg->view];
+	s->out = cfg->out;
+	s->diag = cfg->diag;
+	s->res = cfg->res;
+	s->enc = cfg->enc;
+	s->quiet = cfg->quiet;
+	return s->ops->init ? s->ops->init(s, cfg, err) : 0;
 }

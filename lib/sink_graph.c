@@ -220,5 +220,5 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 
 int nop_graph_lines(struct nop_sink *s, const struct nop_gitem *gi)
 {
-	return s->fmt == NOP_FMT_JSON ? json(s, gi) : text(s, gi);
+	return s->enc == NOP_ENC_JSON ? json(s, gi) : text(s, gi);
 }

@@ -40,7 +40,7 @@ static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 {
 	struct nop_fields f;
 	char fn[NOP_NAME_MAX + 32], parent[NOP_NAME_MAX + 32];
-	bool json = s->fmt == NOP_FMT_JSON;
+	bool json = s->enc == NOP_ENC_JSON;
 
 	nop_fields_open(&f, s->out, json);
 	switch (ev->type) {
@@ -84,7 +84,7 @@ static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 
 int nop_lines_summary(struct nop_sink *s, const struct nop_summary *sum)
 {
-	bool json = s->fmt == NOP_FMT_JSON;
+	bool json = s->enc == NOP_ENC_JSON;
 	struct nop_fields f;
 	FILE *out = json ? s->out : s->diag;
 

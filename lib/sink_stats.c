@@ -4,6 +4,7 @@
  * durations go into a log-linear histogram (8 steps per power of two,
  * percentiles within 12.5 %). --hist prints one function's log2 buckets
  * like perf ftrace latency. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,7 +167,7 @@ static int cmp(const void *a, const void *b, void *arg)
 
 static void row(struct nop_sink *s, const char *name, const struct fstat *f)
 {
-	bool json = s->fmt == NOP_FMT_JSON;
+	bool json = s->enc == NOP_ENC_JSON;
 	const unsigned long long v[] = { f->total, f->self, f->total / f->calls, f->min, f->max,
 					 percentile(f, 0.5), percentile(f, 0.99) };
 	static const char *const keys[] = { "total_ns", "self_ns", "avg_ns", "min_ns", "max_ns",
@@ -190,7 +191,7 @@ static void row(struct nop_sink *s, const char *name, const struct fstat *f)
 
 static void histogram(struct nop_sink *s, const char *name, const struct fstat *f)
 {
-	bool json = s->fmt == NOP_FMT_JSON;
+	bool json = s->enc == NOP_ENC_JSON;
 	unsigned long long log2[64] = { 0 }, peak = 0;
 	int last = 0;
 
@@ -244,7 +245,7 @@ static int stats_summary(struct nop_sink *s, const struct nop_summary *sum)
 	for (size_t i = 0; i < n; i++)
 		e[i].f = nop_strmap_at(st->funcs, i, &e[i].name);
 	qsort_r(e, n, sizeof(*e), cmp, &st->cfg.sort);
-	if (s->fmt != NOP_FMT_JSON)
+	if (s->enc != NOP_ENC_JSON)
 		fprintf(s->out, "%-32s %9s %11s %11s %11s %11s %11s %11s %11s %5s\n", "FUNCTION", "CALLS",
 			"TOTAL", "SELF", "AVG", "MIN", "MAX", "P50", "P99", "DEPTH");
 	for (size_t i = 0; i < n; i++)
@@ -253,7 +254,7 @@ static int stats_summary(struct nop_sink *s, const struct nop_summary *sum)
 		histogram(s, st->cfg.hist_func, nop_strmap_get(st->funcs, st->cfg.hist_func));
 	free(e);
 	/* then the run summary, with the deepest call stack seen */
-	if (s->fmt != NOP_FMT_JSON && s->diag && !s->quiet)
+	if (s->enc != NOP_ENC_JSON && s->diag && !s->quiet)
 		fprintf(s->diag, "nopctl: deepest call stack: %d levels\n", st->max_depth);
 	return nop_lines_summary(s, sum);
 }
@@ -266,30 +267,24 @@ static void stats_free(struct nop_sink *s)
 	}
 }
 
-static const struct nop_sink_ops stats_ops = {
-	.graph = stats_graph,
-	.summary = stats_summary,
-	.free = stats_free,
-};
-
-int nop_sink_init_stats(struct nop_sink *s, const struct nop_stats_cfg *cfg, FILE *out,
-			FILE *diag, struct nop_resolver *res, struct nop_error *err)
+static int stats_init(struct nop_sink *s, const struct nop_sink_cfg *cfg, struct nop_error *err)
 {
 	struct stats *st;
 
-	memset(s, 0, sizeof(*s));
-	s->fmt = NOP_FMT_TEXT;
-	s->out = out;
-	s->diag = diag;
-	s->res = res;
-	s->ops = &stats_ops;
 	if (nop_sink_priv(s, sizeof(*st), err))
 		return -1;
 	st = s->priv;
-	st->cfg = *cfg;
+	st->cfg = cfg->stats;
 	if (!(st->funcs = nop_strmap_new(sizeof(struct fstat)))) {
-		nop_error_set(err, NOP_EINTERNAL, 0, "out of memory");
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return -1;
 	}
 	return 0;
 }
+
+const struct nop_sink_ops nop_stats_ops = {
+	.init = stats_init,
+	.graph = stats_graph,
+	.summary = stats_summary,
+	.free = stats_free,
+};

@@ -48,6 +48,18 @@ struct nop_stream {
 	int datfd; /* a trace.dat (nop_stream_open_dat), else -1 */
 };
 
+int nop_stream_source_drain(struct nop_source *s, nop_emit_fn emit, void *ctx, bool *more,
+			    struct nop_error *err)
+{
+	return nop_stream_drain(((struct nop_stream_source *)s)->st, emit, ctx, more, err);
+}
+
+void nop_stream_source_release(struct nop_stream_source *s)
+{
+	nop_stream_close(s->st);
+	nop_decoder_free(s->dec);
+}
+
 void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx)
 {
 	st->raw = fn;

@@ -1,10 +1,20 @@
 /* util.c - small helpers every part of libnopctl uses: growing arrays,
  * joining paths, trimming lines, reading list files, counting CPUs. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "internal.h"
+
+void *nop_zalloc(size_t size, struct nop_error *err)
+{
+	void *p = calloc(1, size);
+
+	if (!p)
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+	return p;
+}
 
 int nop_grow(void **v, size_t *cap, size_t need, size_t sz)
 {

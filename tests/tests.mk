@@ -35,6 +35,9 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB) $(UNIT_CMD)
 
 -include $(UNIT_BIN:=.d)
 
+# test_alloc makes nopctl's own allocations fail one at a time
+$(BUILD)/tests/test_alloc: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
+
 unit-check: $(UNIT_BIN) $(BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; ( cd tests && NOPCTL_BIN=$(abspath $(BIN)) ../$$t ); done
 .PHONY: unit-check

@@ -71,7 +71,7 @@ static char *decode(const char *kdir, const char *capture, struct collected *c)
 	snprintf(p0, sizeof(p0), "%s/%s/cpu0.raw", kdir, capture);
 	snprintf(p1, sizeof(p1), "%s/%s/cpu1.raw", kdir, capture);
 	memset(c, 0, sizeof(*c));
-	assert_int_equal(nop_sink_init(&c->sink, NOP_FMT_TEXT, out, NULL, r, &err), 0);
+	assert_int_equal(nop_sink_init(&c->sink, &(struct nop_sink_cfg){ .out = out, .res = r }, &err), 0);
 	assert_int_equal(nop_stream_open_files(&st, d, paths, cpus, 2, &err), 0);
 	for (bool more = true; more;)
 		assert_int_equal(nop_stream_drain(st, collect, c, &more, &err), 0);

@@ -84,8 +84,8 @@ static int on_event(void *ctx, const struct nop_event *ev)
 }
 
 /* Feed one capture through the engine, and the sink if one is given. */
-static struct run *replay(const char *kdir, const char *capture, enum nop_format fmt, char **text,
-			  const char *root)
+static struct run *replay(const char *kdir, const char *capture, enum nop_view view,
+			  enum nop_encoding enc, char **text, const char *root)
 {
 	char p0[256], p1[256], ks[256];
 	const char *paths[2] = { p0, p1 };
@@ -106,10 +106,9 @@ static struct run *replay(const char *kdir, const char *capture, enum nop_format
 	assert_int_equal(nop_resolver_load_kallsyms(r->res, ks, &err), 0);
 	r->g = nop_graph_new(&err);
 	if (out) {
-		assert_int_equal(nop_sink_init(&sink, fmt, out, NULL, r->res, &err), 0);
-		sink.quiet = true;
-		if (fmt == NOP_FMT_STATS)
-			sink.fmt = NOP_FMT_JSON; /* the table as JSON lines, for jq */
+		struct nop_sink_cfg sc = { .view = view, .enc = enc, .out = out, .res = r->res, .quiet = true };
+
+		assert_int_equal(nop_sink_init(&sink, &sc, &err), 0);
 		r->sink = &sink;
 	}
 	snprintf(p0, sizeof(p0), "%s/%s/cpu0.raw", kdir, capture);
@@ -140,7 +139,7 @@ static void clean_capture_nests(void **state)
 {
 	for (size_t k = 0; k < 2; k++) {
 		char path[256], *kernel;
-		struct run *r = replay(kernels[k], "graph", NOP_FMT_TEXT, NULL, "do_sys_openat2");
+		struct run *r = replay(kernels[k], "graph", NOP_VIEW_LINES, NOP_ENC_TEXT, NULL, "do_sys_openat2");
 		long long kernel_roots = 0;
 
 		/* the kernel's own view of the same capture: one "do_sys_openat2() {" per call */
@@ -182,7 +181,7 @@ static void folded_sums_to_roots(void **state)
 {
 	for (size_t k = 0; k < 2; k++) {
 		char *text = NULL;
-		struct run *r = replay(kernels[k], "graph", NOP_FMT_FOLDED, &text, "do_sys_openat2");
+		struct run *r = replay(kernels[k], "graph", NOP_VIEW_FOLDED, NOP_ENC_TEXT, &text, "do_sys_openat2");
 
 		assert_true(r->roots_checked >= 20);
 		assert_int_equal(r->roots_off, 0);
@@ -205,7 +204,7 @@ static int tool(const char *cmd, const char *text)
 static void dot_renders(void **state)
 {
 	char *text = NULL;
-	struct run *r = replay(kernels[1], "graph", NOP_FMT_DOT, &text, "do_sys_openat2");
+	struct run *r = replay(kernels[1], "graph", NOP_VIEW_DOT, NOP_ENC_TEXT, &text, "do_sys_openat2");
 
 	assert_non_null(strstr(text, "\"do_sys_openat2\" -> "));
 	/* numbered in call order: the root's first callee is #1 */
@@ -220,13 +219,13 @@ static void dot_renders(void **state)
 static void chrome_and_json_parse(void **state)
 {
 	char *text = NULL;
-	struct run *r = replay(kernels[0], "graph", NOP_FMT_CHROME, &text, "do_sys_openat2");
+	struct run *r = replay(kernels[0], "graph", NOP_VIEW_CHROME, NOP_ENC_TEXT, &text, "do_sys_openat2");
 
 	assert_int_equal(tool("jq -e '.traceEvents | map(select(.ph == \"X\")) | length > 0 and "
 			      "all(.dur >= 0 and .ts > 0)' > /dev/null", text), 0);
 	free(text);
 	done(r);
-	r = replay(kernels[0], "graph", NOP_FMT_JSON, &text, "do_sys_openat2");
+	r = replay(kernels[0], "graph", NOP_VIEW_LINES, NOP_ENC_JSON, &text, "do_sys_openat2");
 	/* every line an object; entries and exits pair up like brackets */
 	assert_int_equal(tool("jq -e -s 'length > 0 and ([.[] | select(.type == \"entry\")] | length) == "
 			      "([.[] | select(.type == \"exit\")] | length)' > /dev/null", text), 0);
@@ -238,7 +237,7 @@ static void stats_table(void **state)
 {
 	for (size_t k = 0; k < 2; k++) {
 		char *text = NULL, path[256], cmd[512];
-		struct run *r = replay(kernels[k], "graph", NOP_FMT_STATS, &text, "do_sys_openat2");
+		struct run *r = replay(kernels[k], "graph", NOP_VIEW_STATS, NOP_ENC_JSON, /* the table as JSON lines, for jq */ &text, "do_sys_openat2");
 
 		/* sorted by total, figures in order, the root counted as often
 		 * as the kernel shows it */
@@ -259,7 +258,7 @@ static void starts_in_the_middle(void **state)
 {
 	for (size_t k = 0; k < 2; k++) {
 		char *text = NULL;
-		struct run *r = replay(kernels[k], "graph-midcall", NOP_FMT_TEXT, &text, NULL);
+		struct run *r = replay(kernels[k], "graph-midcall", NOP_VIEW_LINES, NOP_ENC_TEXT, &text, NULL);
 
 		/* a task already running when tracing starts: its trees begin
 		 * with what it calls next, at depth 0 */
@@ -275,7 +274,7 @@ static void lost_pages_do_not_misnest(void **state)
 {
 	for (size_t k = 0; k < 2; k++) {
 		char *text = NULL;
-		struct run *r = replay(kernels[k], "graph-lost", NOP_FMT_TEXT, &text, "do_sys_openat2");
+		struct run *r = replay(kernels[k], "graph-lost", NOP_VIEW_LINES, NOP_ENC_TEXT, &text, "do_sys_openat2");
 
 		assert_true(r->lost > 0);
 		/* overwritten pages: trees that start in the middle of a call */

@@ -49,7 +49,8 @@ static void trace_options(void **state)
 	assert_int_equal(o.duration_ns, 500000000ULL);
 	assert_int_equal(o.count, 10);
 	assert_true(o.stack);
-	assert_int_equal(o.fmt, NOP_FMT_JSON);
+	assert_int_equal(o.enc, NOP_ENC_JSON);
+	assert_int_equal(o.view, NOP_VIEW_LINES);
 	assert_string_equal(o.command[0], "cat");
 	assert_string_equal(o.command[1], "-n"); /* the command's options are its own */
 	opts_free(&o);

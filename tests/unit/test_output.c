@@ -40,7 +40,7 @@ static void json_escape_roundtrip(void **state)
 }
 
 /* what draw writes through a sink of fmt (events and summary alike) */
-static char *render_with(enum nop_format fmt, void (*draw)(struct nop_sink *s, const void *arg),
+static char *render_with(enum nop_encoding enc, void (*draw)(struct nop_sink *s, const void *arg),
 			 const void *arg)
 {
 	struct nop_resolver *res = nop_resolver_new(NULL, NULL);
@@ -50,7 +50,8 @@ static char *render_with(enum nop_format fmt, void (*draw)(struct nop_sink *s, c
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	assert_int_equal(nop_sink_init(&sink, fmt, f, f, res, &err), 0);
+	assert_int_equal(nop_sink_init(&sink, &(struct nop_sink_cfg){ .enc = enc, .out = f, .diag = f, .res = res },
+				       &err), 0);
 	draw(&sink, arg);
 	nop_sink_free(&sink);
 	fclose(f);
@@ -63,29 +64,29 @@ static void draw_event(struct nop_sink *s, const void *ev)
 	assert_int_equal(s->ops->event(s, ev), 0);
 }
 
-static char *render(enum nop_format fmt, const struct nop_event *ev)
+static char *render(enum nop_encoding enc, const struct nop_event *ev)
 {
-	return render_with(fmt, draw_event, ev);
+	return render_with(enc, draw_event, ev);
 }
 
 static void lines_sink(void **state)
 {
 	struct nop_event ev = { .type = NOP_EV_FUNC, .cpu = 1, .pid = 0, .ts = 7133809123ULL,
 				.ip = 0x1234, .parent_ip = 0x5678 };
-	char *s = render(NOP_FMT_TEXT, &ev);
+	char *s = render(NOP_ENC_TEXT, &ev);
 
 	assert_string_equal(s, "          <idle>-0       [001]      7.133809: 0x1234 <-0x5678\n");
 	free(s);
-	s = render(NOP_FMT_JSON, &ev);
+	s = render(NOP_ENC_JSON, &ev);
 	assert_string_equal(s, "{\"type\":\"func\",\"ts\":7133809123,\"cpu\":1,\"pid\":0,\"comm\":\"<idle>\","
 			       "\"func\":\"0x1234\",\"parent\":\"0x5678\"}\n");
 	free(s);
 	ev = (struct nop_event){ .type = NOP_EV_LOST, .cpu = 1, .ts = 5, .lost = -1 };
-	s = render(NOP_FMT_JSON, &ev);
+	s = render(NOP_ENC_JSON, &ev);
 	assert_string_equal(s, "{\"type\":\"lost\",\"ts\":5,\"cpu\":1,\"count\":null,\"source\":\"page\"}\n");
 	free(s);
 	ev.lost = 12;
-	s = render(NOP_FMT_TEXT, &ev);
+	s = render(NOP_ENC_TEXT, &ev);
 	assert_non_null(strstr(s, "CPU:1 [LOST 12 EVENTS]"));
 	free(s);
 }
@@ -107,8 +108,8 @@ static void draw_other_task(struct nop_sink *s, const void *arg)
 
 static void other_task_marked(void **state)
 {
-	char *text = render_with(NOP_FMT_TEXT, draw_other_task, NULL);
-	char *json = render_with(NOP_FMT_JSON, draw_other_task, NULL);
+	char *text = render_with(NOP_ENC_TEXT, draw_other_task, NULL);
+	char *json = render_with(NOP_ENC_JSON, draw_other_task, NULL);
 
 	assert_non_null(strstr(text, "0x1234(); /* context switch: task not traced */\n"));
 	assert_non_null(strstr(text, "nopctl: 3 events in 0.000 s, lost 0 (page headers), overrun 0,"

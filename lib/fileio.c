@@ -1,0 +1,89 @@
+/* fileio.c - reading and writing a tracefs (or /proc, /sys) file whole,
+ * with the error convention of every caller. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* tracefs files report size 0: read until EOF. */
+char *nop_read_file(const char *path, size_t *lenp, struct nop_error *err)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || !buf) {
+		int e = errno;
+
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		nop_error_io(err, "read", path, e);
+		return NULL;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				errno = ENOMEM;
+				goto fail;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = 0;
+	if (lenp)
+		*lenp = len;
+	return buf;
+fail:
+	{
+		int e = errno;
+
+		close(fd);
+		free(buf);
+		nop_error_io(err, "read", path, e);
+	}
+	return NULL;
+}
+
+int nop_write_file(const char *path, const char *val, bool append, struct nop_error *err)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
+	size_t len = strlen(val);
+	ssize_t w = 0;
+
+	if (fd < 0) {
+		nop_error_io(err, "open", path, errno);
+		return -1;
+	}
+	if (len)
+		w = write(fd, val, len);
+	if (w < 0 || (size_t)w != len) {
+		int e = w < 0 ? errno : EIO;
+
+		close(fd);
+		nop_error_io(err, "write", path, e);
+		return -1;
+	}
+	if (close(fd) < 0) {
+		nop_error_io(err, "write", path, errno);
+		return -1;
+	}
+	return 0;
+}

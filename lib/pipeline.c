@@ -1,0 +1,300 @@
+/* pipeline.c - where each decoded event goes: function hits to the sink,
+ * function_graph events through the call-graph engine, then the root and
+ * traced-task filters and the counters, to the sink; losses to both; when
+ * recording, only counted. One end-of-run sequence for live runs and
+ * reports. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct nop_pipeline {
+	struct nop_pipeline_cfg cfg;
+	struct nop_sink sink;
+	struct nop_graph *graph;
+	struct nop_summary sum; /* events, lost_pages, other_tasks */
+	enum nop_stop stop;
+	char why[32];		/* the stop reason as the summary says it */
+	struct nop_error err;	/* what failed inside a callback */
+	bool failed;
+	unsigned long long first, last; /* the events' time span */
+	struct { unsigned long long addr; int wanted; } root_cache[256];
+	struct { int pid; signed char traced; } task_cache[64];
+};
+
+int nop_pipeline_new(struct nop_pipeline **pp, const struct nop_pipeline_cfg *cfg,
+		     struct nop_error *err)
+{
+	struct nop_pipeline *p = nop_zalloc(sizeof(*p), err);
+
+	*pp = NULL;
+	if (!p)
+		return -1;
+	p->cfg = *cfg;
+	if (nop_sink_init(&p->sink, &cfg->sink, err) || (cfg->graph && !(p->graph = nop_graph_new(err)))) {
+		nop_pipeline_free(p);
+		return -1;
+	}
+	*pp = p;
+	return 0;
+}
+
+void nop_pipeline_free(struct nop_pipeline *p)
+{
+	if (!p)
+		return;
+	nop_sink_free(&p->sink);
+	nop_graph_free(p->graph);
+	free(p);
+}
+
+static const char *stop_name(enum nop_stop why, int signo, char *buf, size_t len)
+{
+	static const char *const names[] = {
+		[NOP_STOP_COMMAND] = "command exit",	 [NOP_STOP_DURATION] = "duration",
+		[NOP_STOP_COUNT] = "count",		 [NOP_STOP_OUTPUT_CLOSED] = "output closed",
+		[NOP_STOP_OUTPUT_ERROR] = "output error", [NOP_STOP_END] = "end of file",
+	};
+
+	if (why == NOP_STOP_SIGNAL) {
+		snprintf(buf, len, "SIG%s", sigabbrev_np(signo) ? sigabbrev_np(signo) : "?");
+		return buf;
+	}
+	return why > NOP_STOP_NONE && (size_t)why < ARRAY_SIZE(names) ? names[why] : NULL;
+}
+
+void nop_pipeline_stop(struct nop_pipeline *p, enum nop_stop why, int signo)
+{
+	if (p->stop)
+		return;
+	p->stop = why;
+	p->sum.stop_reason = stop_name(why, signo, p->why, sizeof(p->why));
+}
+
+enum nop_stop nop_pipeline_stopped(const struct nop_pipeline *p)
+{
+	return p->stop;
+}
+
+unsigned long long nop_pipeline_span(const struct nop_pipeline *p)
+{
+	return p->last - p->first;
+}
+
+const struct nop_summary *nop_pipeline_summary(const struct nop_pipeline *p)
+{
+	return &p->sum;
+}
+
+/* A failure inside a callback: kept for nop_pipeline_drain to return. */
+static int fail(struct nop_pipeline *p, int e, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	nop_error_set(&p->err, NOP_EINTERNAL, e, "%s: %s", what, strerror(e));
+	p->failed = true;
+	return NOP_FLOW_FAIL;
+}
+
+/* EPIPE: whoever read our output is gone, a normal way to end (| head).
+ * Anything else (ENOSPC, EIO) is an error. */
+static int output_failed(struct nop_pipeline *p)
+{
+	int e = errno ? errno : EIO;
+
+	if (e == EPIPE) {
+		nop_pipeline_stop(p, NOP_STOP_OUTPUT_CLOSED, 0);
+		return NOP_FLOW_STOP;
+	}
+	nop_pipeline_stop(p, NOP_STOP_OUTPUT_ERROR, 0);
+	return fail(p, e, "cannot write output%s%s", p->cfg.out_name ? " to " : "",
+		    p->cfg.out_name ? p->cfg.out_name : "");
+}
+
+/* A sink's -1: out of memory for its own state, or the output failed */
+static int sink_failed(struct nop_pipeline *p)
+{
+	return errno == ENOMEM ? fail(p, ENOMEM, "preparing the output") : output_failed(p);
+}
+
+/* With graph roots asked for, only their trees: around a context switch
+ * 6.1 also records switch_mm_irqs_off and finish_task_switch, outside any
+ * root. Decided once per outermost address. */
+static bool root_wanted(struct nop_pipeline *p, const struct nop_gitem *gi)
+{
+	unsigned long long addr = gi->path[0];
+	size_t slot = (addr >> 4) % ARRAY_SIZE(p->root_cache);
+	const char *name;
+
+	if (!p->cfg.nroots)
+		return true;
+	if (p->root_cache[slot].addr == addr && p->root_cache[slot].wanted)
+		return p->root_cache[slot].wanted > 0;
+	name = nop_sink_func(&p->sink, addr);
+	p->root_cache[slot].addr = addr;
+	p->root_cache[slot].wanted = -1;
+	for (size_t i = 0; i < p->cfg.nroots; i++)
+		if (fnmatch(p->cfg.roots[i], name, 0) == 0)
+			p->root_cache[slot].wanted = 1;
+	return p->root_cache[slot].wanted > 0;
+}
+
+/* Tracing chosen tasks (the caller checks cfg.by_task: this is off the
+ * path of every other run): is pid one of them (or a child the kernel follows)?
+ * The kernel also records the calls another task makes between the
+ * sched_switch that hands the CPU to a traced task and the switch itself
+ * (switch_mm_irqs_off, finish_task_switch, ...). */
+static __attribute__((noinline)) bool traced_task(struct nop_pipeline *p, int pid)
+{
+	size_t slot = (size_t)pid % ARRAY_SIZE(p->task_cache);
+
+	if (p->task_cache[slot].traced == 0 || p->task_cache[slot].pid != pid) {
+		p->task_cache[slot].pid = pid;
+		p->task_cache[slot].traced = nop_session_traces(p->cfg.by_task, pid) ? 1 : -1;
+	}
+	return p->task_cache[slot].traced > 0;
+}
+
+static int count_reached(struct nop_pipeline *p)
+{
+	if (p->cfg.count && p->sum.events >= p->cfg.count) {
+		nop_pipeline_stop(p, NOP_STOP_COUNT, 0);
+		return NOP_FLOW_STOP;
+	}
+	return NOP_FLOW_GO;
+}
+
+/* A call out of the call-graph engine: counted, then to the sink. */
+static int on_call(void *ctx, const struct nop_gitem *gi)
+{
+	struct nop_pipeline *p = ctx;
+	struct nop_gitem other;
+
+	if (!root_wanted(p, gi))
+		return NOP_FLOW_GO;
+	if (p->cfg.by_task && !traced_task(p, gi->pid)) {
+		/* shown, marked, in the tree view; left out of sums and pictures */
+		if (gi->kind != NOP_GI_ENTER)
+			p->sum.other_tasks++;
+		if (!p->cfg.show_others)
+			return NOP_FLOW_GO;
+		other = *gi;
+		other.other_task = true;
+		return p->sink.ops->graph(&p->sink, &other) ? sink_failed(p) : NOP_FLOW_GO;
+	}
+	if (gi->kind != NOP_GI_ENTER)
+		p->sum.events++;
+	if (p->sink.ops->graph(&p->sink, gi))
+		return sink_failed(p);
+	return count_reached(p);
+}
+
+/* Every decoded event: hits to the sink, graph events through the call
+ * engine, losses to both; when recording, only counted. */
+static int on_event(void *ctx, const struct nop_event *ev)
+{
+	struct nop_pipeline *p = ctx;
+	int ret;
+
+	if (p->stop == NOP_STOP_COUNT)
+		return NOP_FLOW_STOP;
+	if (ev->ts) { /* a damaged page's mark has no time */
+		if (!p->first || ev->ts < p->first)
+			p->first = ev->ts;
+		if (ev->ts > p->last)
+			p->last = ev->ts;
+	}
+	if (ev->type == NOP_EV_LOST)
+		p->sum.lost_pages += ev->lost > 0 ? ev->lost : 1;
+	if (p->cfg.recording) {
+		p->sum.events += ev->type == NOP_EV_COUNTS ? ev->nfunc + ev->nexit
+							    : ev->type == NOP_EV_FUNC || ev->type == NOP_EV_EXIT;
+		return count_reached(p);
+	}
+	if (ev->type == NOP_EV_LOST && p->sink.ops->event && p->sink.ops->event(&p->sink, ev))
+		return sink_failed(p);
+	if (p->graph && ev->type != NOP_EV_FUNC && ev->type != NOP_EV_STACK) {
+		ret = nop_graph_feed(p->graph, ev, on_call, p);
+		/* the engine's own errors are -errno; the callbacks' are flows */
+		return ret < NOP_FLOW_FAIL ? fail(p, -ret, "building the call trees") : ret;
+	}
+	if (ev->type == NOP_EV_LOST || !p->sink.ops->event)
+		return NOP_FLOW_GO; /* pictures are made of calls, not hits */
+	if (p->cfg.by_task && !traced_task(p, ev->pid)) {
+		p->sum.other_tasks += ev->type == NOP_EV_FUNC;
+		return NOP_FLOW_GO;
+	}
+	p->sum.events += ev->type == NOP_EV_FUNC;
+	if (p->sink.ops->event(&p->sink, ev))
+		return sink_failed(p);
+	return count_reached(p);
+}
+
+enum nop_flow nop_pipeline_drain(struct nop_pipeline *p, struct nop_source *src, bool *more,
+				 struct nop_error *err)
+{
+	int ret = src->ops->drain(src, on_event, p, more, err);
+
+	if (p->failed) {
+		*err = p->err;
+		return NOP_FLOW_FAIL;
+	}
+	if (ret < 0)
+		return NOP_FLOW_FAIL; /* the source's own error, in err */
+	if (!*more && !p->stop && src->ops->finite)
+		nop_pipeline_stop(p, NOP_STOP_END, 0);
+	return p->stop ? NOP_FLOW_STOP : NOP_FLOW_GO;
+}
+
+int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct nop_error *err)
+{
+	bool out_ok = p->stop != NOP_STOP_OUTPUT_CLOSED && !p->failed;
+	int ret;
+
+	if (p->failed) {
+		*err = p->err;
+		return -1;
+	}
+	if (p->graph && out_ok && (ret = nop_graph_finish(p->graph, on_call, p)) < 0) {
+		if (!p->failed)
+			fail(p, ret < NOP_FLOW_FAIL ? -ret : ENOMEM, "building the call trees");
+		*err = p->err;
+		return -1;
+	}
+	sum->events = p->sum.events;
+	sum->lost_pages = p->sum.lost_pages;
+	sum->other_tasks = p->sum.other_tasks;
+	sum->by_task = p->cfg.by_task != NULL;
+	sum->stop_reason = p->sum.stop_reason;
+	if (p->stop == NOP_STOP_OUTPUT_CLOSED)
+		return 0;
+	/* the events out before anything on stderr: both may go to one file
+	 * (2>&1), where the summary ends the run */
+	if (p->sink.out != p->sink.diag && fflush(p->sink.out) != 0 && output_failed(p) != NOP_FLOW_STOP) {
+		*err = p->err;
+		return -1;
+	}
+	if (p->stop == NOP_STOP_OUTPUT_CLOSED)
+		return 0;
+	if (sum->by_task && !sum->events && !p->cfg.recording) {
+		sum->warning = "no call of the traced tasks arrived";
+		if (p->sink.diag)
+			fprintf(p->sink.diag, "nopctl: no call of the traced tasks arrived%s: they made none"
+				" while tracing was on, or were not running\n",
+				sum->other_tasks ? " (only other tasks' halves of context switches)" : "");
+	}
+	if ((p->sink.ops->summary(&p->sink, sum) < 0 && sink_failed(p) != NOP_FLOW_STOP) ||
+	    (fflush(p->sink.out) != 0 && output_failed(p) != NOP_FLOW_STOP)) {
+		*err = p->err;
+		return -1;
+	}
+	return 0;
+}

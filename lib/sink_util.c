@@ -1,0 +1,62 @@
+/* sink_util.c - what every sink shares: its private state, function names,
+ * durations, and the text summary a picture sends to the diagnostic stream. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+int nop_sink_priv(struct nop_sink *s, size_t size, struct nop_error *err)
+{
+	s->priv = calloc(1, size);
+	if (!s->priv) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void nop_sink_free(struct nop_sink *s)
+{
+	if (s->ops && s->ops->free)
+		s->ops->free(s);
+	free(s->priv);
+	s->priv = NULL;
+}
+
+const char *nop_sink_func(struct nop_sink *s, unsigned long long addr)
+{
+	static char hex[32];
+	const char *name = nop_resolve_sym(s->res, addr, NULL);
+
+	if (name)
+		return name;
+	snprintf(hex, sizeof(hex), "0x%llx", addr);
+	return hex;
+}
+
+/* 1.234 us, 12.345 ms: three decimals in the largest unit under 1000 */
+void nop_fmt_duration(char *buf, size_t len, unsigned long long ns)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+	unsigned long long div = 1;
+	int u = 0;
+
+	while (u < 3 && ns >= div * 1000) {
+		div *= 1000;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu ns", ns);
+	else
+		snprintf(buf, len, "%llu.%03llu %s", ns / div, ns % div * 1000 / div, units[u]);
+}
+
+/* Pictures keep their output to themselves: the run's summary goes to
+ * the diagnostic stream as text. */
+int nop_summary_to_diag(struct nop_sink *s, const struct nop_summary *sum)
+{
+	struct nop_sink text = { .enc = NOP_ENC_TEXT, .diag = s->diag, .quiet = s->quiet };
+
+	return nop_lines_summary(&text, sum);
+}

@@ -1,0 +1,59 @@
+/* source_live.c - a session's per-CPU buffers (trace_pipe_raw), read
+ * without blocking and merged by time (stream.c); for record, each page
+ * also goes whole to a trace.dat and is only counted. */
+#include <stdlib.h>
+
+#include "internal.h"
+
+static int live_nfds(const struct nop_source *s)
+{
+	return nop_stream_nfds(((const struct nop_stream_source *)s)->st);
+}
+
+static int live_fd(const struct nop_source *s, int i)
+{
+	return nop_stream_fd(((const struct nop_stream_source *)s)->st, i);
+}
+
+static void live_close(struct nop_source *s)
+{
+	nop_stream_source_release((struct nop_stream_source *)s);
+	free(s);
+}
+
+static const struct nop_source_ops live_ops = {
+	.nfds = live_nfds, .fd = live_fd, .drain = nop_stream_source_drain, .close = live_close,
+};
+
+int nop_source_live(struct nop_source **src, const char *buffer_dir, const struct nop_cpuset *cpus,
+		    struct nop_error *err)
+{
+	struct nop_stream_source *l = nop_source_new(sizeof(*l), &live_ops, err);
+
+	*src = NULL;
+	if (!l)
+		return -1;
+	if (!(l->dec = nop_decoder_new(buffer_dir, err)) ||
+	    nop_stream_open(&l->st, l->dec, buffer_dir, cpus, err)) {
+		live_close(&l->base);
+		return -1;
+	}
+	*src = &l->base;
+	return 0;
+}
+
+int nop_source_page_size(const struct nop_source *src)
+{
+	return nop_decoder_page_size(((const struct nop_stream_source *)src)->dec);
+}
+
+/* pages are saved whole; the summary needs only their counts (decoding
+ * every event cost the traced program time, bench B5) */
+int nop_source_record_to(struct nop_source *src, struct nop_dat *dat)
+{
+	struct nop_stream *st = ((struct nop_stream_source *)src)->st;
+
+	nop_stream_set_raw(st, (nop_raw_fn)nop_dat_page, dat);
+	nop_stream_set_count_only(st, true);
+	return 0;
+}
