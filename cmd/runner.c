@@ -75,7 +75,8 @@ static int loop(struct run *r)
 			break;
 		if (more && (ret = wait_for(r, pfd, 1, 0, deadline)))
 			break;
-		if (nop_pipeline_drain(r->pipe, r->src, &more, &r->err) == NOP_FLOW_FAIL) {
+		if (nop_pipeline_drain(r->pipe, r->src, &more, &r->err) == NOP_FLOW_FAIL ||
+		    (!STOPPED && nop_pipeline_flush(r->pipe, &r->err) == NOP_FLOW_FAIL)) {
 			ret = -1;
 			break;
 		}

@@ -348,6 +348,8 @@ int nop_pipeline_new(struct nop_pipeline **p, const struct nop_pipeline_cfg *cfg
 /* One round of the source's events; *more: call again. */
 enum nop_flow nop_pipeline_drain(struct nop_pipeline *p, struct nop_source *src, bool *more,
 				 struct nop_error *err);
+/* What the sink has written so far, out (a live run, after each round). */
+enum nop_flow nop_pipeline_flush(struct nop_pipeline *p, struct nop_error *err);
 /* End the run for this reason (the first one given counts; signo: SIGNAL). */
 void nop_pipeline_stop(struct nop_pipeline *p, enum nop_stop why, int signo);
 enum nop_stop nop_pipeline_stopped(const struct nop_pipeline *p);

@@ -254,6 +254,16 @@ enum nop_flow nop_pipeline_drain(struct nop_pipeline *p, struct nop_source *src,
 	return p->stop ? NOP_FLOW_STOP : NOP_FLOW_GO;
 }
 
+enum nop_flow nop_pipeline_flush(struct nop_pipeline *p, struct nop_error *err)
+{
+	if (p->stop == NOP_STOP_OUTPUT_CLOSED || fflush(p->sink.out) == 0)
+		return p->stop ? NOP_FLOW_STOP : NOP_FLOW_GO;
+	if (output_failed(p) == NOP_FLOW_STOP)
+		return NOP_FLOW_STOP;
+	*err = p->err;
+	return NOP_FLOW_FAIL;
+}
+
 int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct nop_error *err)
 {
 	bool out_ok = p->stop != NOP_STOP_OUTPUT_CLOSED && !p->failed;

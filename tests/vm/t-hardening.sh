@@ -211,7 +211,7 @@ t_pid_without_events() {
 	s=$!
 	expect_rc 0 nopctl trace -j -p "$s" -d 1 do_sys_openat2
 	kill "$s"
-	grep -q "no call of the traced task arrived" "$T/err" || { cat "$T/err"; fail "no message"; }
+	grep -q "no call of the traced tasks arrived" "$T/err" || { cat "$T/err"; fail "no message"; }
 	all_of summary '.events == 0 and .warning == "no call of the traced tasks arrived"' "$T/out"
 }
 
