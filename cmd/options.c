@@ -95,11 +95,15 @@ static int duration(const char *s, unsigned long long *ns)
 	};
 	char *end;
 	double v;
+	size_t digits = s ? strspn(s, "0123456789.") : 0;
 
-	if (!s || (*s < '0' || *s > '9'))
+	/* decimal only: strtod would take 0x10 and 1e3 */
+	if (!digits || *s < '0' || *s > '9' || memchr(s, '.', digits) != memrchr(s, '.', digits))
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
+	if (end != s + digits)
+		return -1;
 	if (errno || v <= 0)
 		return -1;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)

@@ -112,6 +112,8 @@ struct nop_sink {
 };
 int nop_sink_init(struct nop_sink *s, const struct nop_sink_cfg *cfg, struct nop_error *err);
 void nop_sink_free(struct nop_sink *s);
+/* a task's name as the sink's encoding may show it */
+const char *nop_sink_comm(struct nop_sink *s, int pid);
 /* "name" of a traced address, cached; "0x..." when unknown */
 const char *nop_sink_func(struct nop_sink *s, unsigned long long addr);
 

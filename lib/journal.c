@@ -142,9 +142,13 @@ int nop_journal_file(struct nop_journal *j, const char *rel, const char *prior,
 	return ret;
 }
 
+/* whole bytes only: a line cut in the middle of a byte is no value */
 static int unhex(char *s)
 {
 	size_t n = strlen(s) / 2;
+
+	if (strlen(s) % 2)
+		return -1;
 
 	for (size_t i = 0; i < n; i++) {
 		unsigned v;
@@ -183,6 +187,10 @@ int nop_journal_replay(const char *path, int *instances, struct nop_error *err)
 			return 0;
 		}
 	}
+	/* a last line without its newline was cut short while written
+	 * (ENOSPC, RLIMIT_FSIZE, a crash): it holds no whole value */
+	if (strrchr(text, '\n'))
+		strrchr(text, '\n')[1] = 0;
 	for (char *save, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		if (nop_grow((void **)&lines, &cap, n + 1, sizeof(*lines))) {
 			free(text);
@@ -204,6 +212,8 @@ int nop_journal_replay(const char *path, int *instances, struct nop_error *err)
 		char *l = lines[i];
 
 		if (!strncmp(l, "instance ", 9)) {
+			if (!nop_instance_owner(l + 9))
+				continue; /* not a name nopctl gives its instances */
 			if (nop_instance_remove(tracing, l + 9, &e2) < 0) {
 				if (ret == 0)
 					*err = e2;
@@ -217,6 +227,8 @@ int nop_journal_replay(const char *path, int *instances, struct nop_error *err)
 			if (!hex)
 				continue;
 			*hex++ = 0;
+			if (rel[0] == '/' || strstr(rel, ".."))
+				continue; /* names are data: never out of the tracing dir */
 			if (unhex(hex) == 0 && nop_restore_file(tracing, rel, hex, &e2) < 0 && ret == 0) {
 				*err = e2;
 				ret = -1;

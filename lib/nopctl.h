@@ -148,6 +148,7 @@ int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
  * (nop_walk_end only to stop early). */
 bool nop_owner_alive(pid_t pid);
 void nop_instance_name(char *buf, size_t len, pid_t pid);
+pid_t nop_instance_owner(const char *name); /* of "nopctl-<pid>"; 0: not nopctl's */
 struct nop_walk {
 	void *dir; /* open while walking */
 	char base[4200], name[256], path[4600];

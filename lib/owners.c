@@ -25,6 +25,11 @@ static pid_t owner_of(const char *name, const char *prefix, const char *suffix)
 	return (pid_t)v;
 }
 
+pid_t nop_instance_owner(const char *name)
+{
+	return owner_of(name, "nopctl-", "");
+}
+
 void nop_instance_name(char *buf, size_t len, pid_t pid)
 {
 	snprintf(buf, len, "nopctl-%d", (int)pid);

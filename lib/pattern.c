@@ -19,7 +19,8 @@ bool nop_pattern_is_glob(const char *pat)
 	return strpbrk(pat, "*?[") != NULL;
 }
 
-static void bad_char(struct nop_error *err, const char *what, const char *s, size_t i)
+/* what: "function pattern" or "module name"; may: what one may hold */
+static void bad_char(struct nop_error *err, const char *what, const char *may, const char *s, size_t i)
 {
 	unsigned char c = (unsigned char)s[i];
 	char shown[16];
@@ -32,11 +33,8 @@ static void bad_char(struct nop_error *err, const char *what, const char *s, siz
 		snprintf(shown, sizeof(shown), "byte 0x%02x", c);
 	else
 		snprintf(shown, sizeof(shown), "'%c'", c);
-	nop_error_set(err, NOP_EUSAGE, 0,
-		      "invalid %s: %s at position %zu; a %s may hold letters, digits, '_', '.'"
-		      " and the globs '*', '?', '[...]' (filter commands like ':mod:' or '!'"
-		      " are not accepted; use -m MODULE and -n PATTERN)",
-		      what, shown, i + 1, what);
+	nop_error_set(err, NOP_EUSAGE, 0, "invalid %s: %s at position %zu; a %s may hold %s", what, shown,
+		      i + 1, what, may);
 }
 
 int nop_pattern_check(const char *pat, struct nop_error *err)
@@ -71,7 +69,9 @@ int nop_pattern_check(const char *pat, struct nop_error *err)
 		}
 		if (c == '-' && in_class)
 			continue;
-		bad_char(err, "function pattern", pat, i);
+		bad_char(err, "function pattern",
+			 "letters, digits, '_', '.', '$' and the globs '*', '?', '[...]' (filter commands"
+			 " like ':mod:' or '!' are not accepted; use -m MODULE and -n PATTERN)", pat, i);
 		return -1;
 	}
 	if (in_class) {
@@ -102,7 +102,7 @@ int nop_module_check(const char *mod, struct nop_error *err)
 		unsigned char c = (unsigned char)mod[i];
 
 		if (!isalnum(c) && c != '_' && c != '-') {
-			bad_char(err, "module name", mod, i);
+			bad_char(err, "module name", "letters, digits, '_' and '-'", mod, i);
 			return -1;
 		}
 	}

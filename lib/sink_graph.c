@@ -42,8 +42,8 @@ static void task_switch(struct nop_sink *s, const struct nop_gitem *gi)
 		int old = g->last_pid[gi->cpu];
 
 		fprintf(s->out, " ------------------------------------------\n");
-		fprintf(s->out, " %3d) %16s-%-6d =>  %s-%d\n", gi->cpu, nop_resolve_comm(s->res, old), old,
-			nop_resolve_comm(s->res, gi->pid), gi->pid);
+		fprintf(s->out, " %3d) %16s-%-6d =>  %s-%d\n", gi->cpu, nop_sink_comm(s, old), old,
+			nop_sink_comm(s, gi->pid), gi->pid);
 		fprintf(s->out, " ------------------------------------------\n\n");
 	}
 	g->seen[gi->cpu] = true;
@@ -128,7 +128,7 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 		put(&l, " ", 1);
 		num(&l, gi->cpu, 3, 0);
 		put(&l, ") ", 2);
-		str(&l, nop_resolve_comm(s->res, gi->pid), 16);
+		str(&l, nop_sink_comm(s, gi->pid), 16);
 		put(&l, "-", 1);
 		num(&l, gi->pid, -6, 0);
 		put(&l, " | ", 3);

@@ -57,7 +57,7 @@ static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 	case NOP_EV_FUNC:
 	case NOP_EV_STACK:
 		if (!json)
-			fprintf(s->out, "%16s-%-7d [%03d] ", nop_resolve_comm(s->res, ev->pid), ev->pid,
+			fprintf(s->out, "%16s-%-7d [%03d] ", nop_sink_comm(s, ev->pid), ev->pid,
 				ev->cpu);
 		nop_field_str(&f, "type", NULL, ev->type == NOP_EV_FUNC ? "func" : "stack");
 		nop_field_ts(&f, "ts", ev->ts);

@@ -9,6 +9,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -85,7 +86,11 @@ int nop_dat_open(struct nop_dat **wp, const char *path, bool force, const char *
 	snprintf(w->path, sizeof(w->path), "%s", path);
 	snprintf(w->tracing_dir, sizeof(w->tracing_dir), "%s", tracing_dir);
 	snprintf(w->kallsyms, sizeof(w->kallsyms), "%s", kallsyms ? kallsyms : "/proc/kallsyms");
-	w->fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
+	/* 0600: the file holds root's /proc/kallsyms (the KASLR layout), as the
+	 * symbol cache does; an existing file it overwrites becomes so too */
+	w->fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0600);
+	if (w->fd >= 0 && force)
+		fchmod(w->fd, 0600);
 	if (w->fd < 0) {
 		int e = errno;
 

@@ -119,19 +119,70 @@ static void journal_dir_must_be_private(void **state)
 	unlink(jdir);
 }
 
-static void replay_rejects_garbage(void **state)
+/* replay a journal of this text; its path in p */
+static int replay_text(const char *text, char *p, size_t len)
 {
 	struct nop_error err;
-	char p[128];
 	FILE *f;
 
 	mkdir(jdir, 0700);
-	snprintf(p, sizeof(p), "%s/99999999.journal", jdir);
+	snprintf(p, len, "%s/99999999.journal", jdir);
 	f = fopen(p, "w");
-	fputs("something else\n", f);
+	fputs(text, f);
 	fclose(f);
-	assert_int_equal(nop_journal_replay(p, NULL, &err), -1);
+	return nop_journal_replay(p, NULL, &err);
+}
+
+static void replay_rejects_garbage(void **state)
+{
+	char p[128];
+
+	assert_int_equal(replay_text("something else\n", p, sizeof(p)), -1);
 	assert_int_equal(access(p, F_OK), 0); /* left for a person to look at */
+}
+
+/* replay a journal of the given body (after its two header lines) */
+static int replay_body(const char *body)
+{
+	char text[1024], p[128];
+
+	snprintf(text, sizeof(text), "nopctl-journal 1\ntracing %s\n%s", dir, body);
+	return replay_text(text, p, sizeof(p));
+}
+
+/* A journal cut short (ENOSPC, RLIMIT_FSIZE, a crash mid-write) ends in a
+ * line without its newline: "file buffer_size_kb 31" would set the buffer
+ * to 1 KB. Only whole lines count, and only whole bytes of hex. */
+static void replay_ignores_cut_lines(void **state)
+{
+	char *v;
+
+	put("buffer_size_kb", "1408\n");
+	put("current_tracer", "function\n");
+	assert_int_equal(replay_body("file buffer_size_kb 31"), 0);
+	assert_string_equal(v = get("buffer_size_kb"), "1408\n");
+	free(v);
+	assert_int_equal(replay_body("file current_tracer 6e6f7\n"), 0); /* "no" and half a byte */
+	assert_string_equal(v = get("current_tracer"), "function\n");
+	free(v);
+}
+
+/* Names in a journal are data: none may lead out of the tracing directory. */
+static void replay_stays_inside(void **state)
+{
+	char victim[128], outside[128];
+	struct stat st;
+
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	mkdir(victim, 0700);
+	snprintf(outside, sizeof(outside), "%s/instances", dir);
+	mkdir(outside, 0700);
+	assert_int_equal(replay_body("instance ../victim\n"), 0);
+	assert_int_equal(stat(victim, &st), 0); /* not removed */
+	snprintf(outside, sizeof(outside), "%s/../nopctl-jt-outside", dir);
+	assert_int_equal(replay_body("file ../nopctl-jt-outside 6f6b\nfile /tmp/nopctl-jt-abs 6f6b\n"), 0);
+	assert_int_equal(access(outside, F_OK), -1);
+	assert_int_equal(access("/tmp/nopctl-jt-abs", F_OK), -1);
 }
 
 int main(void)
@@ -141,6 +192,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(restore_dropped_promise, setup, teardown),
 		cmocka_unit_test_setup_teardown(journal_dir_must_be_private, setup, teardown),
 		cmocka_unit_test_setup_teardown(replay_rejects_garbage, setup, teardown),
+		cmocka_unit_test_setup_teardown(replay_ignores_cut_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(replay_stays_inside, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -65,6 +65,7 @@ static void bad_values(void **state)
 		{ "-d", "0" }, { "-d", "5x" }, { "-d", "-1" }, { "-c", "0" }, { "-c", "abc" },
 		{ "-b", "0" }, { "-b", "99999999999" }, { "-p", "0" }, { "-p", "12ab" },
 		{ "-F", "xml" }, { "--bogus" }, { "-m", "a:b" }, { "-o", "" },
+		{ "-d", "0x10" }, { "-d", "1e3" }, { "-d", "1.5.2s" }, /* decimal numbers only */
 	};
 	struct opts o;
 	struct nop_error err;
@@ -75,6 +76,16 @@ static void bad_values(void **state)
 		assert_int_equal(err.status, NOP_EUSAGE);
 		opts_free(&o);
 	}
+	/* each error names what a valid value holds */
+	assert_int_equal(parse("trace", &o, &err, "-m", "a:b", "x", NULL), -1);
+	assert_non_null(strstr(err.msg, "a module name may hold letters, digits, '_' and '-'"));
+	assert_null(strstr(err.msg, "glob"));
+	opts_free(&o);
+	assert_int_equal(nop_pattern_check("a:b", &err), -1);
+	assert_non_null(strstr(err.msg, "letters, digits, '_', '.', '$' and the globs"));
+	assert_int_equal(parse("trace", &o, &err, "-d", "1.5s", "x", NULL), 0);
+	assert_int_equal(o.duration_ns, 1500000000ULL);
+	opts_free(&o);
 	assert_int_equal(parse("trace", &o, &err, "x", "--", NULL), -1); /* nothing after -- */
 	opts_free(&o);
 	assert_int_equal(parse("status", &o, &err, "-s", NULL), -1); /* not status's option */

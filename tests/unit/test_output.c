@@ -121,12 +121,69 @@ static void other_task_marked(void **state)
 	free(json);
 }
 
+/* A task can name itself anything (prctl PR_SET_NAME): control bytes in
+ * a name are shown as '?' in text, where a terminal would obey them; JSON
+ * escapes them. The name comes from a scratch saved_cmdlines. */
+static void draw_evil_task(struct nop_sink *s, const void *arg)
+{
+	static const unsigned long long path[] = { 0x1234 };
+	struct nop_event ev = { .type = NOP_EV_FUNC, .cpu = 1, .pid = 424242, .ts = 5, .ip = 0x1234 };
+	struct nop_gitem gi = { .kind = NOP_GI_LEAF, .pid = 424242, .cpu = 1, .timed = true,
+				.func = 0x1234, .path = path, .npath = 1 };
+	struct nop_gitem other = gi;
+
+	other.pid = 424243;
+	assert_int_equal(s->ops->event(s, &ev), 0);
+	assert_int_equal(s->ops->graph(s, &gi), 0);
+	assert_int_equal(s->ops->graph(s, &other), 0); /* a task switch line, both names */
+}
+
+static void task_names_escaped(void **state)
+{
+	char dir[] = "/tmp/nopctl-comm-XXXXXX", path[64];
+	struct nop_resolver *res;
+	struct nop_sink sink;
+	struct nop_error err;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/saved_cmdlines", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("424242 \x1b]0;pwned\x07\n424243 ok\x1b[2J\n", f);
+	fclose(f);
+	for (int json = 0; json < 2; json++) {
+		res = nop_resolver_new(dir, &err);
+		f = open_memstream(&buf, &len);
+		assert_int_equal(nop_sink_init(&sink, &(struct nop_sink_cfg){ .enc = json ? NOP_ENC_JSON : NOP_ENC_TEXT,
+								      .out = f, .res = res }, &err), 0);
+		draw_evil_task(&sink, NULL);
+		nop_sink_free(&sink);
+		fclose(f);
+		nop_resolver_free(res);
+		assert_null(strchr(buf, '\x1b'));
+		assert_null(strchr(buf, '\x07'));
+		if (json) {
+			assert_non_null(strstr(buf, "\"comm\":\"\\u001b]0;pwned\\u0007\""));
+		} else {
+			assert_non_null(strstr(buf, "?]0;pwned?-424242"));
+			assert_non_null(strstr(buf, "=>  ok?[2J-424243"));
+		}
+		free(buf);
+		buf = NULL;
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(json_escape_roundtrip),
 		cmocka_unit_test(lines_sink),
 		cmocka_unit_test(other_task_marked),
+		cmocka_unit_test(task_names_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -97,6 +98,19 @@ static void graph_capture_roundtrip(void **state)
 		  "%s report --stats -j %s | jq 'select(.func == \"do_sys_openat2\") | .calls'", 20);
 }
 
+/* A trace.dat holds root's /proc/kallsyms (the KASLR layout): only its
+ * owner may read it, as the symbol cache */
+static void tracedat_is_private(void **state)
+{
+	const char *dat = "/tmp/nopctl-test-private.dat";
+	struct stat st;
+
+	write_dat(kernels[0], "stack", dat);
+	assert_int_equal(stat(dat, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	unlink(dat);
+}
+
 static void not_a_tracedat(void **state)
 {
 	assert_int_equal(count("%s report /etc/passwd 2>/dev/null; echo $?", nopctl()), 2);
@@ -124,6 +138,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(function_capture_roundtrip),
 		cmocka_unit_test(graph_capture_roundtrip),
+		cmocka_unit_test(tracedat_is_private),
 		cmocka_unit_test(not_a_tracedat),
 		cmocka_unit_test(damaged_tracedat),
 	};
