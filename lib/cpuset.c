@@ -15,13 +15,6 @@ bool nop_cpuset_has(const struct nop_cpuset *set, int cpu)
 	return cpu >= 0 && cpu < NOP_MAX_CPUS && (set->bits[cpu / 64] >> (cpu % 64)) & 1;
 }
 
-void nop_cpuset_fill(struct nop_cpuset *set, int ncpus)
-{
-	memset(set, 0, sizeof(*set));
-	for (int c = 0; c < ncpus && c < NOP_MAX_CPUS; c++)
-		cpu_set(set, c);
-}
-
 static int cpu_num(const char **p, int ncpus, const char *list, struct nop_error *err)
 {
 	char *end;
@@ -90,7 +83,12 @@ void nop_cpuset_mask(const struct nop_cpuset *set, int ncpus, char *buf, size_t 
 		groups = 1;
 	buf[0] = 0;
 	for (int g = groups - 1; g >= 0 && off < len; g--) {
-		uint32_t w = (uint32_t)(set->bits[g / 2] >> ((g % 2) * 32));
+		uint32_t w;
+
+		if (!set) /* every CPU: as many ones as there are CPUs */
+			w = ncpus - g * 32 >= 32 ? 0xffffffffU : (1U << (ncpus - g * 32)) - 1;
+		else /* a set names at most NOP_MAX_CPUS */
+			w = g / 2 < (int)ARRAY_SIZE(set->bits) ? (uint32_t)(set->bits[g / 2] >> ((g % 2) * 32)) : 0;
 
 		off += (size_t)snprintf(buf + off, len - off, g == groups - 1 ? "%x" : ",%08x", w);
 	}

@@ -69,8 +69,8 @@ struct nop_cpuset {
 };
 int nop_cpuset_parse(const char *list, int ncpus, struct nop_cpuset *set, struct nop_error *err);
 bool nop_cpuset_has(const struct nop_cpuset *set, int cpu);
-void nop_cpuset_fill(struct nop_cpuset *set, int ncpus);
 /* The kernel's tracing_cpumask form: hex, comma every 32 bits. */
+/* set NULL: every one of ncpus CPUs */
 void nop_cpuset_mask(const struct nop_cpuset *set, int ncpus, char *buf, size_t len);
 
 /* ---- tracefs -------------------------------------------------------- */

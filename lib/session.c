@@ -232,15 +232,13 @@ static int graph_shared(struct nop_session *s, struct nop_error *err)
 static int take_over_top(struct nop_session *s, struct nop_error *err)
 {
 	const struct nop_session_cfg *c = &s->cfg;
-	struct nop_cpuset all;
 	char mask[4200];
 
 	if (!c->exclude_self && has_file(s->dir, "set_ftrace_notrace_pid") &&
 	    list_set(s, "set_ftrace_notrace_pid", err))
 		return -1;
 	if (!c->cpus) {
-		nop_cpuset_fill(&all, nop_ncpus());
-		nop_cpuset_mask(&all, nop_ncpus(), mask, sizeof(mask));
+		nop_cpuset_mask(NULL, nop_ncpus(), mask, sizeof(mask));
 		if (file_set(s, "tracing_cpumask", mask, err))
 			return -1;
 	}

@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,6 +125,33 @@ static void funcs_suggest(void **state)
 	nop_funcs_free(&f);
 }
 
+/* More CPUs than a set holds (8192 > NOP_MAX_CPUS): the mask has a group
+ * per 32 CPUs, and none is read past the set (the bytes after it here are
+ * all ones, so a read past it shows); all CPUs is a mask of its own. */
+static void cpu_masks_past_the_set(void **state)
+{
+	struct { struct nop_cpuset set; uint64_t after[128]; } t;
+	struct nop_error err;
+	static char mask[8192 / 32 * 9 + 16];
+	char want[sizeof(mask)], *p = want;
+
+	memset(t.after, 0xff, sizeof(t.after));
+	assert_int_equal(nop_cpuset_parse("0", 8192, &t.set, &err), 0);
+	nop_cpuset_mask(&t.set, 8192, mask, sizeof(mask));
+	p += sprintf(p, "0");
+	for (int g = 254; g > 0; g--)
+		p += sprintf(p, ",00000000");
+	sprintf(p, ",00000001");
+	assert_string_equal(mask, want);
+	nop_cpuset_mask(NULL, 8192, mask, sizeof(mask));
+	p = want + sprintf(want, "ffffffff");
+	for (int g = 255; g > 0; g--)
+		p += sprintf(p, ",ffffffff");
+	assert_string_equal(mask, want);
+	nop_cpuset_mask(NULL, 2, mask, sizeof(mask));
+	assert_string_equal(mask, "3");
+}
+
 static void cpu_lists(void **state)
 {
 	struct nop_cpuset set;
@@ -153,6 +181,7 @@ int main(void)
 		cmocka_unit_test(pattern_length), cmocka_unit_test(module_names),
 		cmocka_unit_test(funcs_match),	 cmocka_unit_test(funcs_suggest),
 		cmocka_unit_test(cpu_lists),
+		cmocka_unit_test(cpu_masks_past_the_set),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
