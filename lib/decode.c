@@ -98,7 +98,7 @@ int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx)
 static int decode_graph_fast(struct nop_decoder *d, const struct rec *rec, nop_emit_fn emit,
 			     void *ctx, int *ret)
 {
-	int type = rec->size >= 2 ? AT(uint16_t, d->c_type) : -1;
+	int type = rec->size >= d->need_type ? AT(uint16_t, d->c_type) : -1;
 	struct nop_event ev;
 
 	if (type == d->ent_id && rec->size >= d->need_ent) {

@@ -255,6 +255,13 @@ static int end_of(const struct tep_format_field *a, const struct tep_format_fiel
 	return end;
 }
 
+/* A field the fast path reads in place: of this size, at an offset a
+ * record can have (offsets are data, from a file too) */
+static bool fixed(const struct tep_format_field *f, int size)
+{
+	return f && f->size == size && f->offset >= 0 && f->offset < 65536;
+}
+
 /* The events nopctl decodes, and their fields, looked up once. */
 static int find_fields(struct nop_decoder *d, struct nop_error *err)
 {
@@ -289,14 +296,13 @@ static int find_fields(struct nop_decoder *d, struct nop_error *err)
 	ev = d->fn_ip ? d->fn_ip->event : d->ent_func->event;
 	d->c_type = tep_find_common_field(ev, "common_type");
 	d->c_pid = tep_find_common_field(ev, "common_pid");
-	d->fast = d->native && d->c_type && d->c_type->size == 2 && d->c_pid && d->c_pid->size == 4 &&
-		  d->ent_func && d->ent_func->size == 8 && d->ent_depth && d->ent_depth->size == 4 &&
-		  d->ex_func && d->ex_func->size == 8 && d->ex_depth && d->ex_depth->size == 4 &&
-		  d->ex_call && d->ex_call->size == 8 && d->ex_ret && d->ex_ret->size == 8 &&
-		  (!d->ex_retval || d->ex_retval->size == 8);
+	d->fast = d->native && fixed(d->c_type, 2) && fixed(d->c_pid, 4) && fixed(d->ent_func, 8) &&
+		  fixed(d->ent_depth, 4) && fixed(d->ex_func, 8) && fixed(d->ex_depth, 4) &&
+		  fixed(d->ex_call, 8) && fixed(d->ex_ret, 8) && (!d->ex_retval || fixed(d->ex_retval, 8));
 	if (d->fast) {
 		int common = end_of(d->c_type, d->c_pid, NULL, NULL, NULL);
 
+		d->need_type = end_of(d->c_type, NULL, NULL, NULL, NULL);
 		d->need_ent = end_of(d->ent_func, d->ent_depth, NULL, NULL, NULL);
 		d->need_exit = end_of(d->ex_func, d->ex_depth, d->ex_call, d->ex_ret, d->ex_retval);
 		d->need_ent = d->need_ent > common ? d->need_ent : common;

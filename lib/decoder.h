@@ -25,7 +25,7 @@ struct nop_decoder {
 	/* funcgraph entry/exit in our byte order with the usual field sizes:
 	 * read at fixed offsets once the record is long enough (bench B1) */
 	bool fast;
-	int need_ent, need_exit;
+	int need_type, need_ent, need_exit; /* record sizes that hold them */
 };
 
 #endif
