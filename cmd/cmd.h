@@ -15,7 +15,7 @@ enum {
 	O_COMMAND = 1 << 12, O_PATTERNS = 1 << 13, O_TOPLEVEL = 1 << 14,
 	O_DEPTH = 1 << 15, O_THRESH = 1 << 16, O_RETVAL = 1 << 17, O_NOSLEEP = 1 << 18,
 	O_NOIRQS = 1 << 19, O_SORT = 1 << 20, O_HIST = 1 << 21, O_GRAPHFMT = 1 << 22,
-	O_GRAPHFLAG = 1 << 23, O_STATSFLAG = 1 << 24,
+	O_GRAPHFLAG = 1 << 23, O_STATSFLAG = 1 << 24, O_OVERWRITE = 1 << 25, O_USER = 1 << 26,
 };
 
 struct opts {
@@ -27,11 +27,12 @@ struct opts {
 	pid_t *pids; /* every thread of every -p process */
 	size_t npids;
 	char **command; /* after "--" */
+	const char *user; /* -u: COMMAND runs as this user */
 	unsigned long long duration_ns;
 	unsigned long long count;
 	size_t buffer_kb;
 	const char *cpus;
-	bool stack, quiet, force, top_level;
+	bool stack, quiet, force, top_level, overwrite;
 	const char *output;
 	enum nop_encoding enc; /* -j, -F text|json */
 	enum nop_view view;    /* -F folded|dot|chrome (lines otherwise) */
@@ -71,7 +72,10 @@ int check_pattern_args(const struct opts *o);
 /* trace and record: at least one PATTERN (0, or the exit code after the
  * message with an example and a hint) */
 int need_a_pattern(const struct opts *o, const char *example, const char *hint);
-/* Open -o FILE (no symlinks, no overwrite without --force) or stdout. */
+/* -o FILE may be written: absent, or a regular file and --overwrite;
+ * never a symlink, FIFO or device (checked before tracefs is touched). */
+int output_check(const struct opts *o, struct nop_error *err);
+/* Open -o FILE (as output_check allows) or stdout. */
 FILE *open_output(const struct opts *o, struct nop_error *err);
 /* Look for a command in PATH as execvp would: 0 if runnable. */
 int command_check(const char *name, struct nop_error *err);

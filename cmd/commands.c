@@ -3,10 +3,10 @@
 #include "cmd.h"
 
 #define TRACE_OPTS (O_PATTERNS | O_PID | O_MODULE | O_NOTRACE | O_DURATION | O_COUNT | \
-		    O_BUFFER | O_CPUS | O_STACK | O_OUTPUT | O_FORMAT | O_QUIET | O_FORCE | O_COMMAND | O_TOPLEVEL)
+		    O_BUFFER | O_CPUS | O_STACK | O_OUTPUT | O_OVERWRITE | O_FORMAT | O_QUIET | O_FORCE | O_COMMAND | O_USER | O_TOPLEVEL)
 
 #define GRAPH_OPTS (O_PATTERNS | O_PID | O_MODULE | O_NOTRACE | O_DURATION | O_COUNT | \
-		    O_BUFFER | O_CPUS | O_OUTPUT | O_QUIET | O_FORCE | O_COMMAND | O_TOPLEVEL | \
+		    O_BUFFER | O_CPUS | O_OUTPUT | O_OVERWRITE | O_QUIET | O_FORCE | O_COMMAND | O_USER | O_TOPLEVEL | \
 		    O_DEPTH | O_THRESH | O_RETVAL | O_NOSLEEP | O_NOIRQS)
 
 const struct cmd nop_commands[] = {
@@ -19,7 +19,7 @@ const struct cmd nop_commands[] = {
 	  "Summarize calls per function: count, total, self, avg, min, max, p50, p99, depth." },
 	{ "record", cmd_record, GRAPH_OPTS | O_STACK | O_GRAPHFLAG, "-o FILE [OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
 	  "Record raw events into a trace.dat (trace-cmd's format) to look at later or elsewhere." },
-	{ "report", cmd_report, O_PATTERNS | O_GRAPHFMT | O_OUTPUT | O_QUIET | O_FORCE | O_COUNT | O_STATSFLAG |
+	{ "report", cmd_report, O_PATTERNS | O_GRAPHFMT | O_OUTPUT | O_OVERWRITE | O_QUIET | O_COUNT | O_STATSFLAG |
 	  O_SORT | O_HIST, "[OPTIONS] FILE",
 	  "Show a trace.dat (nopctl's or trace-cmd's) in any format trace, graph and stats print." },
 	{ "list", cmd_list, O_PATTERNS | O_MODULE | O_FORMAT, "[OPTIONS] [PATTERN...]",

@@ -55,31 +55,55 @@ static FILE *buffered(FILE *f)
 	return f;
 }
 
+int output_check(const struct opts *o, struct nop_error *err)
+{
+	struct stat st;
+
+	if (!o->output || !strcmp(o->output, "-") || lstat(o->output, &st) < 0)
+		return 0; /* absent: created later (a bad directory says so then) */
+	if (S_ISLNK(st.st_mode))
+		nop_error_set(err, NOP_EUSAGE, ELOOP,
+			      "output file %s is a symbolic link; nopctl does not follow it", o->output);
+	else if (!S_ISREG(st.st_mode))
+		nop_error_set(err, NOP_EUSAGE, EINVAL,
+			      "output file %s is not a regular file (a FIFO, device or directory);"
+			      " -o writes files: for a pipe use '-o -' or the shell's redirection",
+			      o->output);
+	else if (!o->overwrite)
+		nop_error_set(err, NOP_EUSAGE, EEXIST,
+			      "output file %s exists; remove it or add --overwrite to replace it",
+			      o->output);
+	else
+		return 0;
+	return -1;
+}
+
 FILE *open_output(const struct opts *o, struct nop_error *err)
 {
+	struct stat st;
 	int fd;
 	FILE *f;
 
 	if (!o->output || !strcmp(o->output, "-"))
 		return buffered(stdout);
-	fd = open(o->output, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
-				     (o->force ? O_TRUNC : O_EXCL), 0644);
-	if (fd < 0) {
-		int e = errno;
+	if (output_check(o, err))
+		return NULL;
+	/* O_NONBLOCK: a FIFO put there since the check must not hang nopctl */
+	fd = open(o->output, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
+				     (o->overwrite ? O_TRUNC : O_EXCL), 0644);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		int e = fd < 0 ? errno : EINVAL;
 
-		if (e == EEXIST)
-			nop_error_set(err, NOP_EUSAGE, e,
-				      "output file %s exists; remove it or add --force to overwrite it",
-				      o->output);
-		else if (e == ELOOP)
-			nop_error_set(err, NOP_EUSAGE, e,
-				      "output file %s is a symbolic link; nopctl does not follow it",
-				      o->output);
-		else
+		if (fd >= 0)
+			close(fd);
+		if (e == EEXIST || e == ELOOP || e == EINVAL || e == ENXIO)
+			output_check(o, err);
+		if (!err->status)
 			nop_error_set(err, NOP_EUSAGE, e, "cannot create output file %s: %s",
 				      o->output, strerror(e));
 		return NULL;
 	}
+	fcntl(fd, F_SETFL, 0);
 	f = fdopen(fd, "w");
 	if (!f) {
 		close(fd);
@@ -124,8 +148,12 @@ const char *prepare_tracefs(struct nop_error *err)
 	if (!dir)
 		return NULL;
 	/* instances and journals of nopctl processes that died */
-	if (geteuid() == 0)
-		nop_reset_stale(dir, &rep, &e2);
+	if (geteuid() != 0)
+		return dir;
+	nop_reset_stale(dir, &rep, &e2);
+	if (rep.left[0])
+		fprintf(stderr, "nopctl: note: restoring after a nopctl that died, left what"
+			" someone changed since: %s\n", rep.left);
 	return dir;
 }
 

@@ -24,7 +24,9 @@ static const struct optdef defs[] = {
 	{ O_BUFFER, { "buffer-kb", required_argument, 0, 'b' }, "KB", "ring buffer size per CPU in KB" },
 	{ O_CPUS, { "cpus", required_argument, 0, 'C' }, "LIST", "trace only CPUs in LIST (e.g. 0-3,6)" },
 	{ O_STACK, { "stack", no_argument, 0, 's' }, NULL, "record the caller stack of each hit" },
-	{ O_OUTPUT, { "output", required_argument, 0, 'o' }, "FILE", "write to FILE (not a symlink; no overwrite without --force)" },
+	{ O_OUTPUT, { "output", required_argument, 0, 'o' }, "FILE", "write to FILE (a new or regular file; not a symlink, FIFO or device)" },
+	{ O_OVERWRITE, { "overwrite", no_argument, 0, 306 }, NULL, "replace -o FILE if it exists" },
+	{ O_USER, { "user", required_argument, 0, 'u' }, "USER", "run COMMAND as USER (its groups, HOME, USER, LOGNAME)" },
 	{ O_FORMAT, { "format", required_argument, 0, 'F' }, "FMT", "output format: text or json" },
 	{ O_GRAPHFMT, { "format", required_argument, 0, 'F' }, "FMT", "output format: text, json, folded, dot or chrome" },
 	{ O_FORMAT | O_GRAPHFMT, { "json", no_argument, 0, 'j' }, NULL, "same as --format json" },
@@ -39,7 +41,7 @@ static const struct optdef defs[] = {
 	{ O_GRAPHFLAG, { "graph", no_argument, 0, 'G' }, NULL, "record function_graph (PATTERNs are graph roots)" },
 	{ O_STATSFLAG, { "stats", no_argument, 0, 305 }, NULL, "print the stats summary instead of the stream" },
 	{ O_TOPLEVEL, { "top-level", no_argument, 0, 'T' }, NULL, "use the top-level buffer, not a private instance" },
-	{ O_FORCE, { "force", no_argument, 0, 'f' }, NULL, "take over a busy top-level tracer; overwrite -o FILE" },
+	{ O_FORCE, { "force", no_argument, 0, 'f' }, NULL, "take over a busy top-level tracer (its settings restored on exit)" },
 	{ ~0u, { "help", no_argument, 0, 'h' }, NULL, "show this help" },
 };
 
@@ -304,8 +306,14 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o, str
 		case 'q': o->quiet = true; break;
 		case 'f': o->force = true; break;
 		case 'T': o->top_level = true; break;
+		case 'u':
+			if (!*optarg)
+				return bad(err, name, optarg, "give a user name or uid");
+			o->user = optarg;
+			break;
 		case 'G': o->graph = true; break;
 		case 305: o->stats = true; break;
+		case 306: o->overwrite = true; break;
 		}
 	}
 	if (dashdash < argc) {
@@ -318,6 +326,10 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o, str
 			return -1;
 		}
 		o->command = &argv[dashdash + 1];
+	}
+	if (o->user && !o->command) {
+		nop_error_set(err, NOP_EUSAGE, 0, "-u runs a command as USER: give one after --");
+		return -1;
 	}
 	return 0;
 oom:

@@ -6,8 +6,12 @@
  * instruction. */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,18 +27,49 @@ int signals_block(sigset_t *set)
 {
 	struct sigaction old;
 	static const int always[] = { SIGINT, SIGQUIT, SIGTERM, SIGCHLD };
+	/* every other signal whose default ends the process without a core
+	 * dump of a fault: taken too, so that it ends the run through the
+	 * restore; left ignored where it was ignored */
+	static const int unless_ignored[] = { SIGHUP,  SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+					      SIGPROF, SIGXCPU, SIGXFSZ, SIGIO,	  SIGSTKFLT };
 
 	sigemptyset(set);
 	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++) {
 		signal(always[i], SIG_DFL);
 		sigaddset(set, always[i]);
 	}
-	if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-		sigaddset(set, SIGHUP);
+	for (size_t i = 0; i < sizeof(unless_ignored) / sizeof(unless_ignored[0]); i++)
+		if (sigaction(unless_ignored[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaddset(set, unless_ignored[i]);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaddset(set, sig);
 	signal(SIGPIPE, SIG_IGN);
 	if (sigprocmask(SIG_BLOCK, set, NULL) < 0)
 		return -1;
 	return signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+int fd_limit_for_cpus(struct nop_error *err)
+{
+	const struct nop_cpuset *on = nop_online_cpus();
+	struct rlimit rl;
+	rlim_t need = 64; /* stdio, the journal, locks, tracefs files, pipes */
+
+	for (int cpu = 0; cpu < nop_ncpus(); cpu++)
+		if (!on || nop_cpuset_has(on, cpu))
+			need += 2;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max < need || setrlimit(RLIMIT_NOFILE, &(struct rlimit){ rl.rlim_max, rl.rlim_max }) < 0) {
+		nop_error_set(err, NOP_EINTERNAL, EMFILE,
+			      "nopctl needs %llu open files for this machine's CPUs, and the limit"
+			      " is %llu (hard %llu): raise it (ulimit -n %llu) and run again",
+			      (unsigned long long)need, (unsigned long long)rl.rlim_cur,
+			      (unsigned long long)rl.rlim_max, (unsigned long long)need);
+		return -1;
+	}
+	return 0;
 }
 
 /* How often the tasks ran: the sum of their voluntary and involuntary
@@ -62,7 +97,39 @@ long long task_switches(const pid_t *pids, size_t n)
 
 /* The child waits on a pipe until tracing is on, so that it is traced
  * from its first instruction; exec errors come back on a second pipe. */
-pid_t spawn(char **argv, int *go_fd, int *err_fd)
+int as_user_lookup(const char *user, struct as_user *as, struct nop_error *err)
+{
+	struct passwd *pw = getpwnam(user);
+	char *end;
+	unsigned long uid = strtoul(user, &end, 10);
+
+	if (!pw && *user && !*end && uid <= 0xfffffffful)
+		pw = getpwuid((uid_t)uid);
+	if (!pw) {
+		nop_error_set(err, NOP_EUSAGE, 0, "-u %s: no such user (give a name from"
+			      " /etc/passwd or a uid)", user);
+		return -1;
+	}
+	as->uid = pw->pw_uid;
+	as->gid = pw->pw_gid;
+	snprintf(as->name, sizeof(as->name), "%s", pw->pw_name);
+	snprintf(as->home, sizeof(as->home), "%s", pw->pw_dir ? pw->pw_dir : "/");
+	return 0;
+}
+
+/* In the child: the user's groups, gid and uid (in that order: once the
+ * uid is given up, the rest cannot be), and its HOME, USER and LOGNAME. */
+static int become(const struct as_user *as)
+{
+	if (initgroups(as->name, as->gid) < 0 || setgid(as->gid) < 0 || setuid(as->uid) < 0)
+		return -1;
+	setenv("HOME", as->home, 1);
+	setenv("USER", as->name, 1);
+	setenv("LOGNAME", as->name, 1);
+	return 0;
+}
+
+pid_t spawn(char **argv, const struct as_user *as, int *go_fd, int *err_fd)
 {
 	int go[2], ef[2];
 	sigset_t none;
@@ -87,7 +154,8 @@ pid_t spawn(char **argv, int *go_fd, int *err_fd)
 		close(ef[0]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* nopctl gave up before tracing started */
-		execvp(argv[0], argv);
+		if (!as || become(as) == 0)
+			execvp(argv[0], argv);
 		e = errno;
 		if (write(ef[1], &e, sizeof(e)) < 0)
 			_exit(127);
@@ -126,7 +194,9 @@ void handle_signals(struct run *r)
 			continue;
 		}
 		nop_pipeline_stop(r->pipe, NOP_STOP_SIGNAL, (int)si.ssi_signo);
-		if (r->child > 0 && !r->child_exited)
+		/* a key on the terminal (SI_KERNEL) reached the command already:
+		 * its foreground group holds it; sent twice it would count twice */
+		if (r->child > 0 && !r->child_exited && si.ssi_code != SI_KERNEL)
 			kill(r->child, (int)si.ssi_signo);
 	}
 }
@@ -135,8 +205,10 @@ void reap_child(struct run *r)
 {
 	int status;
 
+	/* bounded: a command stuck in the kernel (D state) must not keep
+	 * nopctl from ending; it is left to its parent's parent */
 	for (int i = 0; r->child > 0 && i < 200; i++) {
-		pid_t w = waitpid(r->child, &status, i < 100 ? WNOHANG : 0);
+		pid_t w = waitpid(r->child, &status, WNOHANG);
 
 		if (w == r->child) {
 			r->child_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

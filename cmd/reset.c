@@ -27,6 +27,9 @@ int cmd_reset(struct opts *o)
 			      (unsigned long long)rep.removed_instances);
 		nop_field_u64(&f, "live_sessions", ", left %llu running session(s) alone",
 			      (unsigned long long)rep.live_sessions);
+		if (rep.left_files || o->enc == NOP_ENC_JSON)
+			nop_field_str(&f, "left", "; left as they are (changed since nopctl set"
+				      " them, or not restorable): %s", rep.left);
 		nop_fields_close(&f);
 	}
 	return ret ? report_error(o, &err) : 0;

@@ -7,6 +7,13 @@
 
 #include "cmd.h"
 
+/* -u USER (a name or a uid), looked up before anything is set up */
+struct as_user {
+	uid_t uid;
+	gid_t gid;
+	char name[64], home[512];
+};
+
 /* One live capture, from set-up to the exit code; whatever it holds is
  * released by its teardown, however far set-up got. */
 struct run {
@@ -33,11 +40,17 @@ struct run {
 	int go, ef; /* the child's start and exec-error pipes */
 	int child_status;
 	bool child_exited; /* exited, not yet reaped (see handle_signals) */
+	struct as_user user; /* -u: who COMMAND runs as */
 };
 
 /* process.c: signals into a signalfd; COMMAND started and reaped */
 int signals_block(sigset_t *set);
-pid_t spawn(char **argv, int *go_fd, int *err_fd);
+/* Descriptors for a buffer file and a record file per online CPU: the
+ * soft limit raised to the hard one, or an error before anything is set. */
+int fd_limit_for_cpus(struct nop_error *err);
+int as_user_lookup(const char *user, struct as_user *as, struct nop_error *err);
+/* as NULL: the command runs as nopctl does */
+pid_t spawn(char **argv, const struct as_user *as, int *go_fd, int *err_fd);
 void handle_signals(struct run *r);
 void reap_child(struct run *r);
 long long task_switches(const pid_t *pids, size_t n);

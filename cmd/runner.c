@@ -135,6 +135,8 @@ static int check_input(struct run *r)
 	}
 	if (o->command && command_check(o->command[0], &r->err))
 		return -1;
+	if (o->user && as_user_lookup(o->user, &r->user, &r->err))
+		return -1;
 	if (o->command && o->npids) {
 		nop_error_set(&r->err, NOP_EUSAGE, 0, "-p and -- COMMAND cannot be combined");
 		return -1;
@@ -154,8 +156,12 @@ static int open_session(struct run *r)
 
 	if (!(r->tdir = prepare_tracefs(&r->err)) || check_patterns(r->tdir, o, &r->err))
 		return -1;
-	if (r->mode == RUN_RECORD)
+	if (r->mode == RUN_RECORD) {
+		/* the trace.dat is created after the session: -o checked before */
+		if (output_check(o, &r->err))
+			return -1;
 		r->out = stderr; /* the trace.dat is written by nop_dat; this is for the summary */
+	}
 	else if (!(r->out = open_output(o, &r->err)))
 		return -1;
 	if (!functions) {
@@ -209,7 +215,7 @@ static int open_pipeline(struct run *r)
 	if (nop_pipeline_new(&r->pipe, &pc, &r->err))
 		return -1;
 	if (r->mode == RUN_RECORD) {
-		if (nop_dat_open(&r->dat, o->output, o->force, r->tdir, NULL, nop_source_page_size(r->src),
+		if (nop_dat_open(&r->dat, o->output, o->overwrite, r->tdir, NULL, nop_source_page_size(r->src),
 				 &r->err))
 			return -1;
 		nop_source_record_to(r->src, r->dat);
@@ -224,7 +230,7 @@ static int start(struct run *r)
 
 	nop_buffer_lost(nop_session_dir(r->sess), r->cpusp, &r->ov0, &r->dr0);
 	if (o->command) {
-		r->child = spawn(o->command, &r->go, &r->ef);
+		r->child = spawn(o->command, o->user ? &r->user : NULL, &r->go, &r->ef);
 		if (r->child < 0) {
 			nop_error_set(&r->err, NOP_EINTERNAL, errno, "fork: %s", strerror(errno));
 			return -1;
@@ -336,6 +342,7 @@ static int finish(struct run *r)
 /* Whatever was set up is released here; the session's restore first. */
 static int teardown(struct run *r)
 {
+	char left[600];
 	struct nop_error e2;
 	int code = 0;
 
@@ -344,8 +351,12 @@ static int teardown(struct run *r)
 	if (r->ef >= 0)
 		close(r->ef);
 	nop_source_close(r->src);
-	if (r->sess && nop_session_close(r->sess, r->err.status ? &e2 : &r->err) && !r->err.status)
+	if (r->sess && nop_session_close(r->sess, left, sizeof(left), r->err.status ? &e2 : &r->err) &&
+	    !r->err.status)
 		r->err.status = NOP_EINTERNAL;
+	if (left[0] && !r->o->quiet)
+		fprintf(stderr, "nopctl: note: changed by someone else while nopctl traced, so left"
+			" as they are now: %s\n", left);
 	if (r->child > 0)
 		reap_child(r);
 	nop_pipeline_free(r->pipe);
@@ -377,7 +388,7 @@ int run_capture(struct opts *o, enum run_mode mode)
 	};
 	sigset_t set;
 
-	if (check_input(&r))
+	if (check_input(&r) || fd_limit_for_cpus(&r.err))
 		return report_error(o, &r.err);
 	r.sigfd = signals_block(&set);
 	if (r.sigfd < 0) {

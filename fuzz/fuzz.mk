@@ -19,14 +19,16 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJ)
 
 fuzz-build: $(FUZZ_TARGETS)
 
-# each target from its committed seeds (fuzz/corpus/NAME); new finds go
+# each target from its committed seeds (fuzz/corpus/NAME; report: the
+# trace.dat seeds, fuzz/corpus/dat); new finds go
 # to build/fuzz/corpus/NAME, crashes to build/fuzz/crash-*
 fuzz: fuzz-build
 	@set -e; for t in $(FUZZ_TARGETS); do n=$${t##*/fuzz_}; \
+		seeds=fuzz/corpus/$$n; [ $$n != report ] || seeds=fuzz/corpus/dat; \
 		mkdir -p $(FUZZ_BUILD)/corpus/$$n; echo "== $$t ($(FUZZ_TIME) s)"; \
 		LSAN_OPTIONS=suppressions=fuzz/lsan.supp \
 		$$t -max_total_time=$(FUZZ_TIME) -close_fd_mask=3 -print_final_stats=1 \
-		    -artifact_prefix=$(FUZZ_BUILD)/crash- $(FUZZ_BUILD)/corpus/$$n fuzz/corpus/$$n; done
+		    -artifact_prefix=$(FUZZ_BUILD)/crash- $(FUZZ_BUILD)/corpus/$$n $$seeds; done
 
 .PHONY: fuzz fuzz-build
 .SECONDARY: $(FUZZ_OBJ)

@@ -18,15 +18,52 @@ struct frame {
 	int kdepth;
 };
 
+/* A task's stack grows as deep as its calls go: most tasks of a
+ * system-wide graph stay shallow, and a fixed NOP_GRAPH_MAX_DEPTH stack
+ * was 8.2 KB each (a 1.6 MB file naming 58,000 pids took 470 MB). */
+#define FIRST_DEPTH 4
+
 struct task {
 	int pid; /* 0: empty slot */
-	int n;
+	int n, cap;
 	/* the open calls' functions, outermost first: a call's path as the
-	 * sinks see it, never copied (one more slot for an exit whose entry
-	 * was not seen) */
-	unsigned long long func[NOP_GRAPH_MAX_DEPTH + 1];
-	struct frame f[NOP_GRAPH_MAX_DEPTH];
+	 * sinks see it, never copied (cap + 1 slots: one more for an exit
+	 * whose entry was not seen) */
+	unsigned long long *func;
+	struct frame *f;
 };
+
+/* room for need open calls (need <= NOP_GRAPH_MAX_DEPTH) */
+static int task_room(struct task *t, int need)
+{
+	int cap = t->cap ? t->cap : FIRST_DEPTH;
+	unsigned long long *func;
+	struct frame *f;
+
+	if (need <= t->cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	if (cap > NOP_GRAPH_MAX_DEPTH)
+		cap = NOP_GRAPH_MAX_DEPTH;
+	if (!(func = realloc(t->func, ((size_t)cap + 1) * sizeof(*func))))
+		return -1;
+	t->func = func;
+	if (!(f = realloc(t->f, (size_t)cap * sizeof(*f))))
+		return -1;
+	t->f = f;
+	t->cap = cap;
+	return 0;
+}
+
+static void task_free(struct task *t)
+{
+	if (t) {
+		free(t->func);
+		free(t->f);
+		free(t);
+	}
+}
 
 struct nop_graph {
 	struct task **slots; /* open addressing on pid */
@@ -55,7 +92,7 @@ void nop_graph_free(struct nop_graph *g)
 	if (!g)
 		return;
 	for (size_t i = 0; i < g->cap; i++)
-		free(g->slots[i]);
+		task_free(g->slots[i]);
 	free(g->slots);
 	free(g);
 }
@@ -97,8 +134,11 @@ static __attribute__((noinline)) struct task *task_lookup(struct nop_graph *g, i
 		g->cap = ncap;
 		t = slot(g->slots, g->cap, pid);
 	}
-	if (!(*t = calloc(1, sizeof(**t))))
+	if (!(*t = calloc(1, sizeof(**t))) || task_room(*t, 1)) {
+		task_free(*t);
+		*t = NULL;
 		return NULL;
+	}
 	(*t)->pid = pid;
 	g->used++;
 	return g->last = *t;
@@ -165,6 +205,8 @@ static int graph_entry(struct nop_graph *g, const struct nop_event *ev, nop_gite
 		return ret;
 	if (t->n == NOP_GRAPH_MAX_DEPTH) /* deeper than we follow: drop */
 		return 0;
+	if (task_room(t, t->n + 1))
+		return -ENOMEM;
 	t->func[t->n] = ev->ip;
 	t->f[t->n++] = (struct frame){ .entry_ts = ev->ts, .kdepth = ev->depth };
 	g->pending = t;

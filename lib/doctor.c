@@ -227,7 +227,7 @@ static void check_tracer(struct doc *d, enum nop_tracer t)
 	ret = nop_session_start(s, &e);
 	if (!ret)
 		ret = nop_session_stop(s, &e);
-	if (nop_session_close(s, &e2) && !ret) {
+	if (nop_session_close(s, NULL, 0, &e2) && !ret) {
 		e = e2;
 		ret = -1;
 	}

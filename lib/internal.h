@@ -72,6 +72,9 @@ int nop_stream_open_files(struct nop_stream **st, struct nop_decoder *d,
  * drain emits everything in timestamp order). */
 struct nop_dat_in;
 int nop_dat_in_open(struct nop_dat_in **in, const char *path, struct nop_error *err);
+/* sizes and offsets inside the file, before libtracecmd trusts them
+ * (tracedat_check.c); -1 with the reason */
+int nop_dat_check(const char *path, struct nop_error *err);
 void nop_dat_in_free(struct nop_dat_in *in);
 struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop_error *err);
 struct nop_resolver *nop_resolver_from_dat(const struct nop_dat_in *in, struct nop_error *err);
@@ -118,6 +121,7 @@ const char *nop_sink_comm(struct nop_sink *s, int pid);
 const char *nop_sink_func(struct nop_sink *s, unsigned long long addr);
 
 void nop_journal_set_dir(const char *dir); /* tests */
+extern const char *nop_pidns_link; /* /proc/self/ns/pid; tests point it elsewhere */
 
 extern const char *nop_kallsyms_path; /* /proc/kallsyms; tests point it elsewhere */
 
@@ -137,21 +141,51 @@ char *nop_path(char *buf, size_t len, const char *dir, const char *rel);
 /* The tracefs error message for a failed open/read/write of a file. */
 void nop_error_io(struct nop_error *err, const char *what, const char *path, int e);
 
-/* Journal of prior values (journal.c) */
+/* Journal of prior values (journal.c) and its replay (replay.c) */
 struct nop_journal;
+struct nop_replay {
+	int instances;	/* removed */
+	int nleft;	/* files left as they are, and why: */
+	char left[600];
+};
 int nop_journal_open(struct nop_journal **j, const char *tracing_dir, struct nop_error *err);
 int nop_journal_instance(struct nop_journal *j, const char *name, struct nop_error *err);
 int nop_journal_file(struct nop_journal *j, const char *rel, const char *prior,
 		     struct nop_error *err);
-/* Restore everything the journal names and delete it. */
-int nop_journal_finish(struct nop_journal *j, struct nop_error *err);
-/* instances (may be NULL) counts the instances it removed */
-int nop_journal_replay(const char *path, int *instances, struct nop_error *err);
+/* before each write of a journaled file, and what it read back after */
+int nop_journal_writing(struct nop_journal *j, const char *rel, struct nop_error *err);
+int nop_journal_holds(struct nop_journal *j, const char *rel, const char *now,
+		      struct nop_error *err);
+/* Restore what the journal names (what still holds nopctl's values) and
+ * delete it. */
+int nop_journal_finish(struct nop_journal *j, struct nop_replay *rep, struct nop_error *err);
+/* a journal nobody holds (EBUSY if one is), or one whose lock we hold */
+int nop_journal_replay(const char *path, struct nop_replay *rep, struct nop_error *err);
+int nop_journal_replay_locked(const char *path, int fd, struct nop_replay *rep,
+			      struct nop_error *err);
+/* one line appended to the journal open on fd (and synced); -1 + errno */
+int nop_journal_line(int fd, const char *what, const char *rel, const char *val);
+/* name a file left as it is, and why, in rep */
+void nop_replay_left(struct nop_replay *rep, const char *rel, const char *why);
+
+/* Settings every buffer shares, one value at a time (shared.c): the file
+ * set to want (written in write_dir) and this process registered as its
+ * user; EBUSY while a live nopctl holds another value. Released at the
+ * session's end, restored when its last user is gone. */
+int nop_shared_take(const char *tracing_dir, const char *write_dir, const char *rel,
+		    const char *want, bool list, struct nop_error *err);
+int nop_shared_release(const char *tracing_dir, pid_t pid, struct nop_replay *rep,
+		       struct nop_error *err);
+
+/* hex text to its bytes in place; -1 on odd length or a non-hex digit */
+int nop_unhex(char *s);
 
 /* Put back one tracefs file's prior value as read from it (restore.c). */
 int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior,
 		     struct nop_error *err);
 int nop_instance_remove(const char *tracing_dir, const char *name, struct nop_error *err);
+/* a list file's entry as read back, in the form it is written in */
+const char *nop_list_writable(const char *rel, const char *entry, char *buf, size_t len);
 
 /* A string-keyed map of fixed-size zeroed values, in insertion order. */
 struct nop_strmap;

@@ -6,8 +6,12 @@
  *	tracing <tracefs dir>
  *	instance <name>           an instance nopctl created
  *	file <rel path> <hex>     a top-level file and its prior contents
- * Replaying a journal (on exit, or by 'nopctl reset' after a crash) restores
- * files newest first and removes the instances.
+ *	writing <rel path>        nopctl is about to write it
+ *	holds <rel path> <hex>    what it read back after writing it
+ * The session holds an exclusive flock on its journal for its whole life:
+ * a journal nobody holds belongs to a nopctl that is gone, whatever its
+ * pid now names. Replaying a journal (replay.c) restores each file that
+ * still holds what nopctl wrote and removes the instances.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,6 +19,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -87,31 +92,45 @@ static int jwrite(struct nop_journal *j, const char *line, struct nop_error *err
 	return 0;
 }
 
+/* Created under a dot name that no walk visits, locked, its header
+ * written, then linked into place: nobody ever sees an unlocked journal
+ * of a live session (and replays it under it). */
 int nop_journal_open(struct nop_journal **jp, const char *tracing_dir, struct nop_error *err)
 {
 	struct nop_journal *j;
-	char line[4200];
+	char line[4200], tmp[4200];
 
 	if (journal_dir_ok(true, err) < 0)
 		return -1;
 	if (!(j = nop_zalloc(sizeof(*j), err)))
 		return -1;
 	snprintf(j->path, sizeof(j->path), "%s/%d.journal", journal_dir, (int)getpid());
-	j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (j->fd < 0) {
-		nop_error_io(err, "create journal", j->path, errno);
+	snprintf(tmp, sizeof(tmp), "%s/.%d.journal", journal_dir, (int)getpid());
+	unlink(tmp); /* a pid's earlier life, killed while starting */
+	j->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (j->fd < 0 || flock(j->fd, LOCK_EX | LOCK_NB) < 0) {
+		nop_error_io(err, "create journal", tmp, errno);
+		if (j->fd >= 0)
+			close(j->fd);
 		free(j);
 		return -1;
 	}
 	snprintf(line, sizeof(line), "nopctl-journal 1\ntracing %s\n", tracing_dir);
-	if (jwrite(j, line, err) < 0) {
-		close(j->fd);
-		unlink(j->path);
-		free(j);
-		return -1;
+	if (jwrite(j, line, err) < 0)
+		goto fail;
+	/* link, not rename: an older journal of this pid is never replaced */
+	if (link(tmp, j->path) < 0) {
+		nop_error_io(err, "create journal", j->path, errno);
+		goto fail;
 	}
+	unlink(tmp);
 	*jp = j;
 	return 0;
+fail:
+	close(j->fd);
+	unlink(tmp);
+	free(j);
+	return -1;
 }
 
 int nop_journal_instance(struct nop_journal *j, const char *name, struct nop_error *err)
@@ -122,183 +141,85 @@ int nop_journal_instance(struct nop_journal *j, const char *name, struct nop_err
 	return jwrite(j, line, err);
 }
 
-int nop_journal_file(struct nop_journal *j, const char *rel, const char *prior,
-		     struct nop_error *err)
+/* "what rel[ hex(val)]\n" appended to the journal open on fd, on disk
+ * before the change it announces is made */
+int nop_journal_line(int fd, const char *what, const char *rel, const char *val)
 {
-	size_t n = strlen(prior), off;
-	char *line = malloc(strlen(rel) + 2 * n + 16);
-	int ret;
+	size_t n = val ? strlen(val) : 0, off;
+	char *line = malloc(strlen(what) + strlen(rel) + 2 * n + 16);
+	int ret = -1;
 
 	if (!line) {
-		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		errno = ENOMEM;
 		return -1;
 	}
-	off = (size_t)sprintf(line, "file %s ", rel);
+	off = (size_t)sprintf(line, "%s %s%s", what, rel, val ? " " : "");
 	for (size_t i = 0; i < n; i++)
-		off += (size_t)sprintf(line + off, "%02x", (unsigned char)prior[i]);
+		off += (size_t)sprintf(line + off, "%02x", (unsigned char)val[i]);
 	strcpy(line + off, "\n");
-	ret = jwrite(j, line, err);
+	if (write(fd, line, off + 1) == (ssize_t)(off + 1) && fdatasync(fd) == 0)
+		ret = 0;
+	else if (errno == 0)
+		errno = ENOSPC;
 	free(line);
 	return ret;
 }
 
-/* whole bytes only: a line cut in the middle of a byte is no value */
-static int unhex(char *s)
+static int journal_hex(struct nop_journal *j, const char *what, const char *rel,
+		       const char *val, struct nop_error *err)
 {
-	size_t n = strlen(s) / 2;
-
-	if (strlen(s) % 2)
+	errno = 0;
+	if (nop_journal_line(j->fd, what, rel, val) < 0) {
+		nop_error_io(err, "write journal", j->path, errno);
 		return -1;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
-			return -1;
-		s[i] = (char)v;
 	}
-	s[n] = 0;
 	return 0;
 }
 
-int nop_journal_replay(const char *path, int *instances, struct nop_error *err)
+int nop_journal_file(struct nop_journal *j, const char *rel, const char *prior,
+		     struct nop_error *err)
 {
-	char *text = nop_read_file(path, NULL, err), *tracing = NULL;
-	char **lines = NULL;
-	size_t n = 0, cap = 0;
-	int ret = 0;
-	struct nop_error e2;
-
-	if (!text)
-		return -1;
-	/* killed while writing its first lines: nothing was changed yet (every
-	 * change is journaled first), and there is nothing to restore */
-	if (!strchr(text, '\n') || strncmp(text, "nopctl-journal 1\ntracing ", 25) != 0) {
-		const char *head = "nopctl-journal 1\ntracing ";
-		size_t len = strlen(text);
-
-		if (len < strlen(head) ? !strncmp(text, head, len)
-				       : !strncmp(text, head, strlen(head)) && !strchr(text + strlen(head), '\n')) {
-			free(text);
-			if (unlink(path) < 0) {
-				nop_error_io(err, "remove", path, errno);
-				return -1;
-			}
-			return 0;
-		}
-	}
-	/* a last line without its newline was cut short while written
-	 * (ENOSPC, RLIMIT_FSIZE, a crash): it holds no whole value */
-	if (strrchr(text, '\n'))
-		strrchr(text, '\n')[1] = 0;
-	for (char *save, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		if (nop_grow((void **)&lines, &cap, n + 1, sizeof(*lines))) {
-			free(text);
-			free(lines);
-			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
-			return -1;
-		}
-		lines[n++] = l;
-	}
-	if (n < 2 || strcmp(lines[0], "nopctl-journal 1") != 0 || strncmp(lines[1], "tracing ", 8)) {
-		nop_error_set(err, NOP_EINTERNAL, 0, "%s is not a nopctl journal; left in place", path);
-		free(text);
-		free(lines);
-		return -1;
-	}
-	tracing = lines[1] + 8;
-	/* newest first: a file changed twice ends at its oldest value */
-	for (size_t i = n; i-- > 2;) {
-		char *l = lines[i];
-
-		if (!strncmp(l, "instance ", 9)) {
-			if (!nop_instance_owner(l + 9))
-				continue; /* not a name nopctl gives its instances */
-			if (nop_instance_remove(tracing, l + 9, &e2) < 0) {
-				if (ret == 0)
-					*err = e2;
-				ret = -1;
-			} else if (instances) {
-				(*instances)++;
-			}
-		} else if (!strncmp(l, "file ", 5)) {
-			char *rel = l + 5, *hex = strchr(rel, ' ');
-
-			if (!hex)
-				continue;
-			*hex++ = 0;
-			if (rel[0] == '/' || strstr(rel, ".."))
-				continue; /* names are data: never out of the tracing dir */
-			if (unhex(hex) == 0 && nop_restore_file(tracing, rel, hex, &e2) < 0 && ret == 0) {
-				*err = e2;
-				ret = -1;
-			}
-		}
-	}
-	if (ret == 0)
-		unlink(path);
-	free(text);
-	free(lines);
-	return ret;
+	return journal_hex(j, "file", rel, prior, err);
 }
 
-int nop_journal_finish(struct nop_journal *j, struct nop_error *err)
+int nop_journal_writing(struct nop_journal *j, const char *rel, struct nop_error *err)
+{
+	return journal_hex(j, "writing", rel, NULL, err);
+}
+
+int nop_journal_holds(struct nop_journal *j, const char *rel, const char *now,
+		      struct nop_error *err)
+{
+	return journal_hex(j, "holds", rel, now, err);
+}
+
+/* The session's own journal, replayed while its lock is still held. */
+int nop_journal_finish(struct nop_journal *j, struct nop_replay *rep, struct nop_error *err)
 {
 	int ret;
 
 	if (!j)
 		return 0;
+	ret = nop_journal_replay_locked(j->path, j->fd, rep, err);
 	close(j->fd);
-	ret = nop_journal_replay(j->path, NULL, err);
 	free(j);
 	return ret;
 }
 
-/* Every journal of a nopctl that no longer runs, replayed; live ones
- * counted. Only from a journal directory that passes the checks. */
-static int replay_stale(struct nop_reset_report *rep, struct nop_error *err)
+/* Is the journal of pid held by a live session? */
+bool nop_owner_alive(pid_t pid)
 {
-	struct nop_walk w = { 0 };
-	struct nop_error e2;
-	int ret = 0;
+	char path[4200];
+	bool alive;
+	int fd;
 
-	if (journal_dir_ok(false, &e2) < 0)
-		return 0;
-	while (nop_walk_journals(&w, nop_journal_dir())) {
-		if (w.owner == getpid())
-			continue;
-		if (nop_owner_alive(w.owner)) {
-			rep->live_sessions++;
-		} else if (nop_journal_replay(w.path, &rep->removed_instances, &e2) < 0) {
-			if (ret == 0)
-				*err = e2;
-			ret = -1;
-		} else {
-			rep->restored_journals++;
-		}
-	}
-	return ret;
-}
-
-int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
-		    struct nop_error *err)
-{
-	struct nop_walk w = { 0 };
-	struct nop_error e2;
-	int ret;
-
-	memset(rep, 0, sizeof(*rep));
-	ret = replay_stale(rep, err);
-	while (nop_walk_instances(&w, tracing_dir)) {
-		if (!w.owner || w.owner == getpid() || nop_owner_alive(w.owner))
-			continue;
-		if (nop_instance_remove(tracing_dir, w.name, &e2) < 0) {
-			if (ret == 0)
-				*err = e2;
-			ret = -1;
-		} else {
-			rep->removed_instances++;
-		}
-	}
-	return ret;
+	if (pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "%s/%d.journal", journal_dir, (int)pid);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	alive = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return alive;
 }

@@ -84,6 +84,7 @@ char *nop_trim(char *s);
 bool nop_list_entry(const char *line);
 int nop_write_file(const char *path, const char *val, bool append, struct nop_error *err);
 int nop_ncpus(void);
+const struct nop_cpuset *nop_online_cpus(void); /* NULL: unknown */
 
 /* ---- the tracing session: instance or top level, journal, restore --- */
 enum nop_tracer { NOP_TRACER_FUNCTION, NOP_TRACER_GRAPH };
@@ -121,8 +122,10 @@ int nop_session_set_pids(struct nop_session *s, const pid_t *pids, size_t n,
 			 struct nop_error *err);
 int nop_session_start(struct nop_session *s, struct nop_error *err);
 int nop_session_stop(struct nop_session *s, struct nop_error *err);
-/* Restores every file the session touched and removes its instance. */
-int nop_session_close(struct nop_session *s, struct nop_error *err);
+/* Restores every file the session touched and removes its instance. A
+ * file someone else changed while the session ran keeps their value:
+ * named in left (if not NULL), "" when there was none. */
+int nop_session_close(struct nop_session *s, char *left, size_t leftlen, struct nop_error *err);
 const char *nop_session_dir(const struct nop_session *s); /* buffer dir */
 /* Another user's shared setting that shapes this capture (an instance
  * shares max_graph_depth and tracing_thresh), or NULL. */
@@ -137,6 +140,8 @@ struct nop_reset_report {
 	int restored_journals;
 	int removed_instances;
 	int live_sessions;
+	int left_files; /* changed by someone since nopctl set them, or not restorable: */
+	char left[1024];
 };
 int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
 		    struct nop_error *err);
@@ -146,7 +151,7 @@ int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
  *	struct nop_walk w = { 0 };
  *	while (nop_walk_instances(&w, dir)) use(w.name, w.path, w.owner);
  * (nop_walk_end only to stop early). */
-bool nop_owner_alive(pid_t pid);
+bool nop_owner_alive(pid_t pid); /* its journal is held by a running session */
 void nop_instance_name(char *buf, size_t len, pid_t pid);
 pid_t nop_instance_owner(const char *name); /* of "nopctl-<pid>"; 0: not nopctl's */
 struct nop_walk {
@@ -249,7 +254,7 @@ void nop_resolver_free(struct nop_resolver *r);
 struct nop_dat;
 /* page_size: the ring buffer's; formats are read from tracing_dir at the
  * end, symbols from kallsyms (NULL: /proc/kallsyms) */
-int nop_dat_open(struct nop_dat **w, const char *path, bool force, const char *tracing_dir,
+int nop_dat_open(struct nop_dat **w, const char *path, bool overwrite, const char *tracing_dir,
 		 const char *kallsyms, int page_size, struct nop_error *err);
 int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len);
 int nop_dat_finish(struct nop_dat *w, struct nop_error *err);

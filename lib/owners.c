@@ -1,12 +1,13 @@
 /* owners.c - what belongs to which nopctl: instances named nopctl-<pid>
- * and journals named <pid>.journal, the liveness of their owner, and the
- * walks over both. */
+ * and journals named <pid>.journal, and the walks over both (whether an
+ * owner still runs: nop_owner_alive, journal.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -25,31 +26,42 @@ static pid_t owner_of(const char *name, const char *prefix, const char *suffix)
 	return (pid_t)v;
 }
 
+const char *nop_pidns_link = "/proc/self/ns/pid";
+
+/* tracefs is one for the whole machine, but pids and /run/nopctl are per
+ * container: an instance named for pid 1234 of another PID namespace is
+ * not ours to judge. Outside the first namespace an instance's name says
+ * which one ("nopctl-1234-ns4026532301"); only names of our own namespace
+ * have an owner here. */
+static const char *ns_suffix(void)
+{
+	static char suffix[40];
+	static const char *read_from;
+	char link[64] = "";
+	unsigned long long ino;
+	ssize_t n;
+
+	if (read_from == nop_pidns_link)
+		return suffix;
+	read_from = nop_pidns_link;
+	suffix[0] = 0;
+	n = readlink(nop_pidns_link, link, sizeof(link) - 1);
+	if (n > 0)
+		link[n] = 0;
+	/* the first PID namespace's inode is PROC_PID_INIT_INO */
+	if (n > 0 && sscanf(link, "pid:[%llu]", &ino) == 1 && ino != 0xEFFFFFFCull)
+		snprintf(suffix, sizeof(suffix), "-ns%llu", ino);
+	return suffix;
+}
+
 pid_t nop_instance_owner(const char *name)
 {
-	return owner_of(name, "nopctl-", "");
+	return owner_of(name, "nopctl-", ns_suffix());
 }
 
 void nop_instance_name(char *buf, size_t len, pid_t pid)
 {
-	snprintf(buf, len, "nopctl-%d", (int)pid);
-}
-
-bool nop_owner_alive(pid_t pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = 0;
-	fclose(f);
-	return strncmp(comm, "nopctl", 6) == 0;
+	snprintf(buf, len, "nopctl-%d%s", (int)pid, ns_suffix());
 }
 
 /* The next entry of base (opened at the first call) other than . and ..;
@@ -82,8 +94,8 @@ bool nop_walk_instances(struct nop_walk *w, const char *tracing_dir)
 {
 	char base[4200];
 
-	return walk(w, nop_path(base, sizeof(base), tracing_dir, "instances") ? base : "", "nopctl-", "",
-		    false);
+	return walk(w, nop_path(base, sizeof(base), tracing_dir, "instances") ? base : "", "nopctl-",
+		    ns_suffix(), false);
 }
 
 bool nop_walk_journals(struct nop_walk *w, const char *journal_dir)

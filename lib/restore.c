@@ -34,6 +34,35 @@ static bool buffer_still_promised(const char *path)
 	return promised;
 }
 
+/* A list entry as read back, in the form it is written in: a module's
+ * function reads "func [mod]" and is written "func:mod:mod" (set_graph_*:
+ * "func"); a function
+ * command (trigger) reads "func:cmd[:args]:unlimited" or ":count=N" and is
+ * written "func:cmd[:args]" or "func:cmd[:args]:N". */
+const char *nop_list_writable(const char *rel, const char *l, char *buf, size_t len)
+{
+	const char *mod = strstr(l, " ["), *last = strrchr(l, ':');
+
+	if (mod && l[strlen(l) - 1] == ']') {
+		/* set_graph_* take no ":mod:": the name alone */
+		if (strcmp(rel, "set_ftrace_filter") && strcmp(rel, "set_ftrace_notrace"))
+			snprintf(buf, len, "%.*s", (int)(mod - l), l);
+		else
+			snprintf(buf, len, "%.*s:mod:%.*s", (int)(mod - l), l,
+				 (int)(strlen(mod) - 3), mod + 2);
+		return buf;
+	}
+	if (last && !strcmp(last, ":unlimited")) {
+		snprintf(buf, len, "%.*s", (int)(last - l), l);
+		return buf;
+	}
+	if (last && !strncmp(last, ":count=", 7)) {
+		snprintf(buf, len, "%.*s:%s", (int)(last - l), l, last + 7);
+		return buf;
+	}
+	return l;
+}
+
 /* Lists read back one entry per line, "#..." comments and "no pid" meaning
  * empty; everything else reads back as the value it is written as, except
  * buffer_size_kb ("7 (expanded: 1408)": written back only where the kernel
@@ -53,15 +82,22 @@ int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior
 		ret = nop_write_file(path, "", false, err);
 		for (char *save, *l = strtok_r(val, "\n", &save); l && ret == 0;
 		     l = strtok_r(NULL, "\n", &save)) {
+			char entry[600];
+
 			l = nop_trim(l);
 			if (!nop_list_entry(l))
 				continue;
-			ret = nop_write_file(path, l, true, err);
+			ret = nop_write_file(path, nop_list_writable(rel, l, entry, sizeof(entry)), true, err);
 		}
 		free(val);
 		return ret;
 	}
 	v = nop_trim(val);
+	if (!strcmp(v, "X") && strstr(rel, "buffer_size_kb")) {
+		/* per-CPU sizes that differ: journaled one CPU at a time */
+		free(val);
+		return 0;
+	}
 	if (!strcmp(rel, "buffer_size_kb")) {
 		char *exp = strstr(v, "expanded: ");
 

@@ -25,11 +25,29 @@ struct nop_session {
 	int lock_fd;	     /* top-level lock, held while the session lives */
 	char note[320];	     /* another user's shared setting that shapes ours */
 	char *pids;	     /* set_ftrace_pid as last read (nop_session_traces) */
+	bool took_shared;    /* holds settings in the shared registry (shared.c) */
 };
 
 static const char *tracer_name(enum nop_tracer t)
 {
 	return t == NOP_TRACER_GRAPH ? "function_graph" : "function";
+}
+
+static int journal_per_cpu_sizes(struct nop_session *s, struct nop_error *err)
+{
+	for (int cpu = 0; cpu < nop_ncpus(); cpu++) {
+		char rel[64], path[4200], *v;
+		int ret;
+
+		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/buffer_size_kb", cpu);
+		if (!(v = nop_read_file(nop_path(path, sizeof(path), s->tracing_dir, rel), NULL, NULL)))
+			continue; /* a CPU that is not there */
+		ret = nop_journal_file(s->journal, rel, v, err);
+		free(v);
+		if (ret)
+			return -1;
+	}
+	return 0;
 }
 
 /* Write down a top-level file's prior value, once per session, before
@@ -48,7 +66,9 @@ static int journal_once(struct nop_session *s, const char *rel, const char *only
 	prior = nop_read_file(nop_path(path, sizeof(path), s->tracing_dir, rel), NULL, err);
 	if (!prior)
 		return -1;
-	if (!only_if || strstr(prior, only_if)) {
+	if (!strcmp(rel, "buffer_size_kb") && !strcmp(nop_trim(prior), "X"))
+		ret = journal_per_cpu_sizes(s, err); /* sizes differ: one per CPU */
+	if (ret == 0 && (!only_if || strstr(prior, only_if))) {
 		ret = nop_journal_file(s->journal, rel, prior, err);
 		if (ret == 0 && (nop_grow((void **)&s->journaled, &s->capj, s->njournaled + 1,
 					  sizeof(char *)) ||
@@ -63,6 +83,26 @@ static int journal_once(struct nop_session *s, const char *rel, const char *only
 	return ret;
 }
 
+/* A top-level file: its prior value journaled before the first change,
+ * each write announced, and what it reads back after written down (the
+ * restore puts back only a file that still holds it). */
+static int journaled_write(struct nop_session *s, const char *path, const char *rel,
+			   const char *val, bool append, struct nop_error *err)
+{
+	char *now;
+	int ret;
+
+	if (journal_once(s, rel, NULL, err) || nop_journal_writing(s->journal, rel, err))
+		return -1;
+	ret = nop_write_file(path, val, append, err);
+	if (!(now = nop_read_file(path, NULL, ret ? NULL : err)))
+		return -1;
+	if (nop_journal_holds(s->journal, rel, now, ret ? NULL : err))
+		ret = -1;
+	free(now);
+	return ret;
+}
+
 /* Write dir/rel; a top-level file is journaled before its first change. */
 static int write_in(struct nop_session *s, const char *dir, const char *rel, const char *val,
 		    bool append, struct nop_error *err)
@@ -73,19 +113,43 @@ static int write_in(struct nop_session *s, const char *dir, const char *rel, con
 		nop_error_set(err, NOP_EINTERNAL, ENAMETOOLONG, "path too long");
 		return -1;
 	}
-	if (!strcmp(dir, s->tracing_dir) && journal_once(s, rel, NULL, err))
-		return -1;
-	return nop_write_file(path, val, append, err);
+	if (strcmp(dir, s->tracing_dir))
+		return nop_write_file(path, val, append, err);
+	return journaled_write(s, path, rel, val, append, err);
 }
 
-/* A file of the session's buffer. On 6.1 tracer options are one set for
- * every instance: what an instance writes, the top level reads back. So
- * an instance's option is journaled at the top level too. */
+/* A setting every buffer shares, through the registry (shared.c). */
+static int take_shared(struct nop_session *s, const char *write_dir, const char *rel,
+		       const char *val, bool list, struct nop_error *err)
+{
+	s->took_shared = true;
+	return nop_shared_take(s->tracing_dir, write_dir, rel, val, list, err);
+}
+
+static char *read_trimmed(const char *dir, const char *rel);
+
+/* Does an instance's option read as the top level's? Tracer options are
+ * one set for every buffer (6.1: all of them; 6.12: function_graph's
+ * funcgraph-*, seen in the VM): what an instance writes, the top level
+ * reads back. An option that reads otherwise is the instance's own; one
+ * that reads the same may be shared, and is taken as such. */
+static bool same_as_top(struct nop_session *s, const char *rel)
+{
+	char *mine = read_trimmed(s->dir, rel), *top = read_trimmed(s->tracing_dir, rel);
+	bool same = mine && top && !strcmp(mine, top);
+
+	free(mine);
+	free(top);
+	return same;
+}
+
+/* A file of the session's buffer; an instance's option that may be shared
+ * by every buffer is a shared setting (shared.c). */
 static int sess_write(struct nop_session *s, const char *rel, const char *val, bool append,
 		      struct nop_error *err)
 {
-	if (s->instance[0] && !strncmp(rel, "options/", 8) && journal_once(s, rel, NULL, err))
-		return -1;
+	if (s->instance[0] && !strncmp(rel, "options/", 8) && !append && same_as_top(s, rel))
+		return take_shared(s, s->dir, rel, val, false, err);
 	return write_in(s, s->dir, rel, val, append, err);
 }
 
@@ -207,9 +271,11 @@ static int graph_shared(struct nop_session *s, struct nop_error *err)
 		if (!sh[i].file || !has_file(s->tracing_dir, sh[i].file))
 			continue;
 		if (own || sh[i].asked) {
-			if (set_in(s, s->tracing_dir, sh[i].file, sh[i].want, sh[i].list, err))
+			if (!take_shared(s, s->tracing_dir, sh[i].file, sh[i].want, sh[i].list, err))
+				continue;
+			if (sh[i].asked || err->status != NOP_EBUSY)
 				return -1;
-			continue;
+			/* another nopctl's value, not one we asked to change: said */
 		}
 		v = read_trimmed(s->tracing_dir, sh[i].file);
 		foreign = v && (sh[i].list ? list_has_entry(v) : strcmp(v, sh[i].want) != 0);
@@ -248,6 +314,30 @@ static int take_over_top(struct nop_session *s, struct nop_error *err)
 	return 0;
 }
 
+/* Function commands ("schedule:traceoff:unlimited") stay in
+ * set_ftrace_filter when it is emptied; at a top level taken over, a
+ * foreign traceoff would stop the capture. Each is removed ("!func:cmd")
+ * after the file's prior value is journaled; the restore writes them back. */
+static int remove_triggers(struct nop_session *s, struct nop_error *err)
+{
+	char *v = s->instance[0] ? NULL : read_trimmed(s->dir, "set_ftrace_filter");
+	int ret = 0;
+
+	for (char *save, *l = v ? strtok_r(v, "\n", &save) : NULL; l && !ret;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char *last = strrchr(l, ':'), cmd[600];
+
+		if (!last || l[0] == '#')
+			continue;
+		if (!strcmp(last, ":unlimited") || !strncmp(last, ":count=", 7))
+			*last = 0;
+		snprintf(cmd, sizeof(cmd), "!%s", nop_trim(l));
+		ret = sess_write(s, "set_ftrace_filter", cmd, true, err);
+	}
+	free(v);
+	return ret;
+}
+
 /* Settings written with tracing off, tracer last: the tracer never runs
  * unfiltered, and a failed step leaves nothing the journal cannot undo. */
 static int apply(struct nop_session *s, struct nop_error *err)
@@ -262,7 +352,7 @@ static int apply(struct nop_session *s, struct nop_error *err)
 		const char **pats = pass ? c->notrace : c->filters;
 		size_t n = pass ? c->nnotrace : c->nfilters;
 
-		if (sess_write(s, file, "", false, err))
+		if (sess_write(s, file, "", false, err) || (!pass && remove_triggers(s, err)))
 			return -1;
 		for (size_t i = 0; i < n; i++) {
 			if (nop_pattern_check(pats[i], err))
@@ -280,7 +370,9 @@ static int apply(struct nop_session *s, struct nop_error *err)
 		if (sess_write(s, "set_ftrace_notrace_pid", buf, false, err))
 			return -1;
 	}
-	if (sess_write(s, "options/function-fork", c->follow_fork ? "1" : "0", false, err))
+	/* only where tasks are followed: on 6.1 every instance shares it */
+	if ((c->follow_fork || c->npids) &&
+	    file_set(s, "options/function-fork", c->follow_fork ? "1" : "0", err))
 		return -1;
 	if (!s->instance[0] && take_over_top(s, err))
 		return -1;
@@ -313,6 +405,17 @@ static bool has_file(const char *dir, const char *rel)
 	return nop_path(path, sizeof(path), dir, rel) && access(path, F_OK) == 0;
 }
 
+static int write_list(struct nop_session *s, const char *rel, const char **v, size_t n,
+		      struct nop_error *err)
+{
+	if (sess_write(s, rel, "", false, err))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (sess_write(s, rel, v[i], true, err))
+			return -1;
+	return 0;
+}
+
 static int apply_graph(struct nop_session *s, struct nop_error *err)
 {
 	const struct nop_session_cfg *c = &s->cfg;
@@ -322,12 +425,23 @@ static int apply_graph(struct nop_session *s, struct nop_error *err)
 		{ "options/funcgraph-irqs", offsetof(struct nop_session_cfg, no_irqs), "0" },
 	};
 	if (c->nroots || has_file(s->dir, "set_graph_function")) {
-		if (sess_write(s, "set_graph_function", "", false, err))
-			return -1;
-		for (size_t i = 0; i < c->nroots; i++)
-			if (nop_pattern_check(c->roots[i], err) ||
-			    sess_write(s, "set_graph_function", c->roots[i], true, err))
+		char roots[8192] = "";
+		size_t off = 0;
+
+		for (size_t i = 0; i < c->nroots; i++) {
+			if (nop_pattern_check(c->roots[i], err))
 				return -1;
+			off += (size_t)snprintf(roots + off, sizeof(roots) - off, "%s%s", i ? "\n" : "",
+						c->roots[i]);
+			if (off >= sizeof(roots)) {
+				nop_error_set(err, NOP_EUSAGE, 0, "too many graph roots");
+				return -1;
+			}
+		}
+		/* at the top level, the roots of every function_graph user */
+		if (!s->instance[0] ? take_shared(s, s->dir, "set_graph_function", roots, true, err)
+				    : write_list(s, "set_graph_function", c->roots, c->nroots, err))
+			return -1;
 	}
 	if (graph_shared(s, err))
 		return -1;
@@ -495,7 +609,7 @@ int nop_session_open(struct nop_session **sp, const struct nop_session_cfg *cfg,
 	*sp = s;
 	return 0;
 fail:
-	nop_session_close(s, &e2);
+	nop_session_close(s, NULL, 0, &e2);
 	return -1;
 }
 
@@ -509,13 +623,20 @@ int nop_session_stop(struct nop_session *s, struct nop_error *err)
 	return sess_write(s, "tracing_on", "0", false, err);
 }
 
-int nop_session_close(struct nop_session *s, struct nop_error *err)
+int nop_session_close(struct nop_session *s, char *left, size_t leftlen, struct nop_error *err)
 {
+	struct nop_replay rep = { 0 };
 	int ret;
 
+	if (left && leftlen)
+		left[0] = 0;
 	if (!s)
 		return 0;
-	ret = nop_journal_finish(s->journal, err);
+	ret = nop_journal_finish(s->journal, &rep, err);
+	if (s->took_shared && nop_shared_release(s->tracing_dir, getpid(), &rep, ret ? NULL : err))
+		ret = -1;
+	if (left && leftlen)
+		snprintf(left, leftlen, "%s", rep.left);
 	if (s->lock_fd >= 0)
 		close(s->lock_fd);
 	for (size_t i = 0; i < s->njournaled; i++)

@@ -124,6 +124,8 @@ int nop_stream_open(struct nop_stream **stp, struct nop_decoder *d, const char *
 	struct nop_stream *st;
 	char path[4200];
 
+	if (!cpus)
+		cpus = nop_online_cpus();
 	if (stream_alloc(&st, d, ncpus, true, err))
 		return -1;
 	for (int cpu = 0; cpu < ncpus; cpu++) {
@@ -171,6 +173,37 @@ int nop_stream_open_files(struct nop_stream **stp, struct nop_decoder *d, const 
 	return 0;
 }
 
+static int by_offset(const void *a, const void *b)
+{
+	const unsigned long long *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Do two CPUs claim the same bytes of the file (as far as it reaches)? */
+static bool ranges_overlap(const struct nop_dat_in *l, unsigned long long end)
+{
+	unsigned long long(*r)[2] = calloc((size_t)l->n + 1, sizeof(*r));
+	bool overlap = false;
+	int n = 0;
+
+	if (!r)
+		return true;
+	for (int i = 0; i < l->n; i++) {
+		unsigned long long off = l->cpu[i].off, size = l->cpu[i].size;
+
+		if (off >= end || !size)
+			continue;
+		r[n][0] = off;
+		r[n++][1] = size < end - off ? off + size : end;
+	}
+	qsort(r, (size_t)n, sizeof(*r), by_offset);
+	for (int i = 1; i < n && !overlap; i++)
+		overlap = r[i][0] < r[i - 1][1];
+	free(r);
+	return overlap;
+}
+
 int nop_stream_open_dat(struct nop_stream **stp, struct nop_decoder *d, const struct nop_dat_in *l,
 			struct nop_error *err)
 {
@@ -194,19 +227,28 @@ int nop_stream_open_dat(struct nop_stream **stp, struct nop_decoder *d, const st
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	st->datfd = fd;
 	fd = -1;
+	if (ranges_overlap(l, (unsigned long long)sb.st_size)) {
+		nop_error_set(err, NOP_EUSAGE, 0, "%s is damaged: its CPUs' data overlap", l->path);
+		goto fail;
+	}
 	for (int i = 0; i < l->n; i++) {
 		struct cpu_buf *c = &st->cpus[st->ncpus++];
 		unsigned long long end = (unsigned long long)sb.st_size;
+		size_t cap = (size_t)st->page_size * CHUNK_PAGES;
 
 		c->cpu = l->cpu[i].cpu;
-		if (!(c->chunk = malloc((size_t)st->page_size * CHUNK_PAGES))) {
-			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
-			goto fail;
-		}
 		if (l->cpu[i].off > end)
 			continue; /* a CPU whose pages are not there: nothing to read */
 		c->off = l->cpu[i].off;
 		c->left = l->cpu[i].size < end - c->off ? l->cpu[i].size : end - c->off;
+		/* no more than the file holds for it: with ranges that do not
+		 * overlap, all chunks together are at most the file's size */
+		if (c->left < cap)
+			cap = (size_t)c->left;
+		if (cap && !(c->chunk = malloc(cap))) {
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			goto fail;
+		}
 	}
 	*stp = st;
 	return 0;

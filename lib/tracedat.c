@@ -63,11 +63,12 @@ static int flush_cpu(struct nop_dat *w, int cpu)
 	return write(w->tmp[cpu], w->pend[cpu], n) == (ssize_t)n ? 0 : -1;
 }
 
-int nop_dat_open(struct nop_dat **wp, const char *path, bool force, const char *tracing_dir,
+int nop_dat_open(struct nop_dat **wp, const char *path, bool overwrite, const char *tracing_dir,
 		 const char *kallsyms, int page_size, struct nop_error *err)
 {
 	struct nop_dat *w = calloc(1, sizeof(*w));
 	int ncpus = nop_ncpus();
+	struct stat st;
 
 	if (w)
 		w->fd = -1;
@@ -88,14 +89,25 @@ int nop_dat_open(struct nop_dat **wp, const char *path, bool force, const char *
 	snprintf(w->kallsyms, sizeof(w->kallsyms), "%s", kallsyms ? kallsyms : "/proc/kallsyms");
 	/* 0600: the file holds root's /proc/kallsyms (the KASLR layout), as the
 	 * symbol cache does; an existing file it overwrites becomes so too */
-	w->fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0600);
-	if (w->fd >= 0 && force)
+	/* O_NONBLOCK and regular files only: a FIFO or device there would
+	 * hang or be written raw */
+	w->fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
+				   (overwrite ? O_TRUNC : O_EXCL), 0600);
+	if (w->fd >= 0 && (fstat(w->fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(w->fd);
+		w->fd = -1;
+		errno = EINVAL;
+	}
+	if (w->fd >= 0 && overwrite)
 		fchmod(w->fd, 0600);
+	if (w->fd >= 0)
+		fcntl(w->fd, F_SETFL, 0);
 	if (w->fd < 0) {
 		int e = errno;
 
 		nop_error_set(err, NOP_EUSAGE, e,
-			      e == EEXIST ? "output file %s exists; remove it or add --force"
+			      e == EEXIST ? "output file %s exists; remove it or add --overwrite"
+			      : e == EINVAL || e == ENXIO ? "output file %s is not a regular file"
 			      : e == ELOOP ? "output file %s is a symbolic link; nopctl does not follow it"
 					   : "cannot create output file %s", path);
 		nop_dat_free(w, true);

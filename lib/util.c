@@ -57,9 +57,45 @@ bool nop_list_entry(const char *l)
 	return *l && *l != '#' && strcmp(l, "no pid") != 0;
 }
 
+/* The CPUs online now (/sys/devices/system/cpu/online), read once; NULL
+ * where that cannot be read. A machine may have far more possible CPUs
+ * (hot-pluggable, _SC_NPROCESSORS_CONF) than online ones: one buffer file
+ * per possible CPU would be descriptors for nothing. */
+const struct nop_cpuset *nop_online_cpus(void)
+{
+	static struct nop_cpuset set;
+	static int state; /* 0 unread, 1 read, -1 unreadable */
+	char *list;
+
+	if (state == 0) {
+		list = nop_read_file("/sys/devices/system/cpu/online", NULL, NULL);
+		state = list && nop_cpuset_parse(nop_trim(list), nop_ncpus(), &set, NULL) == 0 ? 1 : -1;
+		free(list);
+	}
+	return state > 0 ? &set : NULL;
+}
+
 int nop_ncpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 
 	return n < 1 ? 1 : (int)n;
+}
+
+/* whole bytes only: a line cut in the middle of a byte is no value */
+int nop_unhex(char *s)
+{
+	size_t n = strlen(s) / 2;
+
+	if (strlen(s) % 2)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -1;
+		s[i] = (char)v;
+	}
+	s[n] = 0;
+	return 0;
 }

@@ -58,6 +58,12 @@ done
 rc=0
 "$bin" trace --no-such-option x > /dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] && ok || no "unknown option gave $rc"
+# issue 13 #15: too few descriptors for a buffer file per CPU is said
+# before anything is set up (a hard limit of 8: root cannot raise it)
+rc=0
+out=$(sh -c 'ulimit -n 8 && exec "$0" trace do_sys_openat2 -d 1' "$bin" 2>&1) || rc=$?
+[ "$rc" = 1 ] && echo "$out" | grep -q 'open files for this machine' && ok ||
+	no "fd limit: exit $rc: $out"
 [ "$(snap)" = "$before" ] && ok || no "tracefs changed by bad input"
 echo "host: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -7,6 +7,7 @@
 # core; with -accel tcg,thread=single each guest uses one host thread).
 # NOPCTL_VM_APPEND: more kernel parameters (lockdown=confidentiality).
 # NOPCTL_VM_ONLY=6.1: only the kernel whose version is 6.1 (not 6.12).
+# NOPCTL_VM_TESTS='stale|shared': only the tests whose names match (grep -E).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 suites=$(echo "${*:-trace}" | tr ' ' ,)
@@ -21,7 +22,7 @@ if [ -n "${NOPCTL_VM_ONLY:-}" ]; then
 	kernels=$only
 fi
 # one initramfs per run: runs with other suites or parameters may share $work
-tag=$(echo "$suites ${NOPCTL_VM_APPEND:-}" | cksum | cut -d' ' -f1)
+tag=$(echo "$suites ${NOPCTL_VM_TESTS:-} ${NOPCTL_VM_APPEND:-}" | cksum | cut -d' ' -f1)
 initrd=$work/initrd-$tag.gz
 sh "$top/tests/vm/mkinitramfs.sh" "$initrd" || { echo "vm: 0 passed, 1 failed"; exit 1; }
 
@@ -34,7 +35,7 @@ boot() {
 		-nodefaults -display none -no-reboot \
 		-serial "file:$work/$_name.console" -serial "file:$work/$_name.results" \
 		-kernel "$1" -initrd "$initrd" \
-		-append "console=ttyS0 quiet loglevel=3 panic=-1 nopctl.suites=$suites ${NOPCTL_VM_APPEND:-}" </dev/null
+		-append "console=ttyS0 quiet loglevel=3 panic=-1 nopctl.suites=$suites ${NOPCTL_VM_TESTS:+nopctl.only=$NOPCTL_VM_TESTS} ${NOPCTL_VM_APPEND:-}" </dev/null
 	_qrc=$?
 	echo "$_qrc $(($(date +%s) - _start))" > "$work/$_name.qemu"
 }

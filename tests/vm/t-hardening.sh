@@ -241,3 +241,152 @@ t_graph_pid_task_the_kernel_skips() {
 	esac
 	kill "$a"
 }
+
+# issue 13 #1: a session killed with kill -9, then another tool sets the top
+# level up for itself; the stale journal must not undo that: files that
+# still hold what nopctl wrote go back, the others stay and are named
+t_stale_journal_leaves_newer_settings() {
+	top_buffer_may_expand # a tracer at the top level (nopctl, then the other tool)
+	a=$(opener_loop)
+	nopctl trace -j --top-level -p "$a" do_sys_openat2 > "$T/bg" 2>&1 &
+	n=$!
+	wait_for "$T/bg" do_sys_openat2
+	kill -9 "$n"
+	reap "$n"
+	kill "$a"
+	# the other tool: function_graph on one function
+	echo nop > "$TR/current_tracer"
+	echo schedule > "$TR/set_ftrace_filter"
+	echo function_graph > "$TR/current_tracer"
+	expect_rc 0 nopctl reset
+	tracer=$(cat "$TR/current_tracer")
+	filt=$(cat "$TR/set_ftrace_filter")
+	pids=$(cat "$TR/set_ftrace_pid")
+	# the other tool's own clean-up
+	echo nop > "$TR/current_tracer"
+	echo > "$TR/set_ftrace_filter"
+	[ "$tracer" = function_graph ] || fail "reset replaced the other tool's tracer with '$tracer'"
+	[ "$filt" = schedule ] || fail "reset replaced the other tool's filter with '$filt'"
+	[ "$pids" = "no pid" ] || fail "nopctl's pid filter was left: $pids"
+	grep -q "current_tracer" "$T/err" && grep -q "set_ftrace_filter" "$T/err" ||
+		{ cat "$T/err"; fail "reset did not say what it left"; }
+}
+
+# issue 13 #12: --force over a top level with a function command (a
+# traceoff trigger, which emptying set_ftrace_filter keeps): nopctl's
+# capture is not stopped by it, and after the run the trigger, the filter
+# and the tracer are the other user's again, as they were
+t_force_takeover_gives_back_triggers() {
+	top_buffer_may_expand # a tracer at the top level
+	echo schedule > "$TR/set_ftrace_filter"
+	echo 'vfs_write:traceoff' >> "$TR/set_ftrace_filter"
+	echo function > "$TR/current_tracer"
+	echo 0 > "$TR/tracing_on"
+	snap "$T/before"
+	# the opener writes: vfs_write would stop a capture with the trigger left
+	expect_rc 0 nopctl trace -j --force --top-level do_sys_openat2 -- sh -c 'opener 5; echo x > /tmp/t/w; opener 5'
+	n=$(grep -c '"func":"do_sys_openat2"' "$T/out" || true)
+	snap "$T/after"
+	echo nop > "$TR/current_tracer"
+	echo '!vfs_write:traceoff' >> "$TR/set_ftrace_filter"
+	echo > "$TR/set_ftrace_filter"
+	echo 1 > "$TR/tracing_on"
+	[ "$n" -ge 10 ] || { head "$T/out" "$T/err"; fail "$n calls, wanted 10: the trigger stopped the capture"; }
+	same "$T/before" "$T/after" || fail "the other user's top level was not given back as it was"
+}
+
+# issue 13 #2: settings every buffer shares have one value at a time. A
+# second session asking for another value is refused naming the first;
+# one asking for the same joins; the value stays while any of them runs
+# (the first killed with kill -9) and goes back when the last ends.
+# 6.12+: max_graph_depth of graph sessions in instances; 6.1 (no
+# function_graph in instances): a tracer option, which all instances share.
+t_shared_settings_one_owner() {
+	a=$(opener_loop)
+	# the runs are started directly with '&' (a shell function would put
+	# a subshell between: kill would not reach nopctl)
+	case $KVER in
+	6.1.*) file=options/func_stack_trace val=1 run="trace -j -s -p $a do_sys_openat2" ;;
+	*) file=max_graph_depth val=3 run="graph -j -D 3 -p $a" ;;
+	esac
+	was=$(cat "$TR/$file")
+	nopctl $run > "$T/A" 2>&1 &
+	A=$!
+	wait_for "$T/A" '"pid"'
+	[ "$(cat "$TR/$file")" = "$val" ] || fail "$file is $(cat "$TR/$file") while A runs"
+	case $KVER in
+	6.1.*) ;;
+	*) expect_rc 4 nopctl graph -D 5 -p "$a" -d 1
+		grep -q "max_graph_depth is '3' for nopctl $A" "$T/err" || { cat "$T/err"; fail "B not refused naming A"; } ;;
+	esac
+	nopctl $run > "$T/B" 2>&1 &
+	B=$!
+	wait_for "$T/B" '"pid"'
+	kill -9 "$A"
+	reap "$A"
+	[ "$(cat "$TR/$file")" = "$val" ] || fail "$file went to $(cat "$TR/$file") under B when A was killed"
+	kill -INT "$B"
+	reap "$B"
+	kill "$a"
+	[ "$(cat "$TR/$file")" = "$was" ] || fail "$file is $(cat "$TR/$file") after both, was $was"
+	expect_rc 0 nopctl reset # A's instance and journal
+	[ ! -e /run/nopctl/shared ] || { cat /run/nopctl/shared; fail "the registry outlived its users"; }
+}
+
+# issue 13 #11: options are written only when asked: a system-wide trace
+# leaves function-fork as another user set it (on 6.1 every instance
+# shares it: writing it would switch that user's fork following off)
+t_options_only_when_asked() {
+	echo 1 > "$TR/options/function-fork"
+	a=$(opener_loop)
+	nopctl trace -j do_sys_openat2 -d 2 > "$T/bg" 2>&1 &
+	n=$!
+	wait_for "$T/bg" do_sys_openat2
+	during=$(cat "$TR/options/function-fork")
+	reap "$n"
+	kill "$a"
+	echo 0 > "$TR/options/function-fork"
+	[ "$during" = 1 ] || fail "function-fork was switched to $during by a trace that follows no task"
+}
+
+# issue 13 #16: any signal that would end nopctl ends it through the
+# restore, not only INT/QUIT/TERM/HUP (no 'nopctl reset' here: the
+# harness compares tracefs after the test)
+t_other_signals_restore() {
+	a=$(opener_loop)
+	# one file per run: a reused one could still hold the last run's
+	# lines when wait_for looks, and the signal come before nopctl runs
+	for sig in USR1 USR2 ALRM XFSZ VTALRM; do
+		nopctl trace -j -p "$a" do_sys_openat2 > "$T/bg.$sig" 2>&1 &
+		n=$!
+		wait_for "$T/bg.$sig" do_sys_openat2
+		kill -"$sig" "$n"
+		reap "$n"
+		ls "$TR/instances" | grep -q "nopctl-$n" && { kill "$a"; fail "SIG$sig left the instance"; }
+		[ -e "/run/nopctl/$n.journal" ] && { kill "$a"; fail "SIG$sig left the journal"; }
+		grep -q '"type":"summary"' "$T/bg.$sig" || { kill "$a"; echo "exit $reaped"; cat "$T/bg.$sig"; fail "SIG$sig: no summary"; }
+	done
+	kill "$a"
+}
+
+# issue 13 #17: tracefs is one for every container, pids and /run are not.
+# A nopctl in its own PID namespace (with its own /run) names its instance
+# for that namespace; a nopctl outside starting up (which removes the
+# instances of nopctls that died) leaves it, and it ends cleanly.
+t_other_pid_namespace_left_alone() {
+	a=$(opener_loop)
+	unshare -p -f -m sh -c 'mount -t tmpfs none /run && mount -t proc proc /proc &&
+		exec nopctl trace -j do_sys_openat2' > "$T/c" 2>&1 &
+	c=$!
+	wait_for "$T/c" do_sys_openat2
+	inst=$(ls "$TR/instances" | grep '^nopctl-1-ns') || { kill "$a"; ls "$TR/instances"; fail "no instance named for the namespace"; }
+	expect_rc 0 nopctl trace -q do_sys_openat2 -- true
+	[ -d "$TR/instances/$inst" ] || { kill "$a"; fail "the outer nopctl removed the container's instance"; }
+	n=$(grep -c do_sys_openat2 "$T/c")
+	usleep 500000
+	[ "$(grep -c do_sys_openat2 "$T/c")" -gt "$n" ] || { kill "$a"; fail "the container's capture stopped"; }
+	kill -INT "$(pgrep -P "$c")" # nopctl, pid 1 of the namespace
+	reap "$c"
+	kill "$a"
+	[ ! -d "$TR/instances/$inst" ] || fail "the container's nopctl left its instance"
+}

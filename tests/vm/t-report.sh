@@ -31,4 +31,12 @@ t_trace_cmd_record_read_by_nopctl() {
 	expect_rc 0 nopctl report --stats -j "$T/tg.dat"
 	jq -e -s 'map(select(.func == "do_sys_openat2"))[0].calls == 3' "$T/out" > /dev/null ||
 		{ head -5 "$T/out"; fail "nopctl report --stats does not count trace-cmd's 3"; }
+	# both file versions pass the layout check made before libtracecmd
+	# reads a file (issue 13 #7), compressed sections included
+	for v in "--file-version 6" "--file-version 7 --compression any"; do
+		trace_cmd_record -p function -l do_sys_openat2 -o "$T/v.dat" $v -F opener 2
+		expect_rc 0 nopctl report -j "$T/v.dat"
+		[ "$(grep -c '"func":"do_sys_openat2"' "$T/out")" = 2 ] ||
+			{ cat "$T/err"; fail "nopctl report does not read trace-cmd's file ($v)"; }
+	done
 }

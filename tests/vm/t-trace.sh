@@ -103,10 +103,25 @@ t_output_file() {
 	expect_rc 2 nopctl trace -q -o "$T/trace.txt" do_sys_openat2 -- true
 	grep -q 'exists' "$T/err" || fail "no message about an existing file"
 	ln -s /etc/passwd "$T/link"
-	expect_rc 2 nopctl trace -q -f -o "$T/link" do_sys_openat2 -- true
+	expect_rc 2 nopctl trace -q --overwrite -o "$T/link" do_sys_openat2 -- true
 	grep -q 'symbolic link' "$T/err" || fail "symlink followed"
 	grep -q root /etc/passwd || fail "symlink target clobbered"
-	expect_rc 0 nopctl trace -q -f -o "$T/trace.txt" do_sys_openat2 -- true
+	# --force takes over a top level; it no longer replaces files
+	expect_rc 2 nopctl trace -q -f -o "$T/trace.txt" do_sys_openat2 -- true
+	grep -q -- '--overwrite' "$T/err" || fail "the message does not name --overwrite"
+	expect_rc 0 nopctl trace -q --overwrite -o "$T/trace.txt" do_sys_openat2 -- true
+	# issue 13 #18: a FIFO at -o (nobody reading) used to hang record after
+	# the session was set up; refused before tracefs is touched, as devices
+	mkfifo "$T/fifo"
+	for cmd in trace record; do
+		snap "$T/before"
+		expect_rc 2 timeout 20 nopctl $cmd -q -o "$T/fifo" do_sys_openat2 -- true
+		grep -q 'not a regular file' "$T/err" || { cat "$T/err"; fail "$cmd: FIFO at -o not refused"; }
+		snap "$T/after"
+		same "$T/before" "$T/after" || fail "$cmd: tracefs changed for a bad -o"
+	done
+	expect_rc 2 nopctl record -q --overwrite -o /dev/null do_sys_openat2 -- true
+	grep -q 'not a regular file' "$T/err" || { cat "$T/err"; fail "record: device at -o not refused"; }
 }
 
 t_cpus_and_buffer() {
@@ -307,4 +322,18 @@ t_module() {
 	expect_rc 2 nopctl trace -m dummy vfs_read
 	grep -q "no traceable function matches 'vfs_read' in module dummy" "$T/err" || fail "message: $(cat "$T/err")"
 	rmmod dummy
+}
+
+# issue 13 #14: -u USER runs the command as that user (groups, uid, HOME);
+# the trace is the same; an unknown user is refused before anything is set
+t_command_as_user() {
+	expect_rc 0 nopctl trace -q -j -o "$T/ev" -u nobody do_sys_openat2 -- sh -c 'id -u; id -G; echo "$HOME $USER"; cat /etc/hostname > /dev/null'
+	[ "$(sed -n 1p "$T/out")" = 65534 ] || { cat "$T/out"; fail "the command did not run as nobody"; }
+	[ "$(sed -n 2p "$T/out")" = 65534 ] || { cat "$T/out"; fail "the command kept root's groups"; }
+	[ "$(sed -n 3p "$T/out")" = "/ nobody" ] || { cat "$T/out"; fail "HOME and USER not nobody's"; }
+	grep -q '"func":"do_sys_openat2"' "$T/ev" || fail "no call of the command's traced"
+	expect_rc 2 nopctl trace -u no-such-user do_sys_openat2 -- true
+	grep -q 'no such user' "$T/err" || { cat "$T/err"; fail "unknown user not named"; }
+	expect_rc 2 nopctl trace -u nobody do_sys_openat2
+	grep -q 'give one after --' "$T/err" || { cat "$T/err"; fail "-u without a command accepted"; }
 }

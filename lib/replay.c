@@ -1,0 +1,353 @@
+/* replay.c - putting back what a journal (journal.c) says nopctl changed:
+ * at the end of a session, and for sessions that died (nop_reset_stale).
+ *
+ * A file is put back only while it still holds what nopctl wrote: a
+ * tool that set it since (after a kill -9, or during the session) owns
+ * it now, and its value stays. tracing_on, which the kernel also turns off
+ * itself, follows current_tracer: ours while the tracer is the one nopctl
+ * set; a pid list is ours while it holds one of nopctl's pids, or none
+ * (the kernel drops tasks that exit, adds children it follows).
+ * current_tracer goes to nop first and to its prior value last, so no
+ * tracer runs over half-restored filters.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+enum mark { NEVER_WRITTEN, WRITING, HOLDS };
+
+struct jfile {
+	const char *prior; /* the oldest "file" line's value; NULL: none */
+	const char *holds;
+	enum mark mark;
+};
+
+static bool is_pid_list(const char *rel)
+{
+	return !strcmp(rel, "set_ftrace_pid") || !strcmp(rel, "set_ftrace_notrace_pid");
+}
+
+/* Does a pid list still hold a pid nopctl wrote, or none at all (the
+ * kernel drops a task that exits and adds the children it follows)? */
+static bool pids_still_ours(const char *now, const char *holds)
+{
+	char *mine = strdup(holds), *save;
+	bool ours = true;
+
+	if (!mine)
+		return true;
+	for (char *l = strtok_r(mine, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (!nop_list_entry(nop_trim(l)))
+			continue;
+		ours = false;
+		for (const char *p = now; (p = strstr(p, l)); p++)
+			if ((p == now || p[-1] == '\n') && (p[strlen(l)] == '\n' || !p[strlen(l)]))
+				ours = true;
+		if (ours)
+			break;
+	}
+	free(mine);
+	if (!ours) { /* none of ours left: ours still if it holds no pid at all */
+		char *copy = strdup(now);
+
+		ours = true;
+		for (char *l = copy ? strtok_r(copy, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
+			if (nop_list_entry(nop_trim(l)))
+				ours = false;
+		free(copy);
+	}
+	return ours;
+}
+
+void nop_replay_left(struct nop_replay *rep, const char *rel, const char *why)
+{
+	size_t off = strlen(rep->left);
+
+	rep->nleft++;
+	if (off < sizeof(rep->left) - 1)
+		snprintf(rep->left + off, sizeof(rep->left) - off, "%s%s (%s)", off ? "; " : "", rel,
+			 why);
+}
+
+/* Does the file still hold what nopctl wrote (or was it never written,
+ * or cut in the middle of a write)? */
+static bool still_ours(const char *tracing, const char *rel, const struct jfile *f)
+{
+	char path[4200], *now;
+	bool ours;
+
+	if (f->mark != HOLDS)
+		return true;
+	now = nop_read_file(nop_path(path, sizeof(path), tracing, rel), NULL, NULL);
+	ours = now && (!strcmp(now, f->holds) || (is_pid_list(rel) && pids_still_ours(now, f->holds)));
+	free(now);
+	return ours;
+}
+
+/* The restore is journaled like any change ("writing", then what the
+ * file reads back): killed half way (a second signal, kill -9 during the
+ * shutdown), the next replay finds the files it put back still nopctl's. */
+static void put_back(const char *tracing, int fd, const char *rel, const char *val,
+		     struct nop_replay *rep, int *ret, struct nop_error *err)
+{
+	struct nop_error e2;
+	char why[300], path[4200], *now;
+
+	if (fd >= 0)
+		nop_journal_line(fd, "writing", rel, NULL);
+	if (nop_restore_file(tracing, rel, val, &e2) == 0) {
+		now = nop_read_file(nop_path(path, sizeof(path), tracing, rel), NULL, NULL);
+		if (fd >= 0 && now)
+			nop_journal_line(fd, "holds", rel, now);
+		free(now);
+		return;
+	}
+	snprintf(why, sizeof(why), "could not be put back: %s", e2.msg);
+	nop_replay_left(rep, rel, why);
+	if (*ret == 0)
+		*err = e2;
+	*ret = -1;
+}
+
+/* lines: the journal's lines after its two header lines */
+static int replay_lines(const char *tracing, char **lines, size_t n, int fd,
+			struct nop_replay *rep, struct nop_error *err)
+{
+	struct nop_strmap *files = nop_strmap_new(sizeof(struct jfile));
+	struct jfile *tracer;
+	bool anchor_ours = true;
+	int ret = 0;
+
+	if (!files) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *l = lines[i], *rel = strchr(l, ' '), *val;
+		struct jfile *f;
+
+		if (!rel || !strncmp(l, "instance ", 9))
+			continue;
+		*rel++ = 0;
+		if ((val = strchr(rel, ' ')))
+			*val++ = 0;
+		if (rel[0] == '/' || strstr(rel, ".."))
+			continue; /* names are data: never out of the tracing dir */
+		if (!(f = nop_strmap_get(files, rel))) {
+			nop_strmap_free(files);
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			return -1;
+		}
+		if (!strcmp(l, "file") && val && !f->prior && nop_unhex(val) == 0) {
+			f->prior = val;
+		} else if (!strcmp(l, "writing")) {
+			f->mark = WRITING;
+		} else if (!strcmp(l, "holds") && val && nop_unhex(val) == 0) {
+			f->mark = HOLDS;
+			f->holds = val;
+		}
+	}
+	tracer = nop_strmap_get(files, "current_tracer");
+	if (tracer && tracer->prior) {
+		anchor_ours = still_ours(tracing, "current_tracer", tracer);
+		if (!anchor_ours)
+			nop_replay_left(rep, "current_tracer", "changed since nopctl set it: left as it is");
+		else if (tracer->mark != NEVER_WRITTEN)
+			put_back(tracing, fd, "current_tracer", "nop", rep, &ret, err);
+	}
+	for (size_t k = n; k-- > 0;) {
+		char *l = lines[k];
+
+		if (!strncmp(l, "instance ", 9)) {
+			struct nop_error e2;
+
+			if (!nop_instance_owner(l + 9))
+				continue; /* not a name nopctl gives its instances */
+			if (nop_instance_remove(tracing, l + 9, &e2) < 0) {
+				nop_replay_left(rep, l + 9, "instance could not be removed");
+				if (ret == 0)
+					*err = e2;
+				ret = -1;
+			} else {
+				rep->instances++;
+			}
+		}
+	}
+	/* newest first (the map keeps the order of each file's first line, its
+	 * "file" line); a file journaled twice ends at its oldest value */
+	for (size_t k = nop_strmap_size(files); k-- > 0;) {
+		const char *rel;
+		struct jfile *f = nop_strmap_at(files, k, &rel);
+
+		if (!f->prior || f == tracer)
+			continue;
+		/* tracing_on the kernel turns off itself (a traceoff trigger, an oops) */
+		if (!strcmp(rel, "tracing_on") ? !anchor_ours : !still_ours(tracing, rel, f))
+			nop_replay_left(rep, rel, "changed since nopctl set it: left as it is");
+		else
+			put_back(tracing, fd, rel, f->prior, rep, &ret, err);
+	}
+	if (tracer && tracer->prior && anchor_ours)
+		put_back(tracing, fd, "current_tracer", tracer->prior, rep, &ret, err);
+	nop_strmap_free(files);
+	return ret;
+}
+
+/* A journal whose lock the caller holds (or that nobody holds). */
+int nop_journal_replay_locked(const char *path, int fd, struct nop_replay *rep,
+			      struct nop_error *err)
+{
+	static const char head[] = "nopctl-journal 1\ntracing ";
+	char *text = nop_read_file(path, NULL, err), *nl;
+	char **lines = NULL;
+	size_t n = 0, cap = 0;
+	int ret;
+
+	if (!text)
+		return -1;
+	/* a last line without its newline was cut short while written
+	 * (ENOSPC, RLIMIT_FSIZE, a crash): it holds no whole value */
+	if ((nl = strrchr(text, '\n')))
+		nl[1] = 0;
+	else
+		text[0] = 0;
+	/* killed while writing its first lines: nothing was changed yet
+	 * (every change is journaled first) */
+	if (!strncmp(text, head, strlen(text)) ||
+	    (!strncmp(text, head, sizeof(head) - 1) && !strchr(text + sizeof(head) - 1, '\n'))) {
+		free(text);
+		if (unlink(path) < 0) {
+			nop_error_io(err, "remove", path, errno);
+			return -1;
+		}
+		return 0;
+	}
+	for (char *save, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (nop_grow((void **)&lines, &cap, n + 1, sizeof(*lines))) {
+			free(text);
+			free(lines);
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			return -1;
+		}
+		lines[n++] = l;
+	}
+	if (n < 2 || strcmp(lines[0], "nopctl-journal 1") != 0 || strncmp(lines[1], "tracing ", 8)) {
+		nop_error_set(err, NOP_EINTERNAL, 0, "%s is not a nopctl journal; left in place", path);
+		free(text);
+		free(lines);
+		return -1;
+	}
+	ret = replay_lines(lines[1] + 8, lines + 2, n - 2, fd, rep, err);
+	/* what could not be put back is said, not retried at every start */
+	unlink(path);
+	free(text);
+	free(lines);
+	return ret;
+}
+
+/* A journal nobody holds: taken (a second nopctl starting at the same
+ * moment finds it held and leaves it), replayed, removed. 1: held. */
+static int replay_unheld(const char *path, struct nop_replay *rep, struct nop_error *err)
+{
+	int fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC), ret;
+
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		nop_error_io(err, "open", path, errno);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		return 1;
+	}
+	ret = nop_journal_replay_locked(path, fd, rep, err);
+	close(fd);
+	return ret;
+}
+
+int nop_journal_replay(const char *path, struct nop_replay *rep, struct nop_error *err)
+{
+	int ret = replay_unheld(path, rep, err);
+
+	if (ret == 1)
+		nop_error_set(err, NOP_EBUSY, 0, "%s belongs to a running nopctl", path);
+	return ret ? -1 : 0;
+}
+
+/* Every journal of a nopctl that no longer runs, replayed; live ones
+ * counted. Only from a journal directory that passes the checks. */
+static int replay_stale(struct nop_reset_report *rep, struct nop_error *err)
+{
+	struct nop_walk w = { 0 };
+	struct nop_error e2;
+	int ret = 0;
+
+	if (nop_journal_dir_check(&e2) < 0)
+		return 0;
+	while (nop_walk_journals(&w, nop_journal_dir())) {
+		struct nop_replay r = { 0 };
+		int one = replay_unheld(w.path, &r, &e2);
+
+		if (one == 1) {
+			rep->live_sessions++;
+			continue;
+		}
+		rep->removed_instances += r.instances;
+		rep->left_files += r.nleft;
+		if (r.left[0]) {
+			size_t off = strlen(rep->left);
+
+			snprintf(rep->left + off, sizeof(rep->left) - off, "%spid %d: %s",
+				 off ? "; " : "", (int)w.owner, r.left);
+		}
+		if (one < 0 && ret == 0) {
+			*err = e2;
+			ret = -1;
+		}
+		rep->restored_journals++;
+	}
+	return ret;
+}
+
+int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
+		    struct nop_error *err)
+{
+	struct nop_walk w = { 0 };
+	struct nop_error e2;
+	int ret;
+
+	memset(rep, 0, sizeof(*rep));
+	ret = replay_stale(rep, err);
+	/* shared settings whose users all died go back with them */
+	if (nop_journal_dir_check(&e2) == 0) {
+		struct nop_replay r = { 0 };
+		size_t off = strlen(rep->left);
+
+		if (nop_shared_release(tracing_dir, 0, &r, &e2) < 0 && ret == 0) {
+			*err = e2;
+			ret = -1;
+		}
+		rep->left_files += r.nleft;
+		if (r.left[0])
+			snprintf(rep->left + off, sizeof(rep->left) - off, "%sshared: %s",
+				 off ? "; " : "", r.left);
+	}
+	while (nop_walk_instances(&w, tracing_dir)) {
+		if (!w.owner || w.owner == getpid() || nop_owner_alive(w.owner))
+			continue;
+		if (nop_instance_remove(tracing_dir, w.name, &e2) < 0) {
+			if (ret == 0)
+				*err = e2;
+			ret = -1;
+		} else {
+			rep->removed_instances++;
+		}
+	}
+	return ret;
+}
