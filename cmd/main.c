@@ -12,7 +12,8 @@ static int finish_stdout(int ret)
 {
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return ret;
-	if (errno == EPIPE)
+	/* a command that failed has said why (a full disk: once, not twice) */
+	if (errno == EPIPE || ret)
 		return ret;
 	fprintf(stderr, "nopctl: error writing output: %s\n", strerror(errno));
 	return ret ? ret : NOP_EINTERNAL;

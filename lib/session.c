@@ -652,24 +652,64 @@ const char *nop_session_note(const struct nop_session *s)
 	return s->note[0] ? s->note : NULL;
 }
 
-/* Is pid one of the tasks the session traces: in set_ftrace_pid, where the
- * kernel also adds the children it follows (function-fork)? Read again
- * only for a pid not in the last reading: a new child. */
-bool nop_session_traces(struct nop_session *s, int pid)
+static bool in_pid_list(const char *list, int pid)
 {
 	char key[24];
 
-	for (int pass = 0; pass < 2; pass++) {
-		if (s->pids) {
-			snprintf(key, sizeof(key), "%d", pid);
-			for (char *p = s->pids; (p = strstr(p, key)); p++)
-				if ((p == s->pids || p[-1] == '\n') && (p[strlen(key)] == '\n' || !p[strlen(key)]))
-					return true;
-		}
-		if (pass == 0) {
-			free(s->pids);
-			s->pids = read_trimmed(s->dir, "set_ftrace_pid");
-		}
+	snprintf(key, sizeof(key), "%d", pid);
+	for (const char *p = list; p && (p = strstr(p, key)); p++)
+		if ((p == list || p[-1] == '\n') && (p[strlen(key)] == '\n' || !p[strlen(key)]))
+			return true;
+	return false;
+}
+
+/* pid's parent from /proc; 0 when the task is gone, -1 without a parent */
+static int parent_of(int pid)
+{
+	char path[64], line[128];
+	int ppid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "PPid: %d", &ppid) == 1)
+			break;
+	fclose(f);
+	return ppid > 0 ? ppid : -1;
+}
+
+/* Is pid one of the tasks the session traces: in set_ftrace_pid, where the
+ * kernel also adds the children it follows (function-fork)? Read again
+ * only for a pid not in the last reading: a new child. The kernel also
+ * drops a child from the list when it exits, often before nopctl reads
+ * its calls (seen in the VM: the first of two short commands a traced
+ * shell ran was counted as another task's). So a task that is gone
+ * counts as traced (the kernel recorded it because it was in the list),
+ * and so does one with a traced ancestor; the idle task never is. */
+bool nop_session_traces(struct nop_session *s, int pid)
+{
+	int up = pid;
+
+	if (in_pid_list(s->pids, pid))
+		return true;
+	free(s->pids);
+	s->pids = read_trimmed(s->dir, "set_ftrace_pid");
+	if (in_pid_list(s->pids, pid))
+		return true;
+	if (pid <= 0)
+		return false;
+	for (int hops = 0; hops < 64; hops++) {
+		int parent = parent_of(up);
+
+		if (parent == 0)
+			return hops == 0; /* pid itself is gone */
+		if (parent < 0)
+			return false;
+		if (in_pid_list(s->pids, parent))
+			return true;
+		up = parent;
 	}
 	return false;
 }

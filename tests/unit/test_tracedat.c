@@ -147,6 +147,11 @@ static void hostile_files_refused(void **state)
 	/* a sound file of that layout is still read, through libtracecmd */
 	assert_int_equal(count("%s report ../fuzz/corpus/dat/tracecmd-word4 2>&1 >/dev/null | grep -c '42 events'",
 			       nopctl()), 1);
+	/* issue 13 #10: an output that fails is said once, exit 1 */
+	assert_int_equal(count("%s report ../fuzz/corpus/dat/stack-6.1.dat 2>&1 >/dev/full | grep -c .",
+			       nopctl()), 1);
+	assert_int_equal(count("%s report ../fuzz/corpus/dat/stack-6.1.dat >/dev/full 2>/dev/null; echo $?",
+			       nopctl()), 1);
 	assert_int_equal(count("ulimit -v 400000; %s report ../fuzz/corpus/dat/regress-cpus-past-end 2>/dev/null |"
 			       " grep -c 'do_sys_openat2() {'", nopctl()), 22);
 }

@@ -385,7 +385,10 @@ t_other_pid_namespace_left_alone() {
 	n=$(grep -c do_sys_openat2 "$T/c")
 	usleep 500000
 	[ "$(grep -c do_sys_openat2 "$T/c")" -gt "$n" ] || { kill "$a"; fail "the container's capture stopped"; }
-	kill -INT "$(pgrep -P "$c")" # nopctl, pid 1 of the namespace
+	# nopctl, pid 1 of the namespace: unshare's child
+	for p in /proc/[0-9]*; do
+		[ "$(sed -n 's/^PPid:[[:space:]]*//p' "$p/status" 2>/dev/null)" = "$c" ] && kill -INT "${p#/proc/}"
+	done
 	reap "$c"
 	kill "$a"
 	[ ! -d "$TR/instances/$inst" ] || fail "the container's nopctl left its instance"
