@@ -2,13 +2,8 @@
  * without libtracecmd (tracedat_read.c): the header's sections, the event
  * formats and symbols they carry, and every CPU's pages through the
  * decoder, the merge and the call-graph engine. The input is the file. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-
 #include "../lib/internal.h"
-
-static char path[64];
+#include "fuzz_file.h"
 
 static int count_item(void *ctx, const struct nop_gitem *gi)
 {
@@ -34,7 +29,7 @@ static int emit(void *ctx, const struct nop_event *ev)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	snprintf(path, sizeof(path), "/tmp/fuzz_dat.%d", (int)getpid());
+	fuzz_file_init("fuzz_dat");
 	return 0;
 }
 
@@ -45,14 +40,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct nop_decoder *d = NULL;
 	struct nop_stream *st = NULL;
 	struct feed f = { 0 };
-	FILE *fp = fopen(path, "w");
 	bool more;
 
-	if (!fp)
-		abort();
-	fwrite(data, 1, size, fp);
-	fclose(fp);
-	if (nop_dat_in_open(&in, path, &err) != 0)
+	if (nop_dat_in_open(&in, fuzz_file(data, size), &err) != 0)
 		return 0;
 	if ((d = nop_decoder_from_dat(in, &err)) && (f.r = nop_resolver_from_dat(in, &err)) &&
 	    (f.g = nop_graph_new(&err)) && nop_stream_open_dat(&st, d, in, &err) == 0) {

@@ -3,18 +3,14 @@
  * check and libtracecmd (issue 13 #7: a file the reader declined crashed
  * inside libtracecmd), then the pipeline to the graph view's text sink.
  * The input is the file. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-
 #include "../lib/nopctl.h"
+#include "fuzz_file.h"
 
-static char path[64];
 static FILE *devnull;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	snprintf(path, sizeof(path), "/tmp/fuzz_report.%d", (int)getpid());
+	fuzz_file_init("fuzz_report");
 	devnull = fopen("/dev/null", "w");
 	return devnull ? 0 : -1;
 }
@@ -26,14 +22,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct nop_resolver *res = NULL;
 	struct nop_pipeline *p = NULL;
 	struct nop_summary sum = { 0 };
-	FILE *fp = fopen(path, "w");
 	bool more = true;
 
-	if (!fp)
-		abort();
-	fwrite(data, 1, size, fp);
-	fclose(fp);
-	if (nop_source_file(&src, path, &res, &err) == 0) {
+	if (nop_source_file(&src, fuzz_file(data, size), &res, &err) == 0) {
 		struct nop_pipeline_cfg pc = {
 			.sink = { .view = NOP_VIEW_LINES, .enc = NOP_ENC_TEXT, .out = devnull,
 				  .diag = devnull, .quiet = true, .res = res },
