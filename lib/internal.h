@@ -179,6 +179,8 @@ int nop_shared_release(const char *tracing_dir, pid_t pid, struct nop_replay *re
 
 /* hex text to its bytes in place; -1 on odd length or a non-hex digit */
 int nop_unhex(char *s);
+/* s as hex text, two digits a byte (malloc'd; NULL: out of memory) */
+char *nop_hex(const char *s);
 
 /* Put back one tracefs file's prior value as read from it (restore.c). */
 int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior,

@@ -145,22 +145,20 @@ int nop_journal_instance(struct nop_journal *j, const char *name, struct nop_err
  * before the change it announces is made */
 int nop_journal_line(int fd, const char *what, const char *rel, const char *val)
 {
-	size_t n = val ? strlen(val) : 0, off;
-	char *line = malloc(strlen(what) + strlen(rel) + 2 * n + 16);
-	int ret = -1;
+	char *hex = val ? nop_hex(val) : NULL, *line = NULL;
+	int ret = -1, len;
 
-	if (!line) {
+	if ((val && !hex) || (len = asprintf(&line, "%s %s%s%s\n", what, rel, val ? " " : "",
+					      hex ? hex : "")) < 0) {
+		free(hex);
 		errno = ENOMEM;
 		return -1;
 	}
-	off = (size_t)sprintf(line, "%s %s%s", what, rel, val ? " " : "");
-	for (size_t i = 0; i < n; i++)
-		off += (size_t)sprintf(line + off, "%02x", (unsigned char)val[i]);
-	strcpy(line + off, "\n");
-	if (write(fd, line, off + 1) == (ssize_t)(off + 1) && fdatasync(fd) == 0)
+	if (write(fd, line, (size_t)len) == len && fdatasync(fd) == 0)
 		ret = 0;
 	else if (errno == 0)
 		errno = ENOSPC;
+	free(hex);
 	free(line);
 	return ret;
 }

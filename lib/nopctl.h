@@ -82,6 +82,12 @@ char *nop_trim(char *s);
 /* A trimmed line of a list file (set_ftrace_filter, set_ftrace_pid...) that
  * is an entry: not blank, not a "#..." comment, not "no pid". */
 bool nop_list_entry(const char *line);
+/* a list file's text holds no entry ("#### no functions ...", "no pid") */
+bool nop_list_empty(const char *text);
+/* one of its lines is exactly entry */
+bool nop_list_has(const char *text, const char *entry);
+/* it holds one of the entries of another list's text */
+bool nop_list_shares(const char *text, const char *entries);
 int nop_write_file(const char *path, const char *val, bool append, struct nop_error *err);
 int nop_ncpus(void);
 const struct nop_cpuset *nop_online_cpus(void); /* NULL: unknown */

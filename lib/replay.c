@@ -36,32 +36,7 @@ static bool is_pid_list(const char *rel)
  * kernel drops a task that exits and adds the children it follows)? */
 static bool pids_still_ours(const char *now, const char *holds)
 {
-	char *mine = strdup(holds), *save;
-	bool ours = true;
-
-	if (!mine)
-		return true;
-	for (char *l = strtok_r(mine, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		if (!nop_list_entry(nop_trim(l)))
-			continue;
-		ours = false;
-		for (const char *p = now; (p = strstr(p, l)); p++)
-			if ((p == now || p[-1] == '\n') && (p[strlen(l)] == '\n' || !p[strlen(l)]))
-				ours = true;
-		if (ours)
-			break;
-	}
-	free(mine);
-	if (!ours) { /* none of ours left: ours still if it holds no pid at all */
-		char *copy = strdup(now);
-
-		ours = true;
-		for (char *l = copy ? strtok_r(copy, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
-			if (nop_list_entry(nop_trim(l)))
-				ours = false;
-		free(copy);
-	}
-	return ours;
+	return nop_list_empty(holds) || nop_list_shares(now, holds) || nop_list_empty(now);
 }
 
 void nop_replay_left(struct nop_replay *rep, const char *rel, const char *why)

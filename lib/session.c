@@ -209,21 +209,11 @@ static char *read_trimmed(const char *dir, const char *rel)
 	return v;
 }
 
-/* a list file's text holds an entry ("#### no functions ..." and "no pid"
- * read as empty); v is cut into lines */
-static bool list_has_entry(char *v)
-{
-	for (char *save, *l = strtok_r(v, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-		if (nop_list_entry(nop_trim(l)))
-			return true;
-	return false;
-}
-
 static int set_in(struct nop_session *s, const char *dir, const char *rel, const char *val,
 		  bool list, struct nop_error *err)
 {
 	char *v = read_trimmed(dir, rel);
-	bool same = v && (list && !*val ? !list_has_entry(v) : !strcmp(v, val));
+	bool same = v && (list && !*val ? nop_list_empty(v) : !strcmp(v, val));
 
 	free(v);
 	if (same)
@@ -278,7 +268,9 @@ static int graph_shared(struct nop_session *s, struct nop_error *err)
 			/* another nopctl's value, not one we asked to change: said */
 		}
 		v = read_trimmed(s->tracing_dir, sh[i].file);
-		foreign = v && (sh[i].list ? list_has_entry(v) : strcmp(v, sh[i].want) != 0);
+		foreign = v && (sh[i].list ? !nop_list_empty(v) : strcmp(v, sh[i].want) != 0);
+		if (foreign && sh[i].list)
+			v[strcspn(v, "\n")] = 0; /* the first entry names it */
 		if (foreign && off < sizeof(s->note))
 			off += (size_t)snprintf(s->note + off, sizeof(s->note) - off,
 						"%s%s is '%.40s' (another user's, shared by every"
@@ -657,10 +649,7 @@ static bool in_pid_list(const char *list, int pid)
 	char key[24];
 
 	snprintf(key, sizeof(key), "%d", pid);
-	for (const char *p = list; p && (p = strstr(p, key)); p++)
-		if ((p == list || p[-1] == '\n') && (p[strlen(key)] == '\n' || !p[strlen(key)]))
-			return true;
-	return false;
+	return list && nop_list_has(list, key);
 }
 
 /* pid's parent from /proc; 0 when the task is gone, -1 without a parent */

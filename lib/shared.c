@@ -43,16 +43,7 @@ struct registry {
 
 static char *hex_of(const char *s)
 {
-	size_t n = strlen(s);
-	char *h = malloc(2 * n + 2);
-
-	if (!h)
-		return NULL;
-	if (!n)
-		return strcpy(h, "-");
-	for (size_t i = 0; i < n; i++)
-		sprintf(h + 2 * i, "%02x", (unsigned char)s[i]);
-	return h;
+	return *s ? nop_hex(s) : strdup("-");
 }
 
 static char *of_hex(const char *h)
@@ -222,20 +213,14 @@ static void unlock_registry(struct registry *r, int fd)
 /* Does the file's text hold the value (a list: no entry for "")? */
 static bool holds_value(const char *now, const char *want, bool list)
 {
-	char *v = strdup(now ? now : ""), *t;
+	char *v;
 	bool same;
 
-	if (!v)
+	if (list && !*want)
+		return nop_list_empty(now);
+	if (!(v = strdup(now ? now : "")))
 		return false;
-	t = nop_trim(v);
-	if (list && !*want) {
-		same = true;
-		for (char *save, *l = strtok_r(t, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-			if (nop_list_entry(nop_trim(l)))
-				same = false;
-	} else {
-		same = !strcmp(t, want);
-	}
+	same = !strcmp(nop_trim(v), want);
 	free(v);
 	return same;
 }

@@ -57,6 +57,50 @@ bool nop_list_entry(const char *l)
 	return *l && *l != '#' && strcmp(l, "no pid") != 0;
 }
 
+/* The line of text at p, trimmed, into buf (cut to its size); the next
+ * line's start, or NULL after the last. */
+static const char *next_line(const char *p, char *buf, size_t len)
+{
+	size_t n;
+
+	if (!p || !*p)
+		return NULL;
+	n = strcspn(p, "\n");
+	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p);
+	memmove(buf, nop_trim(buf), strlen(nop_trim(buf)) + 1);
+	return p + n + (p[n] == '\n');
+}
+
+bool nop_list_empty(const char *text)
+{
+	char line[512];
+
+	for (const char *p = text; (p = next_line(p, line, sizeof(line)));)
+		if (nop_list_entry(line))
+			return false;
+	return true;
+}
+
+bool nop_list_has(const char *text, const char *entry)
+{
+	size_t n = strlen(entry);
+
+	for (const char *p = text; p && (p = strstr(p, entry)); p++)
+		if ((p == text || p[-1] == '\n') && (p[n] == '\n' || !p[n]))
+			return true;
+	return false;
+}
+
+bool nop_list_shares(const char *text, const char *entries)
+{
+	char line[512];
+
+	for (const char *p = entries; (p = next_line(p, line, sizeof(line)));)
+		if (nop_list_entry(line) && nop_list_has(text, line))
+			return true;
+	return false;
+}
+
 /* The CPUs online now (/sys/devices/system/cpu/online), read once; NULL
  * where that cannot be read. A machine may have far more possible CPUs
  * (hot-pluggable, _SC_NPROCESSORS_CONF) than online ones: one buffer file
@@ -80,6 +124,19 @@ int nop_ncpus(void)
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 
 	return n < 1 ? 1 : (int)n;
+}
+
+char *nop_hex(const char *s)
+{
+	size_t n = strlen(s);
+	char *h = malloc(2 * n + 1);
+
+	if (!h)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		sprintf(h + 2 * i, "%02x", (unsigned char)s[i]);
+	h[2 * n] = 0;
+	return h;
 }
 
 /* whole bytes only: a line cut in the middle of a byte is no value */
