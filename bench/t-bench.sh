@@ -25,6 +25,13 @@ graph_events() {
 	awk '{ sub(/[ \t]+$/, "") } /\{$/ { n++; next } /\);$/ { n += 2; next } /\}$|\}[ ]*\/\*.*\*\/$/ { n++ } END { print n + 0 }' "$1"
 }
 
+# do_sys_openat2 trees delivered, in any tool's text view: the truth to
+# hold them against is the opener's own count of calls (other tasks'
+# opens, system-wide, add a few)
+graph_roots() {
+	grep -Ec 'do_sys_openat2\(\) \{[[:space:]]*$|do_sys_openat2\(\);[[:space:]]*$' "$1"
+}
+
 # CPU seconds used so far by process $1 and every descendant alive
 # (trace-cmd reads each CPU in a child of its own)
 tree_cpu() {
@@ -143,9 +150,10 @@ t_bench_2_stream() {
 			sleep 2
 			stop_reader $tool
 			got=$(graph_events "$T/out.$tool")
+			roots=$(graph_roots "$T/out.$tool")
 			rm -f "$T/ru.$tool"
 			wall=$(jq .wall_s "$T/wl.json")
-			bench "\"bench\":\"B2\",\"tool\":\"$tool\",\"rate\":$rate,\"opens\":$n,\"workload_s\":$wall,\"expected_opener\":$((n * PER)),\"delivered\":$got,\"lost\":${lost:-null},\"reader_cpu_s\":$cpu,\"cpu_s_per_million\":$(echo "$cpu $got" | awk '{ printf "%.3f", $2 ? $1 * 1e6 / $2 : 0 }')"
+			bench "\"bench\":\"B2\",\"tool\":\"$tool\",\"rate\":$rate,\"opens\":$n,\"workload_s\":$wall,\"expected_opener\":$((n * PER)),\"delivered\":$got,\"calls\":$n,\"roots\":$roots,\"lost\":${lost:-null},\"reader_cpu_s\":$cpu,\"cpu_s_per_million\":$(echo "$cpu $got" | awk '{ printf "%.3f", $2 ? $1 * 1e6 / $2 : 0 }')"
 		done
 	done
 }

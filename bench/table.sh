@@ -11,9 +11,9 @@ def r(x): (x * 100 | round) / 100;
   $r[] | select(.bench == "B1") |
   "  \(.tool | . + " " * (24 - length)) \(.events_per_cpu_s) ev/CPU-s  \(if $tc then "x\(r(.events_per_cpu_s / $tc)) trace-cmd" else "" end)" ),
 "  targets: report text x20, stats x50",
-"B2 live streaming (function_graph, root do_sys_openat2): delivered (all processes) / expected from the opener, lost, reader CPU-s per million events",
+"B2 live streaming (function_graph, root do_sys_openat2): do_sys_openat2 trees delivered / calls the opener made; events delivered / expected, lost as each tool counts it, reader CPU-s per million events",
 ( $r[] | select(.bench == "B2") |
-  "  rate \(if .rate == 0 then "max " else (.rate | tostring) + "/s" end) \(.tool | . + " " * (10 - length)) \(.delivered)/\(.expected_opener)  lost \(.lost) (\(if (.lost + .delivered) > 0 then r(100 * .lost / (.lost + .delivered)) else 0 end) %)  cpu/M \(.cpu_s_per_million)  (workload \(r(.workload_s)) s)" ),
+  "  rate \(if .rate == 0 then "max " else (.rate | tostring) + "/s" end) \(.tool | . + " " * (10 - length)) trees \(.roots // "-")/\(.calls // "-")  events \(.delivered)/\(.expected_opener)  lost \(.lost) (\(if (.lost + .delivered) > 0 then r(100 * .lost / (.lost + .delivered)) else 0 end) %)  cpu/M \(.cpu_s_per_million)  (workload \(r(.workload_s)) s)" ),
 "  targets: no loss where trace-cmd stream loses none, fewest lost at max, CPU per event <= 1/3 of trace-cmd stream",
 "B3 start / stop latency, seconds (median)",
 ( $r[] | select(.bench == "B3") |

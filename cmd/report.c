@@ -43,7 +43,7 @@ int cmd_report(struct opts *o)
 		fclose(out);
 	if (err.status)
 		return report_error(o, &err);
-	if (sum.lost_pages)
+	if (sum.lost_pages || sum.gaps)
 		code = NOP_ELOST;
 	return code;
 }

@@ -33,7 +33,8 @@ struct run {
 	struct nop_dat *dat;
 	struct nop_summary sum;
 	unsigned long long t0;
-	unsigned long long ov0, dr0; /* buffer counters when tracing began */
+	struct nop_cpu_stats at0; /* buffer counters when tracing began */
+	int peak_fill;		  /* the fullest a CPU's buffer was seen, % */
 	long long ran0;		     /* -p tasks' context switches then */
 	int sigfd;
 	pid_t child;

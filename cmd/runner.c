@@ -41,6 +41,14 @@ static int wait_for(struct run *r, struct pollfd *pfd, int nfd, int ms, unsigned
 	return 0;
 }
 
+static void sample_fill(struct run *r)
+{
+	int fill = nop_buffer_fill(nop_session_dir(r->sess), r->cpusp);
+
+	if (fill > r->peak_fill)
+		r->peak_fill = fill;
+}
+
 /* Rounds of reading: at once while the last one left data behind;
  * otherwise a rest of REST_MS, woken only by signals, then until data is
  * ready or TICK_MS in all. A kernel that makes trace_pipe_raw ready as
@@ -80,6 +88,9 @@ static int loop(struct run *r)
 			ret = -1;
 			break;
 		}
+		/* a round that could not read all there was: how full is it? */
+		if (more)
+			sample_fill(r);
 	}
 #undef STOPPED
 	free(pfd);
@@ -228,7 +239,7 @@ static int start(struct run *r)
 {
 	struct opts *o = r->o;
 
-	nop_buffer_lost(nop_session_dir(r->sess), r->cpusp, &r->ov0, &r->dr0);
+	nop_buffer_counts(nop_session_dir(r->sess), r->cpusp, &r->at0);
 	if (o->command) {
 		r->child = spawn(o->command, o->user ? &r->user : NULL, &r->go, &r->ef);
 		if (r->child < 0) {
@@ -313,6 +324,26 @@ static int tasks_ran_untraced(struct run *r, long long ran1)
 	return -1;
 }
 
+/* What the kernel's counters say was lost since tracing began: events
+ * overwritten before they were read (overrun; commit overrun, the same
+ * at the page being written), not written (dropped), and any the final
+ * drain left in the buffer (unread: the run would not have shown them). */
+static void lost_counts(struct run *r, enum nop_stop why)
+{
+	struct nop_cpu_stats c, *c0 = &r->at0;
+
+	nop_buffer_counts(nop_session_dir(r->sess), r->cpusp, &c);
+#define SINCE(f) (c.f > c0->f ? c.f - c0->f : 0)
+	r->sum.overrun = SINCE(overrun) + SINCE(commit_overrun);
+	r->sum.dropped = SINCE(dropped);
+#undef SINCE
+	/* a run cut short (-c, closed output) leaves the rest unread by choice */
+	if (why != NOP_STOP_OUTPUT_CLOSED && why != NOP_STOP_COUNT)
+		r->sum.unread = c.entries;
+	r->sum.peak_fill = r->peak_fill;
+	r->sum.live = true;
+}
+
 /* Tracing off, what is left in the buffers read, the counts, the summary */
 static int finish(struct run *r)
 {
@@ -323,15 +354,15 @@ static int finish(struct run *r)
 	if (nop_session_stop(r->sess, &r->err))
 		return -1;
 	ran1 = task_switches(r->o->pids, r->o->npids);
+	sample_fill(r);
 	/* tracing is off: what is left is bounded by the buffer size */
+	nop_source_end(r->src);
 	for (bool more = why != NOP_STOP_OUTPUT_CLOSED && why != NOP_STOP_COUNT; more;)
 		if (nop_pipeline_drain(r->pipe, r->src, &more, &r->err) == NOP_FLOW_FAIL)
 			return -1;
 	if (tasks_ran_untraced(r, ran1))
 		return -1;
-	nop_buffer_lost(nop_session_dir(r->sess), r->cpusp, &r->sum.overrun, &r->sum.dropped);
-	r->sum.overrun -= r->ov0 < r->sum.overrun ? r->ov0 : r->sum.overrun;
-	r->sum.dropped -= r->dr0 < r->sum.dropped ? r->dr0 : r->sum.dropped;
+	lost_counts(r, why);
 	if (r->dat && nop_dat_finish(r->dat, &r->err))
 		return -1;
 	reap_child(r);
@@ -373,7 +404,7 @@ static int teardown(struct run *r)
 		return report_error(r->o, &r->err);
 	if (r->o->command && r->child_status != 0)
 		code = r->child_status;
-	else if (r->sum.lost_pages || r->sum.overrun || r->sum.dropped)
+	else if (r->sum.lost_pages || r->sum.overrun || r->sum.dropped || r->sum.unread || r->sum.gaps)
 		code = NOP_ELOST;
 	return code;
 }

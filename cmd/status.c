@@ -37,7 +37,7 @@ static void buffer(struct nop_fields *f, const char *dir, const char *name, int 
 {
 	static const char *const lists[] = { "set_ftrace_filter", "set_ftrace_notrace",
 					     "set_ftrace_pid" };
-	unsigned long long overrun, dropped;
+	struct nop_cpu_stats c;
 	char *v;
 
 	nop_fields_open(f, stdout, f->json);
@@ -63,9 +63,9 @@ static void buffer(struct nop_fields *f, const char *dir, const char *name, int 
 			printf(" %s=[%.60s%s]", lists[i], l, strlen(l) > 60 ? "..." : "");
 		free(l);
 	}
-	nop_buffer_lost(dir, NULL, &overrun, &dropped);
-	nop_field_u64(f, "overrun", " overrun=%llu", overrun);
-	nop_field_u64(f, "dropped", " dropped=%llu", dropped);
+	nop_buffer_counts(dir, NULL, &c);
+	nop_field_u64(f, "overrun", " overrun=%llu", c.overrun + c.commit_overrun);
+	nop_field_u64(f, "dropped", " dropped=%llu", c.dropped);
 	nop_fields_close(f);
 }
 

@@ -19,6 +19,8 @@ int nop_cpu_stats_read(const char *buffer_dir, int cpu, struct nop_cpu_stats *st
 	for (char *save, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		sscanf(l, "entries: %llu", &st->entries);
 		sscanf(l, "overrun: %llu", &st->overrun);
+		sscanf(l, "commit overrun: %llu", &st->commit_overrun);
+		sscanf(l, "bytes: %llu", &st->bytes);
 		sscanf(l, "dropped events: %llu", &st->dropped);
 		sscanf(l, "read events: %llu", &st->read);
 	}
@@ -26,19 +28,47 @@ int nop_cpu_stats_read(const char *buffer_dir, int cpu, struct nop_cpu_stats *st
 	return 0;
 }
 
-void nop_buffer_lost(const char *buffer_dir, const struct nop_cpuset *cpus,
-		     unsigned long long *overrun, unsigned long long *dropped)
+int nop_buffer_fill(const char *buffer_dir, const struct nop_cpuset *cpus)
+{
+	struct nop_cpu_stats cs;
+	struct nop_error e;
+	char path[4096], *v;
+	int most = -1;
+
+	for (int cpu = 0; cpu < nop_ncpus(); cpu++) {
+		unsigned long long kb;
+
+		if (cpus && !nop_cpuset_has(cpus, cpu))
+			continue;
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/buffer_size_kb", buffer_dir, cpu);
+		if (!(v = nop_read_file(path, NULL, &e)))
+			continue;
+		kb = strtoull(v, NULL, 10);
+		free(v);
+		if (kb && nop_cpu_stats_read(buffer_dir, cpu, &cs, &e) == 0 &&
+		    (int)(cs.bytes * 100 / (kb * 1024)) > most)
+			most = (int)(cs.bytes * 100 / (kb * 1024));
+	}
+	return most;
+}
+
+void nop_buffer_counts(const char *buffer_dir, const struct nop_cpuset *cpus,
+		       struct nop_cpu_stats *sum)
 {
 	struct nop_cpu_stats cs;
 	struct nop_error e;
 
-	*overrun = *dropped = 0;
+	memset(sum, 0, sizeof(*sum));
 	for (int cpu = 0; cpu < nop_ncpus(); cpu++) {
 		if (cpus && !nop_cpuset_has(cpus, cpu))
 			continue;
 		if (nop_cpu_stats_read(buffer_dir, cpu, &cs, &e) == 0) {
-			*overrun += cs.overrun;
-			*dropped += cs.dropped;
+			sum->entries += cs.entries;
+			sum->overrun += cs.overrun;
+			sum->commit_overrun += cs.commit_overrun;
+			sum->dropped += cs.dropped;
+			sum->read += cs.read;
+			sum->bytes += cs.bytes;
 		}
 	}
 }

@@ -93,16 +93,19 @@ void doc_check_users(struct doc *d)
 		 "left by nopctl processes that died", "no instance or journal of a dead nopctl");
 }
 
-/* one buffer's overrun and dropped events, appended to list */
+/* one buffer's overrun and dropped events, or a CPU's buffer 3/4 full
+ * (close to losing them), appended to list */
 static void buffer_lost(const char *dir, const char *name, char *list, size_t len)
 {
-	unsigned long long overrun, dropped;
+	struct nop_cpu_stats c;
+	int fill = nop_buffer_fill(dir, NULL);
 	char buf[300];
 
-	nop_buffer_lost(dir, NULL, &overrun, &dropped);
-	if (!overrun && !dropped)
+	nop_buffer_counts(dir, NULL, &c);
+	if (!c.overrun && !c.commit_overrun && !c.dropped && fill < 75)
 		return;
-	snprintf(buf, sizeof(buf), "%s: %llu overrun, %llu dropped", name, overrun, dropped);
+	snprintf(buf, sizeof(buf), "%s: %llu overrun, %llu dropped, %d%% full", name,
+		 c.overrun + c.commit_overrun, c.dropped, fill);
 	add(list, len, buf);
 }
 
@@ -115,5 +118,6 @@ void doc_check_lost(struct doc *d)
 	while (nop_walk_instances(&w, d->tdir))
 		buffer_lost(w.path, w.name, lost, sizeof(lost));
 	say_list(d, "lost", lost, "a bigger buffer (-b KB), fewer functions, a pid filter (-p), or a faster reader",
-		 "events lost in buffers right now", "no events lost in any buffer right now");
+		 "events lost in buffers, or close to it, right now",
+		 "no events lost in any buffer right now, none close to full");
 }

@@ -94,6 +94,28 @@ typedef int (*nop_raw_fn)(void *ctx, int cpu, const void *page, size_t len);
 void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx);
 /* Pages only counted, not decoded (a recording's summary): nop_count_page */
 void nop_stream_set_count_only(struct nop_stream *st, bool on);
+/* no event will be written any more: drains read every CPU to its end and
+ * hold nothing back once all are empty */
+void nop_stream_set_final(struct nop_stream *st);
+
+/* pages held in memory (spool.c): a pool that recycles them, at most max
+ * bytes in all, and per-CPU queues of them */
+struct nop_pagepool {
+	size_t page_size, bytes, used, peak, max;
+	char **free;
+	size_t nfree, capfree;
+};
+struct nop_pageq {
+	char **pg;
+	size_t head, n, cap;
+};
+void nop_pagepool_init(struct nop_pagepool *p, size_t page_size);
+char *nop_pagepool_get(struct nop_pagepool *p); /* NULL: at its limit, or no memory */
+void nop_pagepool_put(struct nop_pagepool *p, char *pg);
+void nop_pagepool_free(struct nop_pagepool *p);
+int nop_pageq_push(struct nop_pageq *q, char *pg);
+char *nop_pageq_pop(struct nop_pageq *q);
+void nop_pageq_free(struct nop_pageq *q, struct nop_pagepool *p);
 
 /* ---- sinks: one per view (sink_*.c), chosen by sink.c ---- */
 struct nop_sink;
@@ -243,6 +265,8 @@ struct nop_source_ops {
 	 * again; emit's non-zero result ends the round and is returned */
 	int (*drain)(struct nop_source *s, nop_emit_fn emit, void *ctx, bool *more,
 		     struct nop_error *err);
+	/* live: tracing is off; drain until *more is false to have it all */
+	void (*end)(struct nop_source *s);
 	void (*close)(struct nop_source *s);
 };
 struct nop_source {

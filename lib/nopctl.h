@@ -171,13 +171,15 @@ void nop_walk_end(struct nop_walk *w);
 
 /* Per-CPU lost-event counters from per_cpu/cpuN/stats. */
 struct nop_cpu_stats {
-	unsigned long long entries, overrun, dropped, read;
+	unsigned long long entries, overrun, commit_overrun, dropped, read, bytes;
 };
 int nop_cpu_stats_read(const char *buffer_dir, int cpu, struct nop_cpu_stats *st,
 		       struct nop_error *err);
-/* overrun and dropped summed over the CPUs of a buffer (cpus NULL: all) */
-void nop_buffer_lost(const char *buffer_dir, const struct nop_cpuset *cpus,
-		     unsigned long long *overrun, unsigned long long *dropped);
+/* how full the fullest CPU's buffer is, in % of its size (-1: unknown) */
+int nop_buffer_fill(const char *buffer_dir, const struct nop_cpuset *cpus);
+/* the counters summed over the CPUs of a buffer (cpus NULL: all) */
+void nop_buffer_counts(const char *buffer_dir, const struct nop_cpuset *cpus,
+		       struct nop_cpu_stats *sum);
 
 /* ---- decoded events ------------------------------------------------- */
 enum nop_ev_type {
@@ -283,6 +285,16 @@ struct nop_summary {
 	unsigned long long events;
 	long long lost_pages; /* events reported lost in page headers */
 	unsigned long long overrun, dropped; /* from per-CPU stats */
+	bool live;		   /* a capture, not a recording's report */
+	unsigned long long unread; /* left in the buffer after the last read */
+	int peak_fill;		   /* the fullest a CPU's buffer was seen, % */
+	/* graph: calls shown without their entry (began before the capture
+	 * or in a gap) or without their exit */
+	bool graph;
+	unsigned long long no_entry, no_exit;
+	/* of those, the calls that show an event the kernel lost: an entry
+	 * or exit missing in the middle of the capture */
+	unsigned long long gaps;
 	unsigned long long duration_ns;
 	int exit_status; /* of COMMAND, -1 if none */
 	const char *stop_reason;
@@ -331,6 +343,8 @@ int nop_source_file(struct nop_source **src, const char *path, struct nop_resolv
 		    struct nop_error *err);
 int nop_source_nfds(const struct nop_source *src);
 int nop_source_fd(const struct nop_source *src, int i);
+/* live: tracing is off; drain until *more is false to have everything */
+void nop_source_end(struct nop_source *src);
 void nop_source_close(struct nop_source *src);
 
 /* ---- the pipeline: a source's events to a sink -----------------------

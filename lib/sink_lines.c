@@ -105,6 +105,19 @@ int nop_lines_summary(struct nop_sink *s, const struct nop_summary *sum)
 	if (sum->exit_status >= 0)
 		nop_field_i64(&f, "exit_status", ", command exited %lld", sum->exit_status);
 	nop_field_str(&f, "stop", ", stopped by %s", sum->stop_reason);
+	if ((json && sum->live) || sum->unread)
+		nop_field_u64(&f, "unread", ", %llu left unread in the buffer", sum->unread);
+	if (sum->graph && (json || sum->no_entry))
+		nop_field_u64(&f, "no_entry", ", %llu calls whose entry was not seen", sum->no_entry);
+	if (sum->graph && (json || sum->no_exit))
+		nop_field_u64(&f, "no_exit", ", %llu calls whose exit was not seen", sum->no_exit);
+	if (sum->graph && (json || sum->gaps))
+		nop_field_u64(&f, "gaps", ", %llu events lost by the kernel (missing mid-capture)",
+			      sum->gaps);
+	/* a buffer seen 3/4 full came close to losing events */
+	if (json ? sum->peak_fill > 0 : sum->peak_fill >= 75)
+		nop_field_i64(&f, "buffer_peak_pct", ", buffer %lld%% full at its peak (-b to enlarge)",
+			      sum->peak_fill);
 	if (json && sum->warning)
 		nop_field_str(&f, "warning", NULL, sum->warning);
 	nop_fields_close(&f);

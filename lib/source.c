@@ -26,6 +26,12 @@ int nop_source_fd(const struct nop_source *src, int i)
 	return src->ops->fd(src, i);
 }
 
+void nop_source_end(struct nop_source *src)
+{
+	if (src->ops->end)
+		src->ops->end(src);
+}
+
 void nop_source_close(struct nop_source *src)
 {
 	if (src)

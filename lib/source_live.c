@@ -21,8 +21,14 @@ static void live_close(struct nop_source *s)
 	free(s);
 }
 
+static void live_end(struct nop_source *s)
+{
+	nop_stream_set_final(((struct nop_stream_source *)s)->st);
+}
+
 static const struct nop_source_ops live_ops = {
-	.nfds = live_nfds, .fd = live_fd, .drain = nop_stream_source_drain, .close = live_close,
+	.nfds = live_nfds, .fd = live_fd, .drain = nop_stream_source_drain, .end = live_end,
+	.close = live_close,
 };
 
 int nop_source_live(struct nop_source **src, const char *buffer_dir, const struct nop_cpuset *cpus,

@@ -8,10 +8,17 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 # valgrind cannot run a binary built with ASan: SANITIZE=1 leaves it out
 VM_SUITES := trace graph report doctor hardening $(if $(filter 1,$(SANITIZE)),,valgrind)
 
-# every suite on every kernel (6.1, 6.12, 6.19: two guests side by side);
-# then two lockdown boots each: securityfs mounted, and not mounted
+# every suite on every kernel (6.1, 6.12, 6.19), in two guests side by side
+# (one per core): the main suites on each kernel in turn, and beside them
+# the sustained-load suite (t-load.sh, about 10 min a kernel: a million
+# function_graph events printed per capture); then two lockdown boots each:
+# securityfs mounted, and not mounted. The kernels are fetched first, once.
 vm-check: all $(HELPERS)
-	NOPCTL_BUILD=$(BUILD) sh tests/vm/run.sh $(VM_SUITES)
+	sh tests/vm/kernels.sh > /dev/null
+	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_JOBS=1 sh tests/vm/run.sh load > $(BUILD)/vm-load.log 2>&1 & \
+	load=$$!; \
+	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_JOBS=1 sh tests/vm/run.sh $(VM_SUITES); main=$$?; \
+	wait $$load; rc=$$?; cat $(BUILD)/vm-load.log; [ $$main = 0 ] && [ $$rc = 0 ]
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_APPEND=lockdown=confidentiality sh tests/vm/run.sh lockdown
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_APPEND="lockdown=confidentiality nopctl.nosecurityfs" sh tests/vm/run.sh lockdown
 

@@ -1,17 +1,16 @@
-/* opener N [PATH [RATE]] - open (and close) PATH exactly N times: a
- * workload whose call count is known; RATE > 0 paces it to about RATE
- * opens a second. Built static so that it runs in the bare guest. */
+/* opener N [PATH [RATE [N2 RATE2]]] - open (and close) PATH exactly N
+ * times: a workload whose call count is known; RATE > 0 paces it to RATE
+ * opens a second (each open is due at a fixed time from the start, so a
+ * late one does not slow the rest). N2 RATE2: then N2 more at RATE2, one
+ * process at two loads. Built static so that it runs in the bare guest. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
-int main(int argc, char **argv)
+static int run(long n, const char *path, long rate)
 {
-	long n = argc > 1 ? strtol(argv[1], NULL, 10) : 1;
-	const char *path = argc > 2 ? argv[2] : "/etc/hostname";
-	long rate = argc > 3 ? strtol(argv[3], NULL, 10) : 0;
 	struct timespec t0, t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -34,4 +33,13 @@ int main(int argc, char **argv)
 		}
 	}
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = argc > 2 ? argv[2] : "/etc/hostname";
+
+	if (run(argc > 1 ? strtol(argv[1], NULL, 10) : 1, path, argc > 3 ? strtol(argv[3], NULL, 10) : 0))
+		return 1;
+	return argc > 5 ? run(strtol(argv[4], NULL, 10), path, strtol(argv[5], NULL, 10)) : 0;
 }

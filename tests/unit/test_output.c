@@ -99,7 +99,7 @@ static void draw_other_task(struct nop_sink *s, const void *arg)
 	struct nop_gitem gi = { .kind = NOP_GI_LEAF, .pid = 15, .cpu = 1, .timed = true, .ts = 5,
 				.func = 0x1234, .duration = 2000, .path = path, .npath = 1,
 				.other_task = true };
-	struct nop_summary sum = { .events = 3, .by_task = true, .other_tasks = 2, .exit_status = -1,
+	struct nop_summary sum = { .events = 3, .by_task = true, .other_tasks = 2, .exit_status = -1, .graph = true,
 				   .stop_reason = "duration" };
 
 	assert_int_equal(s->ops->graph(s, &gi), 0);
@@ -116,7 +116,8 @@ static void other_task_marked(void **state)
 				     " dropped 0, 2 of other tasks (context switches), stopped by duration\n"));
 	assert_non_null(strstr(json, "\"depth\":0,\"duration_ns\":2000,\"self_ns\":0,"
 				     "\"context_switch\":true}\n"));
-	assert_non_null(strstr(json, "\"dropped\":0,\"other_tasks\":2,\"stop\":\"duration\"}"));
+	assert_non_null(strstr(json, "\"dropped\":0,\"other_tasks\":2,\"stop\":\"duration\","
+				     "\"no_entry\":0,\"no_exit\":0,\"gaps\":0}"));
 	free(text);
 	free(json);
 }
