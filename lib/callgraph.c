@@ -256,6 +256,7 @@ static int graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem
 		gi.kind = NOP_GI_LEAF;
 		gi.no_entry = true;
 		gi.ts = ev->calltime;
+		gi.began = ev->ts > gi.duration ? ev->ts - gi.duration : 0;
 		gi.self = gi.duration;
 		ret = emit(g, t, &gi, t->n, fn, ctx);
 		credit(t, &gi);

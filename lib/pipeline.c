@@ -201,7 +201,7 @@ static int on_call(void *ctx, const struct nop_gitem *gi)
 		 * the kernel lost (6.1 drops a few per million under
 		 * function_graph without counting them: trace-cmd's recordings
 		 * of the same load show them too, issue 18) */
-		p->sum.gaps += (gi->no_entry && gi->ts > p->first) || (!gi->timed && gi->cpu >= 0);
+		p->sum.gaps += (gi->no_entry && gi->began > p->first) || (!gi->timed && gi->cpu >= 0);
 	}
 	if (p->sink.ops->graph(&p->sink, gi))
 		return sink_failed(p);
