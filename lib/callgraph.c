@@ -199,8 +199,18 @@ static int graph_entry(struct nop_graph *g, const struct nop_event *ev, nop_gite
 
 	if (!t)
 		return -ENOMEM;
-	for (keep = t->n; keep > 0 && t->f[keep - 1].kdepth >= ev->depth; keep--)
+	/* frames deeper than the new entry lost their exits. One at its very
+	 * depth is kept once: 6.1 lowers the task's depth before it records
+	 * a return, so an interrupt in between records its calls at the
+	 * returning function's depth, before that function's exit (seen in
+	 * 'graph -p' on 6.1: get_timespec64 at depth 2, then irq_enter_rcu at
+	 * depth 2, then get_timespec64's exit). The interrupt's calls nest
+	 * under it; the exit then finds its frame. A second frame at that
+	 * depth is a lost exit after all. */
+	for (keep = t->n; keep > 0 && t->f[keep - 1].kdepth > ev->depth; keep--)
 		;
+	if (keep >= 2 && t->f[keep - 1].kdepth == ev->depth && t->f[keep - 2].kdepth == ev->depth)
+		keep--;
 	if (keep < t->n && (ret = drop_to(g, t, keep, ev->cpu, ev->ts, fn, ctx)))
 		return ret;
 	if (t->n == NOP_GRAPH_MAX_DEPTH) /* deeper than we follow: drop */

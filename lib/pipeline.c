@@ -198,9 +198,7 @@ static int on_call(void *ctx, const struct nop_gitem *gi)
 		p->sum.no_exit += !gi->timed;
 		/* an exit whose call began inside the capture, or a call whose
 		 * end another event proved while its exit never came: an event
-		 * the kernel lost (6.1 drops a few per million under
-		 * function_graph without counting them: trace-cmd's recordings
-		 * of the same load show them too, issue 18) */
+		 * lost, whether or not a counter of the kernel says so */
 		p->sum.gaps += (gi->no_entry && gi->began > p->first) || (!gi->timed && gi->cpu >= 0);
 	}
 	if (p->sink.ops->graph(&p->sink, gi))

@@ -300,6 +300,41 @@ static void lost_pages_do_not_misnest(void **state)
 	}
 }
 
+/* 6.1 lowers a task's depth before it records a return: an interrupt in
+ * between records its calls at the returning function's depth, before
+ * that function's exit (seen in a VM capture: get_timespec64 entered at
+ * depth 2, irq_enter_rcu at depth 2, then get_timespec64's exit). Every
+ * event is there: no call may be shown without its entry or exit. */
+static void interrupt_in_a_return_nests(void **state)
+{
+	struct nop_error err;
+	struct run *r = calloc(1, sizeof(*r));
+	const struct { enum nop_ev_type type; unsigned long long ip; int depth; } evs[] = {
+		{ NOP_EV_ENTRY, 0x100, 1 }, /* the caller */
+		{ NOP_EV_ENTRY, 0x200, 2 }, /* get_timespec64 */
+		{ NOP_EV_ENTRY, 0x300, 2 }, /* the interrupt, at the same depth */
+		{ NOP_EV_ENTRY, 0x400, 3 },
+		{ NOP_EV_EXIT, 0x400, 3 },
+		{ NOP_EV_EXIT, 0x300, 2 },
+		{ NOP_EV_EXIT, 0x200, 2 }, /* get_timespec64's exit, after it */
+		{ NOP_EV_EXIT, 0x100, 1 },
+	};
+
+	assert_non_null(r->g = nop_graph_new(&err));
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		struct nop_event e = { .type = evs[i].type, .pid = 7, .ts = 1000 + i * 10, .ip = evs[i].ip,
+				       .depth = evs[i].depth, .calltime = 1000, .rettime = 1000 + i * 10 };
+
+		assert_int_equal(nop_graph_feed(r->g, &e, on_item, r), 0);
+	}
+	assert_int_equal(nop_graph_finish(r->g, on_item, r), 0);
+	assert_int_equal(r->no_entry, 0);
+	assert_int_equal(r->untimed, 0);
+	assert_int_equal(r->bad_nesting, 0);
+	nop_graph_free(r->g);
+	free(r);
+}
+
 static int count_items(void *ctx, const struct nop_gitem *gi)
 {
 	(*(int *)ctx)++;
@@ -342,6 +377,7 @@ int main(void)
 		cmocka_unit_test(dot_renders),		 cmocka_unit_test(chrome_and_json_parse),
 		cmocka_unit_test(starts_in_the_middle), cmocka_unit_test(lost_pages_do_not_misnest),
 		cmocka_unit_test(stats_table),		 cmocka_unit_test(many_tasks_bounded),
+		cmocka_unit_test(interrupt_in_a_return_nests),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
