@@ -35,6 +35,7 @@ struct run {
 	unsigned long long t0;
 	struct nop_cpu_stats at0; /* buffer counters when tracing began */
 	int peak_fill;		  /* the fullest a CPU's buffer was seen, % */
+	unsigned long long fill_at; /* when it was last looked at (ns) */
 	long long ran0;		     /* -p tasks' context switches then */
 	int sigfd;
 	pid_t child;

@@ -45,9 +45,12 @@ int nop_buffer_fill(const char *buffer_dir, const struct nop_cpuset *cpus)
 			continue;
 		kb = strtoull(v, NULL, 10);
 		free(v);
-		if (kb && nop_cpu_stats_read(buffer_dir, cpu, &cs, &e) == 0 &&
-		    (int)(cs.bytes * 100 / (kb * 1024)) > most)
-			most = (int)(cs.bytes * 100 / (kb * 1024));
+		if (kb && nop_cpu_stats_read(buffer_dir, cpu, &cs, &e) == 0) {
+			int pct = (int)(cs.bytes * 100 / (kb * 1024));
+
+			if (pct > most)
+				most = pct;
+		}
 	}
 	return most;
 }

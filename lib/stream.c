@@ -154,7 +154,7 @@ int nop_stream_open(struct nop_stream **stp, struct nop_decoder *d, const char *
 
 	if (!cpus)
 		cpus = nop_online_cpus();
-	if (stream_alloc(&st, d, ncpus, true, err))
+	if (stream_alloc(&st, d, ncpus, false, err)) /* pages go to the spool */
 		return -1;
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		struct cpu_buf *c = &st->cpus[st->ncpus];
@@ -297,6 +297,19 @@ int nop_stream_fd(const struct nop_stream *st, int i)
 	return st->cpus[i].fd;
 }
 
+/* One page from fd (a short one padded with zeros), -1 with errno. */
+static ssize_t read_page(const struct nop_stream *st, int fd, char *pg)
+{
+	ssize_t r;
+
+	do
+		r = read(fd, pg, (size_t)st->page_size);
+	while (r < 0 && errno == EINTR);
+	if (r > 0 && r < st->page_size)
+		memset(pg + r, 0, (size_t)(st->page_size - r));
+	return r;
+}
+
 /* The next page of one CPU: its length (the page is *pagep), 0 at its
  * end or when a live buffer is empty for now, -1 with errno. */
 static ssize_t next_page(struct nop_stream *st, struct cpu_buf *c, void **pagep)
@@ -328,15 +341,11 @@ static ssize_t next_page(struct nop_stream *st, struct cpu_buf *c, void **pagep)
 		return st->page_size;
 	}
 	*pagep = st->page;
-	do
-		r = read(c->fd, st->page, (size_t)st->page_size);
-	while (r < 0 && errno == EINTR);
+	r = read_page(st, c->fd, st->page);
 	if (r < 0 && errno == EAGAIN)
 		return 0;
 	if (r == 0)
 		c->done = st->files;
-	if (r > 0 && r < st->page_size)
-		memset((char *)st->page + r, 0, (size_t)(st->page_size - r));
 	return r;
 }
 
@@ -385,10 +394,7 @@ static int spool_cpu(struct nop_stream *st, struct cpu_buf *c, struct nop_error 
 
 		if (!pg)
 			return 0;
-		do
-			r = read(c->fd, pg, (size_t)st->page_size);
-		while (r < 0 && errno == EINTR);
-		if (r <= 0) {
+		if ((r = read_page(st, c->fd, pg)) <= 0) {
 			nop_pagepool_put(&st->pool, pg);
 			if (r == 0 || errno == EAGAIN) {
 				c->kernel_empty = true;
@@ -397,8 +403,6 @@ static int spool_cpu(struct nop_stream *st, struct cpu_buf *c, struct nop_error 
 			nop_error_io(err, "read", "trace_pipe_raw", errno);
 			return -1;
 		}
-		if (r < st->page_size)
-			memset(pg + r, 0, (size_t)(st->page_size - r));
 		if (nop_pageq_push(&c->spool, pg)) {
 			nop_pagepool_put(&st->pool, pg);
 			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
