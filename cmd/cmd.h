@@ -72,9 +72,11 @@ int check_pattern_args(const struct opts *o);
 /* trace and record: at least one PATTERN (0, or the exit code after the
  * message with an example and a hint) */
 int need_a_pattern(const struct opts *o, const char *example, const char *hint);
-/* -o FILE may be written: absent, or a regular file and --overwrite;
- * never a symlink, FIFO or device (checked before tracefs is touched). */
-int output_check(const struct opts *o, struct nop_error *err);
+/* -o FILE may be written: absent, or a regular file and --overwrite, or
+ * (stream_ok: text, not a trace.dat) a FIFO or character device, written
+ * as it is; never a symlink or directory (checked before tracefs is
+ * touched). */
+int output_check(const struct opts *o, bool stream_ok, struct nop_error *err);
 /* Open -o FILE (as output_check allows) or stdout. */
 FILE *open_output(const struct opts *o, struct nop_error *err);
 /* Look for a command in PATH as execvp would: 0 if runnable. */

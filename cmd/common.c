@@ -55,7 +55,7 @@ static FILE *buffered(FILE *f)
 	return f;
 }
 
-int output_check(const struct opts *o, struct nop_error *err)
+int output_check(const struct opts *o, bool stream_ok, struct nop_error *err)
 {
 	struct stat st;
 
@@ -64,11 +64,18 @@ int output_check(const struct opts *o, struct nop_error *err)
 	if (S_ISLNK(st.st_mode))
 		nop_error_set(err, NOP_EUSAGE, ELOOP,
 			      "output file %s is a symbolic link; nopctl does not follow it", o->output);
+	else if (S_ISDIR(st.st_mode))
+		nop_error_set(err, NOP_EUSAGE, EISDIR,
+			      "output %s is a directory; give a file name, e.g. -o %s/%s", o->output,
+			      o->output, stream_ok ? "trace.txt" : "trace.dat");
+	else if ((S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) && stream_ok)
+		return 0; /* written as it is, as the shell's '>' would: nothing is replaced */
 	else if (!S_ISREG(st.st_mode))
 		nop_error_set(err, NOP_EUSAGE, EINVAL,
-			      "output file %s is not a regular file (a FIFO, device or directory);"
-			      " -o writes files: for a pipe use '-o -' or the shell's redirection",
-			      o->output);
+			      "output %s is not a regular file%s", o->output,
+			      stream_ok ? ", FIFO or character device"
+				        : ": a trace.dat is written as a file (its CPUs' data are"
+					  " gathered beside it first); give a file name");
 	else if (!o->overwrite)
 		nop_error_set(err, NOP_EUSAGE, EEXIST,
 			      "output file %s exists; remove it or add --overwrite to replace it",
@@ -76,6 +83,23 @@ int output_check(const struct opts *o, struct nop_error *err)
 	else
 		return 0;
 	return -1;
+}
+
+/* A FIFO or character device the user named (-o /dev/null, -o a.fifo):
+ * opened for writing as it is. Not waiting for a FIFO's reader as '>'
+ * would: signals are blocked by then, and Ctrl-C could not end the wait
+ * (ENXIO: no reader yet) */
+static int open_stream(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
 }
 
 FILE *open_output(const struct opts *o, struct nop_error *err)
@@ -86,8 +110,18 @@ FILE *open_output(const struct opts *o, struct nop_error *err)
 
 	if (!o->output || !strcmp(o->output, "-"))
 		return buffered(stdout);
-	if (output_check(o, err))
+	if (output_check(o, true, err))
 		return NULL;
+	if (lstat(o->output, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+		if ((fd = open_stream(o->output)) < 0) {
+			nop_error_set(err, NOP_EUSAGE, errno, errno == ENXIO ? "FIFO %s has no reader:"
+				      " start the reader first" : "cannot write to %s: %s", o->output,
+				      strerror(errno));
+			return NULL;
+		}
+		fcntl(fd, F_SETFL, 0);
+		goto opened;
+	}
 	/* O_NONBLOCK: a FIFO put there since the check must not hang nopctl */
 	fd = open(o->output, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
 				     (o->overwrite ? O_TRUNC : O_EXCL), 0644);
@@ -97,13 +131,14 @@ FILE *open_output(const struct opts *o, struct nop_error *err)
 		if (fd >= 0)
 			close(fd);
 		if (e == EEXIST || e == ELOOP || e == EINVAL || e == ENXIO)
-			output_check(o, err);
+			output_check(o, true, err);
 		if (!err->status)
 			nop_error_set(err, NOP_EUSAGE, e, "cannot create output file %s: %s",
 				      o->output, strerror(e));
 		return NULL;
 	}
 	fcntl(fd, F_SETFL, 0);
+opened:
 	f = fdopen(fd, "w");
 	if (!f) {
 		close(fd);
@@ -174,6 +209,22 @@ static int no_match(const struct nop_funcs *f, const char *pat, const char *mod,
 	return -1;
 }
 
+/* Is a function that the patterns match left once -n takes its own? */
+static bool one_left(const struct nop_funcs *f, const struct opts *o)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		bool in = false, out = false;
+
+		for (size_t p = 0; p < o->npatterns && !in; p++)
+			in = nop_func_matches(&f->v[i], o->patterns[p], o->module);
+		for (size_t p = 0; p < o->nnotrace && in && !out; p++)
+			out = nop_func_matches(&f->v[i], o->notrace[p], NULL);
+		if (in && !out)
+			return true;
+	}
+	return false;
+}
+
 int check_patterns(const char *tracing_dir, const struct opts *o, struct nop_error *err)
 {
 	struct nop_funcs f;
@@ -197,6 +248,21 @@ int check_patterns(const char *tracing_dir, const struct opts *o, struct nop_err
 	for (size_t i = 0; i < o->nnotrace && !ret; i++)
 		if (nop_funcs_count(&f, o->notrace[i], NULL) == 0)
 			ret = no_match(&f, o->notrace[i], NULL, err);
+	if (!ret && o->hist && (nop_pattern_is_glob(o->hist) || nop_funcs_count(&f, o->hist, NULL) == 0)) {
+		if (nop_pattern_is_glob(o->hist))
+			nop_error_set(err, NOP_EUSAGE, 0, "--hist takes one function name, not a glob"
+				      " ('%s')", o->hist);
+		else
+			no_match(&f, o->hist, NULL, err);
+		ret = -1;
+	}
+	if (!ret && o->nnotrace && o->npatterns && !one_left(&f, o)) {
+		nop_error_set(err, NOP_EUSAGE, 0, "-n %s%s excludes every function the pattern%s match%s:"
+			      " nothing is left to trace; exclude fewer (-n takes the same patterns)",
+			      o->notrace[0], o->nnotrace > 1 ? " ..." : "", o->npatterns > 1 ? "s" : "",
+			      o->npatterns > 1 ? "" : "es");
+		ret = -1;
+	}
 	nop_funcs_free(&f);
 	return ret;
 }

@@ -36,6 +36,7 @@ struct run {
 	struct nop_cpu_stats at0; /* buffer counters when tracing began */
 	int peak_fill;		  /* the fullest a CPU's buffer was seen, % */
 	unsigned long long fill_at; /* when it was last looked at (ns) */
+	unsigned long long alive_at; /* when -p tasks were last looked for */
 	long long ran0;		     /* -p tasks' context switches then */
 	int sigfd;
 	pid_t child;

@@ -5,6 +5,7 @@
  * place, which restores everything whatever step was reached. */
 #include <errno.h>
 #include <poll.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -66,6 +67,20 @@ static void sample_fill(struct run *r)
 #define REST_MS 20
 #define TICK_MS 100
 
+/* -p: the run ends when no traced task runs any more (the pid list holds
+ * the followed children too), like strace and perf; looked at once per
+ * TICK_MS. A task that died during set-up ends it at the first look. */
+static void tasks_ended(struct run *r)
+{
+	unsigned long long t = now_ns();
+
+	if (!r->o->npids || r->o->command || (r->alive_at && t - r->alive_at < TICK_MS * 1000000ULL))
+		return;
+	r->alive_at = t;
+	if (!nop_session_tasks_alive(r->sess))
+		nop_pipeline_stop(r->pipe, NOP_STOP_PROCESS_EXIT, 0);
+}
+
 static int loop(struct run *r)
 {
 	int nfd = nop_source_nfds(r->src);
@@ -91,6 +106,7 @@ static int loop(struct run *r)
 			break;
 		if (more && (ret = wait_for(r, pfd, 1, 0, deadline)))
 			break;
+		tasks_ended(r);
 		if (nop_pipeline_drain(r->pipe, r->src, &more, &r->err) == NOP_FLOW_FAIL ||
 		    (!STOPPED && nop_pipeline_flush(r->pipe, &r->err) == NOP_FLOW_FAIL)) {
 			ret = -1;
@@ -177,7 +193,7 @@ static int open_session(struct run *r)
 		return -1;
 	if (r->mode == RUN_RECORD) {
 		/* the trace.dat is created after the session: -o checked before */
-		if (output_check(o, &r->err))
+		if (output_check(o, false, &r->err))
 			return -1;
 		r->out = stderr; /* the trace.dat is written by nop_dat; this is for the summary */
 	}
@@ -222,7 +238,7 @@ static int open_pipeline(struct run *r)
 		.graph = r->mode == RUN_GRAPH || r->mode == RUN_STATS,
 		.recording = r->mode == RUN_RECORD,
 		.roots = r->roots, .nroots = r->nroots,
-		.count = o->count,
+		.count = o->count, .thresh_ns = (o->thresh_ns + 999) / 1000 * 1000, /* the kernel's us */
 		.by_task = o->npids || o->command ? r->sess : NULL,
 		.show_others = r->mode == RUN_GRAPH && o->view == NOP_VIEW_LINES,
 	};
@@ -346,7 +362,7 @@ static void lost_counts(struct run *r, enum nop_stop why)
 	r->sum.dropped = SINCE(dropped);
 #undef SINCE
 	/* a run cut short (-c, closed output) leaves the rest unread by choice */
-	if (why != NOP_STOP_OUTPUT_CLOSED && why != NOP_STOP_COUNT)
+	if (why != NOP_STOP_OUTPUT_CLOSED && !nop_pipeline_count_reached(r->pipe))
 		r->sum.unread = c.entries;
 	r->sum.peak_fill = r->peak_fill;
 	r->sum.live = true;
@@ -366,7 +382,8 @@ static int finish(struct run *r)
 	sample_fill(r);
 	/* tracing is off: what is left is bounded by the buffer size */
 	nop_source_end(r->src);
-	for (bool more = why != NOP_STOP_OUTPUT_CLOSED && why != NOP_STOP_COUNT; more;)
+	for (bool more = why != NOP_STOP_OUTPUT_CLOSED && why != NOP_STOP_COUNT;
+	     more && !nop_pipeline_count_reached(r->pipe);)
 		if (nop_pipeline_drain(r->pipe, r->src, &more, &r->err) == NOP_FLOW_FAIL)
 			return -1;
 	if (tasks_ran_untraced(r, ran1))
@@ -385,6 +402,7 @@ static int teardown(struct run *r)
 	char left[600];
 	struct nop_error e2;
 	int code = 0;
+	bool closed = r->pipe && nop_pipeline_output_closed(r->pipe);
 
 	if (r->go >= 0)
 		close(r->go); /* a child still waiting exits 127 */
@@ -411,6 +429,18 @@ static int teardown(struct run *r)
 		fclose(r->out);
 	if (r->err.status)
 		return report_error(r->o, &r->err);
+	/* whoever read the output is gone (| head): a normal end, exit 0,
+	 * also when it went while the last events or the table were written
+	 * (a loss, a command's status: the reader no longer wants them);
+	 * COMMAND was sent SIGTERM by nopctl, and its status is not news.
+	 * What stdio still holds for the pipe is dropped, not reported. */
+	if (closed) {
+		if (r->out == stdout) {
+			__fpurge(stdout);
+			clearerr(stdout);
+		}
+		return 0;
+	}
 	if (r->o->command && r->child_status != 0)
 		code = r->child_status;
 	else if (r->sum.lost_pages || r->sum.overrun || r->sum.dropped || r->sum.unread || r->sum.gaps)

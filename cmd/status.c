@@ -35,8 +35,10 @@ static char *entries(const char *dir, const char *rel, size_t *n)
 
 static void buffer(struct nop_fields *f, const char *dir, const char *name, int owner, bool alive)
 {
+	/* set_graph_function: the roots of a graph (the top level's only,
+	 * where instances lack it) */
 	static const char *const lists[] = { "set_ftrace_filter", "set_ftrace_notrace",
-					     "set_ftrace_pid" };
+					     "set_ftrace_pid", "set_graph_function" };
 	struct nop_cpu_stats c;
 	char *v;
 
@@ -55,8 +57,12 @@ static void buffer(struct nop_fields *f, const char *dir, const char *name, int 
 	free(v);
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
 		size_t n;
-		char *l = entries(dir, lists[i], &n);
+		char path[4200], *l;
 
+		snprintf(path, sizeof(path), "%s/%s", dir, lists[i]);
+		if (access(path, F_OK))
+			continue; /* a file this buffer does not have */
+		l = entries(dir, lists[i], &n);
 		if (f->json || n)
 			nop_field_str(f, lists[i], "", l);
 		if (!f->json && n)
@@ -78,7 +84,8 @@ int cmd_status(struct opts *o)
 
 	if (!tdir)
 		return report_error(o, &err);
-	buffer(&f, tdir, "top", 0, false);
+	/* the top level's owner: the nopctl holding its lock */
+	buffer(&f, tdir, "top", nop_top_level_holder(), true);
 	while (nop_walk_instances(&w, tdir))
 		buffer(&f, w.path, w.name, w.owner, w.owner && nop_owner_alive(w.owner));
 	while (nop_walk_journals(&w, nop_journal_dir())) {

@@ -16,6 +16,7 @@
 struct frame {
 	unsigned long long entry_ts, child_ns;
 	int kdepth;
+	int cpu; /* of the entry */
 };
 
 /* A task's stack grows as deep as its calls go: most tasks of a
@@ -23,9 +24,19 @@ struct frame {
  * was 8.2 KB each (a 1.6 MB file naming 58,000 pids took 470 MB). */
 #define FIRST_DEPTH 4
 
+/* exits only (tracing_thresh): a return held until its caller's */
+struct held {
+	unsigned long long func, began, end, duration;
+	long long retval;
+	int kdepth, cpu;
+	bool has_retval;
+};
+
 struct task {
 	int pid; /* 0: empty slot */
 	int n, cap;
+	struct held *held; /* exits only: returns in the order they came */
+	int nheld, capheld;
 	/* the open calls' functions, outermost first: a call's path as the
 	 * sinks see it, never copied (cap + 1 slots: one more for an exit
 	 * whose entry was not seen) */
@@ -59,6 +70,7 @@ static int task_room(struct task *t, int need)
 static void task_free(struct task *t)
 {
 	if (t) {
+		free(t->held);
 		free(t->func);
 		free(t->f);
 		free(t);
@@ -72,7 +84,13 @@ struct nop_graph {
 	struct task *last;	/* the task of the last event: most often the next's */
 	int pend_cpu; /* of the held entry */
 	unsigned long long pend_ts, pend_ip;
+	bool exits_only; /* tracing_thresh: no entries come */
 };
+
+void nop_graph_exits_only(struct nop_graph *g)
+{
+	g->exits_only = true;
+}
 
 struct nop_graph *nop_graph_new(struct nop_error *err)
 {
@@ -176,16 +194,20 @@ static int show_pending(struct nop_graph *g, nop_gitem_fn fn, void *ctx)
 	return emit(g, t, &gi, t->n - 1, fn, ctx);
 }
 
-/* Close frames down to (not including) index keep: their exits were lost. */
+/* Close frames down to (not including) index keep: their exits were lost;
+ * cpu -1: the capture ended first (shown on their entries' CPU) */
 static int drop_to(struct nop_graph *g, struct task *t, int keep, int cpu, unsigned long long ts,
 		   nop_gitem_fn fn, void *ctx)
 {
 	int ret = 0;
 
 	while (t->n > keep && !ret) {
-		struct nop_gitem gi = { .kind = NOP_GI_RETURN, .cpu = cpu, .ts = ts };
+		struct nop_gitem gi = { .kind = NOP_GI_RETURN, .cpu = cpu, .ts = ts,
+					.at_end = cpu < 0 };
 
 		t->n--;
+		if (cpu < 0)
+			gi.cpu = t->f[t->n].cpu;
 		gi.func = t->func[t->n];
 		ret = emit(g, t, &gi, t->n, fn, ctx);
 	}
@@ -218,7 +240,7 @@ static int graph_entry(struct nop_graph *g, const struct nop_event *ev, nop_gite
 	if (task_room(t, t->n + 1))
 		return -ENOMEM;
 	t->func[t->n] = ev->ip;
-	t->f[t->n++] = (struct frame){ .entry_ts = ev->ts, .kdepth = ev->depth };
+	t->f[t->n++] = (struct frame){ .entry_ts = ev->ts, .kdepth = ev->depth, .cpu = ev->cpu };
 	g->pending = t;
 	g->pend_cpu = ev->cpu;
 	g->pend_ts = ev->ts;
@@ -283,12 +305,107 @@ static int graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem
 	return ret;
 }
 
+/* The held returns h[lo..i] are call i and, before it, its callees at or
+ * above the threshold (children return first): shown caller first, at
+ * the depth the task's stack gives it. Its self time is what its known
+ * callees leave; callees under the threshold are not recorded, and count
+ * as its own (the summary says so). */
+static int show_held(struct nop_graph *g, struct task *t, int lo, int i, nop_gitem_fn fn, void *ctx)
+{
+	const struct held *h = &t->held[i];
+	struct nop_gitem gi = { .cpu = h->cpu, .func = h->func, .timed = true, .ts = h->began,
+				.duration = h->duration, .retval = h->retval,
+				.has_retval = h->has_retval };
+	unsigned long long known = 0;
+	int ret, top = 1 << 30, start = lo;
+
+	if (lo == i || t->n >= NOP_GRAPH_MAX_DEPTH - 1) {
+		gi.kind = NOP_GI_LEAF;
+		gi.self = gi.duration;
+		return emit(g, t, &gi, t->n, fn, ctx);
+	}
+	if (task_room(t, t->n + 1))
+		return -ENOMEM;
+	gi.kind = NOP_GI_ENTER;
+	t->func[t->n] = h->func;
+	t->f[t->n++] = (struct frame){ .entry_ts = h->began, .kdepth = h->kdepth, .cpu = h->cpu };
+	if ((ret = emit(g, t, &gi, t->n - 1, fn, ctx)))
+		return ret;
+	/* its direct callees: the shallowest returns in between */
+	for (int k = lo; k < i; k++)
+		if (t->held[k].kdepth < top)
+			top = t->held[k].kdepth;
+	for (int k = lo; k < i; k++)
+		if (t->held[k].kdepth == top) {
+			if ((ret = show_held(g, t, start, k, fn, ctx)))
+				return ret;
+			known += t->held[k].duration;
+			start = k + 1;
+		}
+	gi.kind = NOP_GI_RETURN;
+	gi.ts = h->end;
+	gi.self = gi.duration > known ? gi.duration - known : 0;
+	t->n--;
+	return emit(g, t, &gi, t->n, fn, ctx);
+}
+
+/* every held return, as trees: a return that no later one is shallower
+ * than has no caller held (the caller returns after it), so it is one
+ * tree's outermost call, its callees the returns before it */
+static int show_all_held(struct nop_graph *g, struct task *t, nop_gitem_fn fn, void *ctx)
+{
+	int ret = 0, start = 0, low = 1 << 30;
+	bool *outer;
+
+	if (!t->nheld)
+		return 0;
+	if (!(outer = malloc((size_t)t->nheld)))
+		return -ENOMEM;
+	for (int k = t->nheld - 1; k >= 0; k--) {
+		outer[k] = t->held[k].kdepth <= low;
+		if (t->held[k].kdepth < low)
+			low = t->held[k].kdepth;
+	}
+	for (int k = 0; k < t->nheld && !ret; k++)
+		if (outer[k]) {
+			ret = show_held(g, t, start, k, fn, ctx);
+			start = k + 1;
+		}
+	free(outer);
+	t->nheld = 0;
+	return ret;
+}
+
+static int held_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
+{
+	struct task *t = task(g, ev->pid);
+	unsigned long long d = ev->rettime > ev->calltime ? ev->rettime - ev->calltime : 0;
+
+	if (!t)
+		return -ENOMEM;
+	if (t->nheld == t->capheld) {
+		int cap = t->capheld ? t->capheld * 2 : 16;
+		struct held *nh = realloc(t->held, (size_t)cap * sizeof(*nh));
+
+		if (!nh)
+			return -ENOMEM;
+		t->held = nh;
+		t->capheld = cap;
+	}
+	t->held[t->nheld++] = (struct held){
+		.func = ev->ip, .began = ev->ts > d ? ev->ts - d : 0, .end = ev->ts, .duration = d,
+		.retval = ev->retval, .kdepth = ev->depth, .cpu = ev->cpu, .has_retval = ev->has_retval,
+	};
+	/* the outermost call returned: its tree is complete */
+	return ev->depth == 0 ? show_all_held(g, t, fn, ctx) : 0;
+}
+
 int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
 {
 	int ret = 0;
 
 	if (ev->type == NOP_EV_EXIT)
-		return graph_exit(g, ev, fn, ctx);
+		return g->exits_only ? held_exit(g, ev, fn, ctx) : graph_exit(g, ev, fn, ctx);
 	if (g->pending && (ret = show_pending(g, fn, ctx)))
 		return ret;
 	if (ev->type == NOP_EV_ENTRY)
@@ -301,7 +418,7 @@ int nop_graph_finish(struct nop_graph *g, nop_gitem_fn fn, void *ctx)
 	int ret = show_pending(g, fn, ctx);
 
 	for (size_t i = 0; i < g->cap && !ret; i++)
-		if (g->slots[i])
+		if (g->slots[i] && !(ret = show_all_held(g, g->slots[i], fn, ctx)))
 			ret = drop_to(g, g->slots[i], 0, -1, 0, fn, ctx);
 	return ret;
 }

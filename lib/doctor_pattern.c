@@ -109,13 +109,36 @@ static bool hits(const char *name, const char *mod, const char *pat)
 	return nop_func_matches(&fn, pat, NULL);
 }
 
-/* lines of a file whose probed symbol matches pat, into out */
-static int users_in(const char *path, int field, const char *what, const char *pat, char *out,
-		    size_t len, bool *readable)
+/* How many users a matching line stands for. enabled_functions: its
+ * "(N)", the ftrace ops on the site, a kprobe on an ftrace site among
+ * them. kprobe_events: none of its own (an enabled one is one of those
+ * ops; a disabled one patches nothing). kprobes/list: a kprobe that is
+ * not on the ftrace site ("[FTRACE]"), an int3 ftrace does not count. */
+static int ef_users(const char *line)
+{
+	const char *p = strchr(line, '(');
+
+	return p && atoi(p + 1) > 0 ? atoi(p + 1) : 1;
+}
+
+static int defined_only(const char *line)
+{
+	return 0;
+}
+
+static int int3_kprobe(const char *line)
+{
+	return strstr(line, "[FTRACE]") ? 0 : 1;
+}
+
+/* lines of a file whose probed symbol matches pat, into out; the users
+ * they stand for (weight) */
+static int users_in(const char *path, int field, const char *what, const char *pat,
+		    int (*weight)(const char *line), char *out, size_t len, bool *readable)
 {
 	struct nop_error e;
 	char *v = nop_read_file(path, NULL, &e);
-	int n = 0;
+	int n = 0, shown = 0;
 
 	*readable = v != NULL;
 	for (char *save, *l = v ? strtok_r(v, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
@@ -127,7 +150,8 @@ static int users_in(const char *path, int field, const char *what, const char *p
 			i++;
 		if (!tok || *tok == '#' || !hits(probed(tok), NULL, pat))
 			continue;
-		if (n++ < 3) {
+		n += weight(nop_trim(l));
+		if (shown++ < 3) {
 			size_t off = strlen(out);
 
 			snprintf(out + off, len - off, "%s%s: %.160s", off ? "; " : "", what, nop_trim(l));
@@ -144,12 +168,12 @@ static void users(struct doc *d, const char *pat)
 	int n;
 
 	n = users_in(nop_path(path, sizeof(path), d->tdir, "enabled_functions"), 0,
-		     "enabled_functions", pat, seen, sizeof(seen), &ok_ef);
+		     "enabled_functions", pat, ef_users, seen, sizeof(seen), &ok_ef);
 	n += users_in(nop_path(path, sizeof(path), d->tdir, "kprobe_events"), 1, "kprobe_events", pat,
-		      seen, sizeof(seen), &ok_kp);
+		      defined_only, seen, sizeof(seen), &ok_kp);
 	/* every kprobe, perf's and BPF's too, where debugfs is mounted */
-	n += users_in("/sys/kernel/debug/kprobes/list", 2, "kprobes/list", pat, seen, sizeof(seen),
-		      &ok_list);
+	n += users_in("/sys/kernel/debug/kprobes/list", 2, "kprobes/list", pat, int3_kprobe, seen,
+		      sizeof(seen), &ok_list);
 	if (n)
 		doc_say(d, "pattern.users", pat, NOP_CHECK_WARN,
 			"ftrace calls every user of a site, so nopctl can share it; but the other user"
@@ -162,8 +186,9 @@ static void users(struct doc *d, const char *pat)
 			"cannot tell: enabled_functions cannot be read");
 	else
 		doc_say(d, "pattern.users", pat, NOP_CHECK_OK, NULL,
-			"no other ftrace user, kprobe event%s patches it",
-			ok_list ? " or kprobe (BPF, perf)" : "");
+			"nothing else patches it: no other ftrace user and no kprobe event%s%s%s",
+			ok_list ? " or kprobe (BPF, perf)" : "", seen[0] ? "; defined but not enabled: " : "",
+			seen);
 }
 
 void doc_check_pattern(struct doc *d, const char *pat)

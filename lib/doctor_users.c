@@ -16,20 +16,6 @@ static void add(char *list, size_t len, const char *text)
 	snprintf(list + off, len - off, "%s%s", off ? ", " : "", text);
 }
 
-static bool lock_held(void)
-{
-	char path[4200];
-	int fd, held = 0;
-
-	snprintf(path, sizeof(path), "%s/top-level.lock", nop_journal_dir());
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return false;
-	if (flock(fd, LOCK_SH | LOCK_NB) < 0)
-		held = 1;
-	close(fd); /* drops our shared lock, if we got it */
-	return held;
-}
-
 /* a warning naming what list holds, or ok when it is empty */
 static void say_list(struct doc *d, const char *id, const char *list, const char *fix,
 		     const char *what, const char *none)
@@ -44,13 +30,13 @@ void doc_check_users(struct doc *d)
 {
 	char why[200], stale[1024] = "", others[1024] = "", buf[300];
 	struct nop_walk w = { 0 };
-	int live = 0;
+	int live = 0, holder = nop_top_level_holder();
 
-	if (lock_held())
+	if (holder)
 		doc_say(d, "top_level", NULL, NOP_CHECK_WARN,
 			"wait for it, or see 'nopctl status'",
 			"another nopctl (pid %d) holds the top level (%s/top-level.lock)",
-			nop_top_level_holder(), nop_journal_dir());
+			holder, nop_journal_dir());
 	else if (nop_top_level_user(d->tdir, why, sizeof(why)))
 		doc_say(d, "top_level", NULL, NOP_CHECK_WARN,
 			"nopctl leaves it alone: trace runs in an instance; --top-level, and graph where"

@@ -31,6 +31,10 @@ typedef int (*nop_gitem_fn)(void *ctx, const struct nop_gitem *gi);
 struct nop_graph *nop_graph_new(struct nop_error *err);
 /* Feed ENTRY/EXIT/LOST events in time order; items go to fn. */
 int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx);
+/* tracing_thresh: the kernel records only the returns of calls at or
+ * above it, children before their caller; the trees are built from
+ * those returns' depths, held per task until the outermost returns. */
+void nop_graph_exits_only(struct nop_graph *g);
 /* End of the stream: calls still open are returned untimed. */
 int nop_graph_finish(struct nop_graph *g, nop_gitem_fn fn, void *ctx);
 void nop_graph_free(struct nop_graph *g);
@@ -157,6 +161,17 @@ void *nop_zalloc(size_t size, struct nop_error *err);
 /* Grow *v (of element size sz) so that it holds at least need elements. */
 int nop_grow(void **v, size_t *cap, size_t need, size_t sz);
 
+/* A set of addresses (tracedat_syms.c): those a recording's events name */
+struct nop_addrset {
+	unsigned long long *v;
+	size_t n, cap;
+};
+int nop_addrset_add(struct nop_addrset *s, unsigned long long a);
+void nop_addrset_free(struct nop_addrset *s);
+/* The lines of kallsyms text naming the functions that hold the set's
+ * addresses (malloc'd, *outlen bytes; NULL: ENOMEM) */
+char *nop_kallsyms_subset(const char *text, size_t len, const struct nop_addrset *s, size_t *outlen);
+
 /* path = dir "/" rel, NULL on overflow */
 char *nop_path(char *buf, size_t len, const char *dir, const char *rel);
 
@@ -215,6 +230,7 @@ const char *nop_list_writable(const char *rel, const char *entry, char *buf, siz
 struct nop_strmap;
 struct nop_strmap *nop_strmap_new(size_t valsize);
 void *nop_strmap_get(struct nop_strmap *m, const char *key); /* created if absent; NULL: ENOMEM */
+void *nop_strmap_find(const struct nop_strmap *m, const char *key); /* NULL if absent */
 size_t nop_strmap_size(const struct nop_strmap *m);
 void *nop_strmap_at(const struct nop_strmap *m, size_t i, const char **key);
 void nop_strmap_free(struct nop_strmap *m);
@@ -222,6 +238,8 @@ void nop_strmap_free(struct nop_strmap *m);
 /* sinks (sink_*.c) */
 extern const struct nop_sink_ops nop_lines_ops, nop_folded_ops, nop_dot_ops, nop_chrome_ops,
 	nop_stats_ops;
+/* the stats sink has a row for func (--hist FUNC: a function it saw) */
+bool nop_stats_has(const struct nop_sink *s, const char *func);
 int nop_sink_priv(struct nop_sink *s, size_t size, struct nop_error *err);
 int nop_graph_lines(struct nop_sink *s, const struct nop_gitem *gi);
 void nop_fmt_duration(char *buf, size_t len, unsigned long long ns);

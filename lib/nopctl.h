@@ -138,6 +138,9 @@ const char *nop_session_dir(const struct nop_session *s); /* buffer dir */
 const char *nop_session_note(const struct nop_session *s);
 /* Is pid a task the session traces (set_ftrace_pid, children included)? */
 bool nop_session_traces(struct nop_session *s, int pid);
+/* Does a task of the session's pid list (-p tasks and the children the
+ * kernel follows) still run? A zombie has ended. */
+bool nop_session_tasks_alive(struct nop_session *s);
 const char *nop_session_instance(const struct nop_session *s); /* NULL: top level */
 
 /* Journal and crash recovery (/run/nopctl). */
@@ -232,6 +235,7 @@ struct nop_gitem {
 	int depth; /* in this task's tree, 0 outermost */
 	int npath;
 	bool timed; /* duration known (false: the exit was lost) */
+	bool at_end; /* not timed: still running when the capture ended */
 	bool no_entry; /* an exit whose entry was not seen (began before the
 			  capture, or lost): timed, from the kernel's calltime */
 	/* no_entry: when it began on the buffer's clock (the exit's time stamp
@@ -307,6 +311,9 @@ struct nop_summary {
 	bool by_task;
 	unsigned long long other_tasks;
 	const char *warning; /* JSON only (text says it on stderr itself) */
+	/* -t: calls under it were not recorded, their time is in their
+	 * callers' self time */
+	unsigned long long thresh_ns;
 };
 
 
@@ -357,7 +364,7 @@ void nop_source_close(struct nop_source *src);
 enum nop_flow { NOP_FLOW_FAIL = -1, NOP_FLOW_GO = 0, NOP_FLOW_STOP = 1 };
 enum nop_stop {
 	NOP_STOP_NONE, NOP_STOP_COMMAND, NOP_STOP_DURATION, NOP_STOP_COUNT, NOP_STOP_SIGNAL,
-	NOP_STOP_OUTPUT_CLOSED, NOP_STOP_OUTPUT_ERROR, NOP_STOP_END,
+	NOP_STOP_OUTPUT_CLOSED, NOP_STOP_OUTPUT_ERROR, NOP_STOP_END, NOP_STOP_PROCESS_EXIT,
 };
 struct nop_pipeline_cfg {
 	struct nop_sink_cfg sink;
@@ -367,6 +374,9 @@ struct nop_pipeline_cfg {
 	const char *const *roots; /* graph: trees whose outermost call matches */
 	size_t nroots;
 	unsigned long long count; /* stop after this many (0: no limit) */
+	/* graph under tracing_thresh (-t): only returns come, trees are built
+	 * from them (0: entries and returns) */
+	unsigned long long thresh_ns;
 	/* tracing chosen tasks: only theirs counted; other tasks' calls (their
 	 * half of a context switch) shown marked in the tree, else left out */
 	struct nop_session *by_task;
@@ -382,6 +392,11 @@ enum nop_flow nop_pipeline_drain(struct nop_pipeline *p, struct nop_source *src,
 enum nop_flow nop_pipeline_flush(struct nop_pipeline *p, struct nop_error *err);
 /* End the run for this reason (the first one given counts; signo: SIGNAL). */
 void nop_pipeline_stop(struct nop_pipeline *p, enum nop_stop why, int signo);
+/* the output's reader went away (| head), whatever stopped the run first:
+ * a normal end (exit 0) */
+bool nop_pipeline_output_closed(const struct nop_pipeline *p);
+/* -c N reached (whatever stopped the run first) */
+bool nop_pipeline_count_reached(const struct nop_pipeline *p);
 enum nop_stop nop_pipeline_stopped(const struct nop_pipeline *p);
 /* The events' time span (a file's duration). */
 unsigned long long nop_pipeline_span(const struct nop_pipeline *p);
@@ -451,7 +466,8 @@ int nop_doctor(const char *const *patterns, size_t n, nop_finding_fn fn, void *c
 /* Another user of the top level (a tracer, filters or pids): 1 and why. */
 int nop_top_level_user(const char *tracing_dir, char *why, size_t len);
 int nop_journal_dir_check(struct nop_error *err);
-/* The pid in the top-level lock: the last nopctl that held it (0: none). */
+/* The nopctl that holds the top level now (its top-level.lock): its pid,
+ * 0 if none does. */
 int nop_top_level_holder(void);
 
 /* ---- inspect: ftrace's patch site of one function ------------------------ */

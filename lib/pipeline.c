@@ -20,6 +20,9 @@ struct nop_pipeline {
 	enum nop_stop stop;
 	bool saw_graph;		/* function_graph events came: the summary counts calls */
 	bool saw_entry;		/* and entries (with tracing_thresh only exits come) */
+	bool counted;		/* -c reached: nothing more is counted or shown */
+	bool saw_func;		/* function tracer hits came */
+	bool out_closed;	/* the output's reader went away (EPIPE) */
 	char why[32];		/* the stop reason as the summary says it */
 	struct nop_error err;	/* what failed inside a callback */
 	bool failed;
@@ -41,6 +44,8 @@ int nop_pipeline_new(struct nop_pipeline **pp, const struct nop_pipeline_cfg *cf
 		nop_pipeline_free(p);
 		return -1;
 	}
+	if (p->graph && cfg->thresh_ns)
+		nop_graph_exits_only(p->graph);
 	*pp = p;
 	return 0;
 }
@@ -60,6 +65,7 @@ static const char *stop_name(enum nop_stop why, int signo, char *buf, size_t len
 		[NOP_STOP_COMMAND] = "command exit",	 [NOP_STOP_DURATION] = "duration",
 		[NOP_STOP_COUNT] = "count",		 [NOP_STOP_OUTPUT_CLOSED] = "output closed",
 		[NOP_STOP_OUTPUT_ERROR] = "output error", [NOP_STOP_END] = "end of file",
+		[NOP_STOP_PROCESS_EXIT] = "process exit",
 	};
 
 	if (why == NOP_STOP_SIGNAL) {
@@ -80,6 +86,16 @@ void nop_pipeline_stop(struct nop_pipeline *p, enum nop_stop why, int signo)
 enum nop_stop nop_pipeline_stopped(const struct nop_pipeline *p)
 {
 	return p->stop;
+}
+
+bool nop_pipeline_output_closed(const struct nop_pipeline *p)
+{
+	return p->out_closed;
+}
+
+bool nop_pipeline_count_reached(const struct nop_pipeline *p)
+{
+	return p->counted;
 }
 
 unsigned long long nop_pipeline_span(const struct nop_pipeline *p)
@@ -113,6 +129,7 @@ static int output_failed(struct nop_pipeline *p)
 	int e = errno ? errno : EIO;
 
 	if (e == EPIPE) {
+		p->out_closed = true;
 		nop_pipeline_stop(p, NOP_STOP_OUTPUT_CLOSED, 0);
 		return NOP_FLOW_STOP;
 	}
@@ -165,9 +182,13 @@ static __attribute__((noinline)) bool traced_task(struct nop_pipeline *p, int pi
 	return p->task_cache[slot].traced > 0;
 }
 
+/* -c N: after the Nth, nothing more, whatever stopped the run first (a
+ * COMMAND that exited before the first read still has all its events in
+ * the final drain; one graph event can close several calls) */
 static int count_reached(struct nop_pipeline *p)
 {
 	if (p->cfg.count && p->sum.events >= p->cfg.count) {
+		p->counted = true;
 		nop_pipeline_stop(p, NOP_STOP_COUNT, 0);
 		return NOP_FLOW_STOP;
 	}
@@ -180,6 +201,8 @@ static int on_call(void *ctx, const struct nop_gitem *gi)
 	struct nop_pipeline *p = ctx;
 	struct nop_gitem other;
 
+	if (p->counted)
+		return NOP_FLOW_STOP;
 	if (!root_wanted(p, gi))
 		return NOP_FLOW_GO;
 	if (p->cfg.by_task && !traced_task(p, gi->pid)) {
@@ -199,7 +222,7 @@ static int on_call(void *ctx, const struct nop_gitem *gi)
 		/* an exit whose call began inside the capture, or a call whose
 		 * end another event proved while its exit never came: an event
 		 * lost, whether or not a counter of the kernel says so */
-		p->sum.gaps += (gi->no_entry && gi->began > p->first) || (!gi->timed && gi->cpu >= 0);
+		p->sum.gaps += (gi->no_entry && gi->began > p->first) || (!gi->timed && !gi->at_end);
 	}
 	if (p->sink.ops->graph(&p->sink, gi))
 		return sink_failed(p);
@@ -213,7 +236,7 @@ static int on_event(void *ctx, const struct nop_event *ev)
 	struct nop_pipeline *p = ctx;
 	int ret;
 
-	if (p->stop == NOP_STOP_COUNT)
+	if (p->counted)
 		return NOP_FLOW_STOP;
 	if (ev->ts) { /* a damaged page's mark has no time */
 		if (!p->first || ev->ts < p->first)
@@ -237,6 +260,7 @@ static int on_event(void *ctx, const struct nop_event *ev)
 		/* the engine's own errors are -errno; the callbacks' are flows */
 		return ret < NOP_FLOW_FAIL ? fail(p, -ret, "building the call trees") : ret;
 	}
+	p->saw_func |= ev->type == NOP_EV_FUNC;
 	if (ev->type == NOP_EV_LOST || !p->sink.ops->event)
 		return NOP_FLOW_GO; /* pictures are made of calls, not hits */
 	if (p->cfg.by_task && !traced_task(p, ev->pid)) {
@@ -284,10 +308,26 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 		*err = p->err;
 		return -1;
 	}
+	/* a function tracer recording has hits, no calls: the views made of
+	 * calls would be empty, and an empty success misleads */
+	if (p->saw_func && !p->saw_graph && !p->sink.ops->event) {
+		nop_error_set(err, NOP_EUSAGE, 0, "this recording holds function tracer hits"
+			      " (nopctl record without -G, or trace-cmd record -p function), no"
+			      " function_graph calls: --stats, -F folded, dot and chrome are made of"
+			      " calls and their times. Record with 'nopctl record -G' (trace-cmd"
+			      " record -p function_graph), or show the hits with plain 'nopctl report'");
+		return -1;
+	}
 	if (p->graph && out_ok && (ret = nop_graph_finish(p->graph, on_call, p)) < 0) {
 		if (!p->failed)
 			fail(p, ret < NOP_FLOW_FAIL ? -ret : ENOMEM, "building the call trees");
 		*err = p->err;
+		return -1;
+	}
+	if (out_ok && p->cfg.sink.stats.hist_func && !nop_stats_has(&p->sink, p->cfg.sink.stats.hist_func)) {
+		nop_error_set(err, NOP_EUSAGE, 0, "--hist %s: no call of %s was recorded, so there is no"
+			      " histogram to draw: give a function of the table (one called in the"
+			      " traced trees)", p->cfg.sink.stats.hist_func, p->cfg.sink.stats.hist_func);
 		return -1;
 	}
 	sum->events = p->sum.events;
@@ -296,9 +336,10 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 	sum->no_entry = p->sum.no_entry;
 	sum->no_exit = p->sum.no_exit;
 	sum->gaps = p->saw_entry ? p->sum.gaps : 0;
-	sum->graph = p->saw_graph;
+	sum->graph = p->saw_graph || (p->cfg.graph && !p->saw_func);
 	sum->by_task = p->cfg.by_task != NULL;
 	sum->stop_reason = p->sum.stop_reason;
+	sum->thresh_ns = p->cfg.graph ? p->cfg.thresh_ns : 0;
 	if (p->stop == NOP_STOP_OUTPUT_CLOSED)
 		return 0;
 	/* the events out before anything on stderr: both may go to one file

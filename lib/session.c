@@ -514,7 +514,8 @@ static bool instance_offers(const char *inst_dir, const char *tracer)
 	return ok;
 }
 
-int nop_top_level_holder(void)
+/* the pid written in top-level.lock, whether or not it still holds it */
+static int lock_pid(void)
 {
 	char path[4200], *v;
 	struct nop_error e;
@@ -527,7 +528,23 @@ int nop_top_level_holder(void)
 	return pid;
 }
 
-static int claim_top_level(struct nop_session *s, struct nop_error *err)
+int nop_top_level_holder(void)
+{
+	char path[4200];
+	int fd, held = 0;
+
+	snprintf(path, sizeof(path), "%s/top-level.lock", nop_journal_dir());
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return 0;
+	if (flock(fd, LOCK_SH | LOCK_NB) < 0)
+		held = 1;
+	close(fd); /* drops our shared lock, if we got it */
+	return held ? lock_pid() : 0;
+}
+
+/* why: what makes this session need the top level, for the message of
+ * a refusal */
+static int claim_top_level(struct nop_session *s, const char *why_top, struct nop_error *err)
 {
 	char why[160];
 	char lockpath[4200];
@@ -557,10 +574,9 @@ static int claim_top_level(struct nop_session *s, struct nop_error *err)
 		dprintf(fd, "%d\n", (int)getpid());
 	if (nop_top_level_user(s->tracing_dir, why, sizeof(why)) && !s->cfg.force) {
 		nop_error_set(err, NOP_EBUSY, 0,
-			      "the top-level tracer is in use by someone else (%s) and this kernel"
-			      " cannot run %s in an instance; nopctl leaves it alone."
-			      " Use --force to take it over (its settings are restored on exit)",
-			      why, tracer_name(s->cfg.tracer));
+			      "the top-level tracer is in use by someone else (%s), and %s;"
+			      " nopctl leaves it alone. Use --force to take it over (its settings"
+			      " are restored on exit)", why, why_top);
 		return -1;
 	}
 	snprintf(s->dir, sizeof(s->dir), "%s", s->tracing_dir);
@@ -572,9 +588,12 @@ int nop_session_open(struct nop_session **sp, const struct nop_session_cfg *cfg,
 {
 	struct nop_session *s = nop_zalloc(sizeof(*s), err);
 	struct nop_error e2;
+	char why_top[200] = "";
 
 	if (!s)
 		return -1;
+	if (cfg->top_level)
+		snprintf(why_top, sizeof(why_top), "you asked for the top level (-T)");
 	s->cfg = *cfg;
 	s->lock_fd = -1;
 	s->tracing_dir = cfg->tracing_dir;
@@ -587,14 +606,20 @@ int nop_session_open(struct nop_session **sp, const struct nop_session_cfg *cfg,
 			goto fail;
 		/* 6.12 runs function_graph in an instance, but its instances
 		 * have no set_graph_function: graph roots need the top level */
-		if (!instance_offers(s->dir, tracer_name(cfg->tracer)) ||
-		    (cfg->nroots && !has_file(s->dir, "set_graph_function"))) {
+		if (!instance_offers(s->dir, tracer_name(cfg->tracer)))
+			snprintf(why_top, sizeof(why_top), "this kernel cannot run %s in an instance",
+				 tracer_name(cfg->tracer));
+		else if (cfg->nroots && !has_file(s->dir, "set_graph_function"))
+			snprintf(why_top, sizeof(why_top), "graph roots need set_graph_function, which"
+				 " this kernel's instances lack (a graph without roots, 'graph -p PID'"
+				 " or 'graph -- COMMAND', runs in an instance)");
+		if (why_top[0]) {
 			if (nop_instance_remove(s->tracing_dir, s->instance, err))
 				goto fail;
 			s->instance[0] = 0;
 		}
 	}
-	if (!s->instance[0] && claim_top_level(s, err))
+	if (!s->instance[0] && claim_top_level(s, why_top, err))
 		goto fail;
 	if (apply(s, err))
 		goto fail;
@@ -701,6 +726,44 @@ bool nop_session_traces(struct nop_session *s, int pid)
 		up = parent;
 	}
 	return false;
+}
+
+/* pid runs: /proc/PID/stat exists and its state (after the name's ')')
+ * is not Z (zombie) or X (dead) */
+static bool task_runs(int pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+bool nop_session_tasks_alive(struct nop_session *s)
+{
+	char *list = read_trimmed(s->dir, "set_ftrace_pid"), *p, *end;
+	bool alive = false;
+
+	if (!list)
+		return true; /* unreadable: not a reason to stop */
+	for (p = list; *p && !alive; p = end) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p) {
+			end = p + 1;
+			continue;
+		}
+		alive = pid > 0 && task_runs((int)pid);
+	}
+	free(list);
+	return alive;
 }
 
 const char *nop_session_dir(const struct nop_session *s)

@@ -92,7 +92,12 @@ int nop_lines_summary(struct nop_sink *s, const struct nop_summary *sum)
 		return 0;
 	nop_fields_open(&f, out, json);
 	nop_field_str(&f, "type", "nopctl: ", "summary");
-	nop_field_u64(&f, "events", "%llu events", sum->events);
+	/* what was counted: calls under function_graph (an entry and its
+	 * exit are one), hits of the function tracer otherwise */
+	nop_field_u64(&f, "events", sum->graph ? "%llu call" : "%llu event", sum->events);
+	if (!json && sum->events != 1)
+		fputc('s', out);
+	nop_field_str(&f, "counted", NULL, sum->graph ? "calls" : "events");
 	nop_field_u64(&f, "duration_ns", NULL, sum->duration_ns);
 	if (!json)
 		fprintf(out, " in %.3f s", sum->duration_ns / 1e9);
@@ -114,6 +119,12 @@ int nop_lines_summary(struct nop_sink *s, const struct nop_summary *sum)
 	if (sum->graph && (json || sum->gaps))
 		nop_field_u64(&f, "gaps", ", %llu events lost by the kernel (missing mid-capture)",
 			      sum->gaps);
+	if (sum->thresh_ns) {
+		nop_field_u64(&f, "threshold_ns", NULL, sum->thresh_ns);
+		if (!json)
+			fprintf(out, ", calls under %g us not recorded (-t): their time is in their"
+				" callers' self time", sum->thresh_ns / 1e3);
+	}
 	/* a buffer seen 3/4 full came close to losing events */
 	if (json ? sum->peak_fill > 0 : sum->peak_fill >= 75)
 		nop_field_i64(&f, "buffer_peak_pct", ", buffer %lld%% full at its peak (-b to enlarge)",

@@ -193,7 +193,7 @@ static void histogram(struct nop_sink *s, const char *name, const struct fstat *
 {
 	bool json = s->enc == NOP_ENC_JSON;
 	unsigned long long log2[64] = { 0 }, peak = 0;
-	int last = 0;
+	int first = -1, last = 0;
 
 	for (int b = 0; f && b < NBUCKETS; b++) {
 		unsigned long long lo = bucket_low(b);
@@ -206,11 +206,15 @@ static void histogram(struct nop_sink *s, const char *name, const struct fstat *
 			peak = log2[e];
 		if (log2[e])
 			last = e;
+		if (log2[e] && first < 0)
+			first = e;
 	}
 	if (!json)
-		fprintf(s->out, "\n# %s: %llu call%s\n#   DURATION      |      COUNT | GRAPH\n", name,
-			f ? f->calls : 0, f && f->calls == 1 ? "" : "s");
-	for (int e = 0; e <= last; e++) {
+		fprintf(s->out, "\n# %s: %llu call%s\n# %-23s | %10s | GRAPH\n", name,
+			f ? f->calls : 0, f && f->calls == 1 ? "" : "s", "DURATION", "COUNT");
+	/* from the first bucket with calls to the last: 2^e ns each, durations
+	 * printed up to "999.999 ms" wide */
+	for (int e = first < 0 ? 1 : first; first >= 0 && e <= last; e++) {
 		unsigned long long lo = e ? 1ULL << e : 0, hi = 1ULL << (e + 1);
 		struct nop_fields fl;
 		int bar = peak ? (int)(log2[e] * 40 / peak) : 0;
@@ -228,10 +232,17 @@ static void histogram(struct nop_sink *s, const char *name, const struct fstat *
 
 			nop_fmt_duration(l, sizeof(l), lo);
 			nop_fmt_duration(h, sizeof(h), hi);
-			fprintf(s->out, "  %7s - %-7s | %10llu | %.*s\n", l, h, log2[e], bar,
+			fprintf(s->out, "  %10s - %-10s | %10llu | %.*s\n", l, h, log2[e], bar,
 				"########################################");
 		}
 	}
+}
+
+bool nop_stats_has(const struct nop_sink *s, const char *func)
+{
+	const struct stats *st = s->priv;
+
+	return s->ops != &nop_stats_ops || nop_strmap_find(st->funcs, func) != NULL;
 }
 
 static int stats_summary(struct nop_sink *s, const struct nop_summary *sum)
@@ -251,7 +262,7 @@ static int stats_summary(struct nop_sink *s, const struct nop_summary *sum)
 	for (size_t i = 0; i < n; i++)
 		row(s, e[i].name, e[i].f);
 	if (st->cfg.hist_func)
-		histogram(s, st->cfg.hist_func, nop_strmap_get(st->funcs, st->cfg.hist_func));
+		histogram(s, st->cfg.hist_func, nop_strmap_find(st->funcs, st->cfg.hist_func));
 	free(e);
 	/* then the run summary, with the deepest call stack seen */
 	if (s->enc != NOP_ENC_JSON && s->diag && !s->quiet)

@@ -505,12 +505,14 @@ static void keep_rest(struct cpu_buf *c)
 			break;
 		}
 	c->nev -= c->head;
-	memmove(c->ev, c->ev + c->head, c->nev * sizeof(*c->ev));
+	if (c->nev) /* memmove of nothing from NULL is still undefined */
+		memmove(c->ev, c->ev + c->head, c->nev * sizeof(*c->ev));
 	for (size_t k = 0; k < c->nev; k++)
 		if (c->ev[k].nstack)
 			c->ev[k].stack = (void *)((uintptr_t)c->ev[k].stack - from);
 	c->nstk -= from;
-	memmove(c->stk, c->stk + from, c->nstk * sizeof(*c->stk));
+	if (c->nstk)
+		memmove(c->stk, c->stk + from, c->nstk * sizeof(*c->stk));
 	c->head = 0;
 }
 

@@ -95,6 +95,13 @@ void *nop_strmap_get(struct nop_strmap *m, const char *key)
 	return e.val;
 }
 
+void *nop_strmap_find(const struct nop_strmap *m, const char *key)
+{
+	size_t *p = find(m, key, hash(key));
+
+	return *p ? m->v[*p - 1].val : NULL;
+}
+
 size_t nop_strmap_size(const struct nop_strmap *m)
 {
 	return m->n;

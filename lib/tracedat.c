@@ -25,7 +25,44 @@ struct nop_dat {
 	unsigned long long *size; /* bytes per CPU */
 	char **pend;		  /* per CPU: pages not yet written, BATCH at most */
 	size_t *npend;
+	struct nop_addrset syms; /* what the events name: their symbols are kept */
+	bool syms_failed;	 /* out of memory for them: all of kallsyms */
 };
+
+static int note(void *ctx, const struct nop_event *ev)
+{
+	struct nop_dat *w = ctx;
+	int ret = 0;
+
+	if (ev->type == NOP_EV_LOST)
+		return 0;
+	ret |= nop_addrset_add(&w->syms, ev->ip);
+	ret |= nop_addrset_add(&w->syms, ev->parent_ip);
+	for (int i = 0; i < ev->nstack; i++)
+		ret |= nop_addrset_add(&w->syms, ev->stack[i]);
+	return ret ? -ENOMEM : 0;
+}
+
+/* What the recorded pages name, read back once tracing is over (while
+ * recording, pages are only counted: decoding them then cost the capture
+ * its speed). Any failure: all of kallsyms is kept. */
+static void note_syms(struct nop_dat *w)
+{
+	struct nop_error err;
+	struct nop_decoder *d = nop_decoder_new(w->tracing_dir, &err);
+	char *page = malloc((size_t)w->page_size);
+
+	w->syms_failed = !d || !page;
+	for (int c = 0; c < w->ncpus && !w->syms_failed; c++) {
+		if (w->tmp[c] < 0 || lseek(w->tmp[c], 0, SEEK_SET) < 0)
+			continue;
+		while (!w->syms_failed && read(w->tmp[c], page, (size_t)w->page_size) == w->page_size)
+			w->syms_failed = nop_decode_page(d, c, page, note, w) == -ENOMEM;
+	}
+	free(page);
+	nop_decoder_free(d);
+}
+
 
 static const char *const ftrace_events[] = { "function", "kernel_stack", "funcgraph_entry",
 					     "funcgraph_exit" };
@@ -165,6 +202,20 @@ static void put_file(struct out *o, const char *path, int sizelen)
 	free(v);
 }
 
+/* kallsyms: the symbols the events need, or all of them */
+static void put_kallsyms(struct out *o, struct nop_dat *w)
+{
+	size_t len = 0, sublen = 0;
+	char *v = nop_read_file(w->kallsyms, &len, NULL), *sub = NULL;
+
+	if (v && !w->syms_failed)
+		sub = nop_kallsyms_subset(v, len, &w->syms, &sublen);
+	put32(o, (unsigned int)(sub ? sublen : v ? len : 0));
+	put(o, sub ? sub : v ? v : "", sub ? sublen : v ? len : 0);
+	free(sub);
+	free(v);
+}
+
 int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 {
 	struct out o = { .fd = w->fd };
@@ -179,6 +230,7 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 		if (w->size[c])
 			ncpus = c + 1;
 	}
+	note_syms(w);
 	put(&o, "\x17\x08\x44tracing", 10);
 	put(&o, "6", 2);
 	put(&o, (char[]){ __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, (char)sizeof(long) }, 2);
@@ -198,7 +250,7 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 			put_file(&o, path, 8);
 	}
 	put32(&o, 0); /* no other event systems */
-	put_file(&o, w->kallsyms, 4);
+	put_kallsyms(&o, w);
 	put_file(&o, nop_path(path, sizeof(path), w->tracing_dir, "printk_formats"), 4);
 	put_file(&o, nop_path(path, sizeof(path), w->tracing_dir, "saved_cmdlines"), 8);
 	put32(&o, (unsigned int)ncpus);
@@ -255,5 +307,6 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 	free(w->size);
 	free(w->pend);
 	free(w->npend);
+	nop_addrset_free(&w->syms);
 	free(w);
 }

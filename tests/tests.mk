@@ -25,6 +25,7 @@ vm-check: all $(HELPERS)
 host-check: all
 	NOPCTL_BUILD=$(BUILD) sh tests/host/check-docs.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-golden.sh
+	NOPCTL_BUILD=$(BUILD) sh tests/host/t-cli.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-host-kernel.sh
 
 check: unit-check host-check vm-check

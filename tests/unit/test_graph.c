@@ -370,6 +370,122 @@ static void many_tasks_bounded(void **state)
 	nop_graph_free(g);
 }
 
+struct seen {
+	int n;
+	struct { enum nop_gi_kind kind; unsigned long long func, self; int depth, cpu; bool no_entry, timed, at_end; } v[32];
+};
+
+static int collect(void *ctx, const struct nop_gitem *gi)
+{
+	struct seen *s = ctx;
+
+	assert_true(s->n < 32);
+	s->v[s->n].kind = gi->kind;
+	s->v[s->n].func = gi->func;
+	s->v[s->n].self = gi->self;
+	s->v[s->n].depth = gi->depth;
+	s->v[s->n].cpu = gi->cpu;
+	s->v[s->n].no_entry = gi->no_entry;
+	s->v[s->n].timed = gi->timed;
+	s->v[s->n].at_end = gi->at_end;
+	s->n++;
+	return 0;
+}
+
+/* issue 19 #3: with tracing_thresh the kernel records only returns at or
+ * above it, a caller's after its callees' (the VM's 'cat trace' for
+ * set_graph_function=do_sys_openat2, tracing_thresh=50: kmem_cache_alloc
+ * (depth 3), getname_flags (2), getname (1), path_openat (2), do_filp_open
+ * (1), do_sys_openat2 (0)). They are one tree, caller first, every call
+ * at its depth, none 'entry not seen'; self time is what known callees
+ * leave. A return whose caller never came is shown at the end. */
+static void threshold_returns_nest(void **state)
+{
+	struct nop_error err;
+	struct nop_graph *g = nop_graph_new(&err);
+	struct seen s = { 0 };
+	const struct { unsigned long long ip; int depth; unsigned long long us; } evs[] = {
+		{ 0x300, 3, 50 }, { 0x220, 2, 78 }, { 0x200, 1, 80 },
+		{ 0x410, 2, 153 }, { 0x400, 1, 157 }, { 0x100, 0, 274 },
+		{ 0x100, 0, 63 }, /* a second call: alone above the threshold */
+		{ 0x410, 2, 60 }, /* its callers still running at the end */
+	};
+	const struct { enum nop_gi_kind kind; unsigned long long func; int depth; unsigned long long self_us; } want[] = {
+		{ NOP_GI_ENTER, 0x100, 0, 0 },	 { NOP_GI_ENTER, 0x200, 1, 0 },
+		{ NOP_GI_ENTER, 0x220, 2, 0 },	 { NOP_GI_LEAF, 0x300, 3, 50 },
+		{ NOP_GI_RETURN, 0x220, 2, 28 }, { NOP_GI_RETURN, 0x200, 1, 2 },
+		{ NOP_GI_ENTER, 0x400, 1, 0 },	 { NOP_GI_LEAF, 0x410, 2, 153 },
+		{ NOP_GI_RETURN, 0x400, 1, 4 },	 { NOP_GI_RETURN, 0x100, 0, 37 },
+		{ NOP_GI_LEAF, 0x100, 0, 63 },	 { NOP_GI_LEAF, 0x410, 0, 60 },
+	};
+
+	assert_non_null(g);
+	nop_graph_exits_only(g);
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		unsigned long long ts = 1000000 + i * 1000000;
+		struct nop_event e = { .type = NOP_EV_EXIT, .pid = 7, .cpu = 1, .ts = ts, .ip = evs[i].ip,
+				       .depth = evs[i].depth, .calltime = ts - evs[i].us * 1000, .rettime = ts };
+
+		assert_int_equal(nop_graph_feed(g, &e, collect, &s), 0);
+	}
+	assert_int_equal(nop_graph_finish(g, collect, &s), 0);
+	assert_int_equal(s.n, sizeof(want) / sizeof(want[0]));
+	for (int i = 0; i < s.n; i++) {
+		assert_int_equal(s.v[i].kind, want[i].kind);
+		assert_int_equal(s.v[i].func, want[i].func);
+		assert_int_equal(s.v[i].depth, want[i].depth);
+		assert_false(s.v[i].no_entry);
+		if (want[i].kind != NOP_GI_ENTER) {
+			assert_true(s.v[i].timed);
+			assert_int_equal(s.v[i].self, want[i].self_us * 1000);
+		}
+	}
+	nop_graph_free(g);
+}
+
+/* issue 19 #10: a call still running when the capture ends is shown on
+ * its entry's CPU (it was '-1)'), marked as ended by the capture */
+static void unfinished_calls_keep_their_cpu(void **state)
+{
+	struct nop_error err;
+	struct nop_graph *g = nop_graph_new(&err);
+	struct seen s = { 0 };
+	struct nop_event e1 = { .type = NOP_EV_ENTRY, .pid = 7, .cpu = 1, .ts = 1000, .ip = 0x100 };
+	struct nop_event e2 = { .type = NOP_EV_ENTRY, .pid = 7, .cpu = 1, .ts = 2000, .ip = 0x200, .depth = 1 };
+	struct nop_resolver *res = nop_resolver_new(NULL, &err);
+	struct nop_sink sink;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(g);
+	assert_int_equal(nop_graph_feed(g, &e1, collect, &s), 0);
+	assert_int_equal(nop_graph_feed(g, &e2, collect, &s), 0);
+	assert_int_equal(nop_graph_finish(g, collect, &s), 0);
+	assert_int_equal(s.n, 4); /* two entries, two returns that never came */
+	for (int i = 2; i < 4; i++) {
+		assert_int_equal(s.v[i].kind, NOP_GI_RETURN);
+		assert_false(s.v[i].timed);
+		assert_true(s.v[i].at_end);
+		assert_int_equal(s.v[i].cpu, 1);
+	}
+	nop_graph_free(g);
+	/* and as the tree shows them */
+	assert_int_equal(nop_sink_init(&sink, &(struct nop_sink_cfg){ .view = NOP_VIEW_LINES, .out = out,
+				       .res = res, .quiet = true }, &err), 0);
+	assert_non_null(g = nop_graph_new(&err));
+	assert_int_equal(nop_graph_feed(g, &e1, (nop_gitem_fn)sink.ops->graph, &sink), 0);
+	assert_int_equal(nop_graph_feed(g, &e2, (nop_gitem_fn)sink.ops->graph, &sink), 0);
+	assert_int_equal(nop_graph_finish(g, (nop_gitem_fn)sink.ops->graph, &sink), 0);
+	nop_graph_free(g);
+	nop_sink_free(&sink);
+	fclose(out);
+	assert_null(strstr(text, "-1)"));
+	assert_non_null(strstr(text, "   1) "));
+	free(text);
+	nop_resolver_free(res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +494,7 @@ int main(void)
 		cmocka_unit_test(starts_in_the_middle), cmocka_unit_test(lost_pages_do_not_misnest),
 		cmocka_unit_test(stats_table),		 cmocka_unit_test(many_tasks_bounded),
 		cmocka_unit_test(interrupt_in_a_return_nests),
+		cmocka_unit_test(threshold_returns_nest), cmocka_unit_test(unfinished_calls_keep_their_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -111,3 +111,58 @@ t_graph_options_reach_the_kernel() {
 	[ "$reaped" = 0 ] || fail "exit $reaped"
 	# the harness then checks every one of them is back
 }
+
+# issue 19 #3: with -t the kernel records only returns at or above it; the
+# trees are built from them: calls below the root at their depth, none
+# 'entry not seen', every duration at or above the threshold
+t_threshold_trees() {
+	top_buffer_may_expand # graph roots take the top level (instances lack set_graph_function)
+	expect_rc 0 nopctl graph -j -t 20us do_sys_openat2 -- opener 10
+	grep '^{' "$T/out" > "$T/json"
+	jq -e -s '[.[] | select(.entry == "not seen")] | length == 0' "$T/json" > /dev/null ||
+		{ grep 'not seen' "$T/json" | head -3; fail "calls shown as 'entry not seen'"; }
+	jq -e -s '[.[] | select(.depth != null and .depth >= 1)] | length > 0' "$T/json" > /dev/null ||
+		fail "no call below the root"
+	jq -e -s '[.[] | select(.duration_ns != null) | .duration_ns] | min >= 20000' "$T/json" > /dev/null ||
+		fail "a call under the threshold"
+	all_of summary '.threshold_ns == 20000 and .gaps == 0 and .no_entry == 0' "$T/json"
+	[ "$(jq -s '[.[] | select(.depth == 0 and (.type == "exit" or .type == "call"))] | length' "$T/json")" -le 10 ] ||
+		fail "more roots than calls"
+	# the kernel's own rule, checked on the tree: a caller lasts at least as
+	# long as its known callees, and its self time is what they leave
+	all_of exit '.self_ns <= .duration_ns' "$T/json"
+	expect_rc 0 nopctl stats -j -t 20us do_sys_openat2 -- opener 10
+	jq -e -s '[.[] | select(.type == "func_stats" and .max_depth >= 1)] | length > 0' "$T/out" > /dev/null ||
+		fail "stats -t has no callee"
+}
+
+# issue 19 #9: status during a top-level graph names its roots and owner
+t_status_names_top_level_graph() {
+	top_buffer_may_expand # graph roots take the top level (instances lack set_graph_function)
+	nopctl graph -d 60 do_sys_openat2 > /dev/null 2> "$T/bg" &
+	n=$!
+	wait_for "$T/bg" "tracing 1 pattern"
+	expect_rc 0 nopctl status
+	grep -q "^top: nopctl pid $n (running).*set_graph_function=\[do_sys_openat2\]" "$T/out" ||
+		{ kill -INT "$n"; reap "$n"; fail "status: $(cat "$T/out")"; }
+	expect_rc 0 nopctl status -j
+	kill -INT "$n"
+	reap "$n"
+	jq -e -s "map(select(.instance == \"top\"))[0] | .owner_pid == $n and .set_graph_function == \"do_sys_openat2\"" \
+		"$T/out" > /dev/null || fail "status -j: $(head -2 "$T/out")"
+}
+
+# issue 19 #11, #12: --hist of a function the run never saw is refused;
+# -c N shows N calls, named as calls
+t_hist_and_count() {
+	top_buffer_may_expand # graph roots take the top level (instances lack set_graph_function)
+	expect_rc 2 nopctl stats --hist no_such_function_x do_sys_openat2 -- true
+	grep -q "no traceable function matches 'no_such_function_x'" "$T/err" || fail "message: $(cat "$T/err")"
+	expect_rc 2 nopctl stats --hist vfs_read do_sys_openat2 -- opener 3
+	grep -q 'no call of vfs_read was recorded' "$T/err" || fail "message: $(cat "$T/err")"
+	expect_rc 0 nopctl graph -j -c 20 do_sys_openat2 -- opener 100
+	[ "$(grep -c '"type":"\(call\|exit\)"' "$T/out")" = 20 ] || fail "-c 20 showed $(grep -c '"type":"\(call\|exit\)"' "$T/out") calls"
+	all_of summary '.events == 20 and .counted == "calls" and .gaps == 0' "$T/out"
+	expect_rc 0 nopctl graph -c 20 do_sys_openat2 -- opener 100
+	grep -q '^nopctl: 20 calls in' "$T/err" || fail "summary: $(tail -1 "$T/err")"
+}

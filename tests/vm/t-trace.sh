@@ -347,3 +347,113 @@ t_command_children_counted() {
 	all_of summary ".events >= 9 and .other_tasks == 0" "$T/out" ||
 		{ grep summary "$T/out"; fail "the children's 9 calls are not all the command's"; }
 }
+
+# issue 19 #1: a closed output pipe (| head) is a normal end: exit 0, no
+# message; COMMAND is ended by nopctl, its status not passed on
+t_closed_pipe_ends_quietly() {
+	{ nopctl trace -j do_sys_openat2 -- opener 100000 2> "$T/err1"; echo $? > "$T/rc1"; } | head -1 > "$T/line1"
+	[ "$(cat "$T/rc1")" = 0 ] || { cat "$T/err1"; fail "trace | head exited $(cat "$T/rc1")"; }
+	grep -q '"func":"do_sys_openat2"' "$T/line1" || fail "no first event before the pipe closed"
+	grep -qi 'error' "$T/err1" && fail "an error message: $(cat "$T/err1")"
+	top_buffer_may_expand # graph -p with roots takes the top level (instances lack set_graph_function)
+	a=$(opener_loop)
+	{ nopctl graph -p "$a" do_sys_openat2 2> "$T/err2"; echo $? > "$T/rc2"; } | head -1 > /dev/null
+	kill "$a"
+	[ "$(cat "$T/rc2")" = 0 ] || { cat "$T/err2"; fail "graph -p | head exited $(cat "$T/rc2")"; }
+	grep -qi 'error' "$T/err2" && fail "an error message: $(cat "$T/err2")"
+	{ nopctl stats -j do_sys_openat2 -- opener 3000 2> "$T/err3"; echo $? > "$T/rc3"; } | head -1 > /dev/null
+	[ "$(cat "$T/rc3")" = 0 ] || { cat "$T/err3"; fail "stats | head exited $(cat "$T/rc3")"; }
+	true
+}
+
+# issue 19 #2: -p ends when every traced process has exited (also when it
+# died while function_graph was being set up), exit 0, "process exit"
+t_pid_exit_ends_the_run() {
+	sh -c 'sleep 2; opener 5' &
+	p=$!
+	nopctl trace -j -p "$p" do_sys_openat2 > "$T/out" 2> "$T/err" &
+	n=$!
+	reap "$n"
+	[ "$reaped" = 0 ] || { cat "$T/err"; fail "trace -p exited $reaped"; }
+	all_of summary '.events == 5 and .stop == "process exit"' "$T/out"
+	top_buffer_may_expand # graph may run at the top level (6.1)
+	sh -c 'sleep 1' &
+	p=$!
+	nopctl graph -j -p "$p" > "$T/out" 2> "$T/err" &
+	n=$!
+	reap "$n"
+	[ "$reaped" = 0 ] || { cat "$T/err"; fail "graph -p of a process that died during set-up exited $reaped"; }
+	all_of summary '.stop == "process exit"' "$T/out"
+}
+
+# issue 19 #5: a busy top level is refused with the real reason
+t_busy_top_level_says_why() {
+	top_buffer_may_expand # the foreign tracer is set at the top level
+	echo function > "$TR/current_tracer"
+	expect_rc 4 nopctl trace -T do_sys_openat2 -- true
+	grep -q 'you asked for the top level (-T)' "$T/err" || { echo nop > "$TR/current_tracer"; fail "message: $(cat "$T/err")"; }
+	rc=0
+	nopctl graph do_sys_openat2 -- true > "$T/out" 2> "$T/err" || rc=$?
+	echo nop > "$TR/current_tracer"
+	[ "$rc" = 4 ] || fail "graph over a foreign tracer exited $rc"
+	case $KVER in
+	6.1.*) want='cannot run function_graph in an instance' ;;
+	*) want="graph roots need set_graph_function, which this kernel's instances lack" ;;
+	esac
+	grep -q "$want" "$T/err" || fail "message: $(cat "$T/err")"
+}
+
+# issue 19 #6: doctor's pattern.users: nothing; then one kprobe, one user
+t_doctor_counts_a_kprobe_once() {
+	expect_rc 0 nopctl doctor do_sys_openat2
+	grep -q 'pattern.users.*nothing else patches it' "$T/out" || fail "no user: $(grep pattern.users "$T/out")"
+	echo 'p:nopctl_t/kp do_sys_openat2' >> "$TR/kprobe_events"
+	echo 1 > "$TR/events/nopctl_t/kp/enable"
+	rc=0
+	nopctl doctor do_sys_openat2 > "$T/out" 2>&1 || rc=$?
+	echo 0 > "$TR/events/nopctl_t/kp/enable"
+	echo '-:nopctl_t/kp' >> "$TR/kprobe_events"
+	grep -q 'pattern.users.*1 other user already patches it' "$T/out" || fail "one kprobe: $(grep pattern.users "$T/out")"
+}
+
+# issue 19 #7: -o names a FIFO or device: written as it is; a directory
+# is named as such; a trace.dat must be a file
+t_output_to_devices_and_fifos() {
+	expect_rc 0 nopctl trace -o /dev/null do_sys_openat2 -- opener 1
+	expect_rc 2 nopctl trace -o /tmp do_sys_openat2 -- opener 1
+	grep -q '/tmp is a directory' "$T/err" || fail "message: $(cat "$T/err")"
+	expect_rc 2 nopctl record -o /tmp do_sys_openat2 -- opener 1
+	grep -q '/tmp is a directory' "$T/err" || fail "message: $(cat "$T/err")"
+	expect_rc 2 nopctl record -o /dev/null do_sys_openat2 -- opener 1
+	grep -q 'a trace.dat is written as a file' "$T/err" || fail "message: $(cat "$T/err")"
+	mkfifo "$T/fifo"
+	expect_rc 2 nopctl trace -o "$T/fifo" do_sys_openat2 -- opener 1
+	grep -q 'has no reader' "$T/err" || fail "message: $(cat "$T/err")"
+	cat "$T/fifo" > "$T/read" &
+	c=$!
+	usleep 200000
+	expect_rc 0 nopctl trace -j -o "$T/fifo" do_sys_openat2 -- opener 3
+	reap "$c"
+	[ "$(grep -c '"func":"do_sys_openat2"' "$T/read")" = 3 ] || { cat "$T/read"; fail "not 3 calls through the FIFO"; }
+}
+
+# issue 19 #8: -n that removes every match leaves nothing: exit 2
+t_notrace_leaving_nothing() {
+	expect_rc 2 nopctl trace -n 'do_sys_*' do_sys_openat2 -- opener 1
+	grep -q 'nothing is left to trace' "$T/err" || fail "message: $(cat "$T/err")"
+}
+
+# issue 19 #14: a recording keeps only the symbols its events need
+t_record_is_small() {
+	expect_rc 0 nopctl record -o "$T/r.dat" do_sys_openat2 -- opener 7
+	size=$(stat -c %s "$T/r.dat")
+	[ "$size" -lt 1000000 ] || fail "a 7-event recording is $size bytes"
+	expect_rc 0 nopctl report -j "$T/r.dat"
+	[ "$(grep -c '"func":"do_sys_openat2","parent":"__x64_sys_openat"' "$T/out")" = 7 ] ||
+		{ head -3 "$T/out"; fail "not 7 named calls"; }
+	[ "$(trace-cmd report "$T/r.dat" 2>/dev/null | grep -c 'function: *do_sys_openat2')" = 7 ] ||
+		{ trace-cmd report "$T/r.dat" 2>&1 | tail -3; fail "trace-cmd does not name 7 calls"; }
+	# a function recording has no calls for the pictures: refused
+	expect_rc 2 nopctl report --stats "$T/r.dat"
+	grep -q "record -G" "$T/err" || fail "message: $(cat "$T/err")"
+}

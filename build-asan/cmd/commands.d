@@ -1,0 +1,3 @@
+build-asan/cmd/commands.o: cmd/commands.c cmd/cmd.h cmd/../lib/nopctl.h
+cmd/cmd.h:
+cmd/../lib/nopctl.h:

@@ -1,0 +1,3 @@
+build-asan/cmd/doctor.o: cmd/doctor.c cmd/cmd.h cmd/../lib/nopctl.h
+cmd/cmd.h:
+cmd/../lib/nopctl.h:

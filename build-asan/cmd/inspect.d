@@ -1,0 +1,3 @@
+build-asan/cmd/inspect.o: cmd/inspect.c cmd/cmd.h cmd/../lib/nopctl.h
+cmd/cmd.h:
+cmd/../lib/nopctl.h:

@@ -1,0 +1,3 @@
+build-asan/cmd/main.o: cmd/main.c cmd/cmd.h cmd/../lib/nopctl.h
+cmd/cmd.h:
+cmd/../lib/nopctl.h:

@@ -1,0 +1,3 @@
+build-asan/lib/fields.o: lib/fields.c lib/internal.h lib/nopctl.h
+lib/internal.h:
+lib/nopctl.h:

@@ -1,0 +1,3 @@
+build-asan/lib/owners.o: lib/owners.c lib/internal.h lib/nopctl.h
+lib/internal.h:
+lib/nopctl.h:

@@ -1,0 +1,3 @@
+build-asan/lib/pattern.o: lib/pattern.c lib/internal.h lib/nopctl.h
+lib/internal.h:
+lib/nopctl.h:

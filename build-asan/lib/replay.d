@@ -1,0 +1,3 @@
+build-asan/lib/replay.o: lib/replay.c lib/internal.h lib/nopctl.h
+lib/internal.h:
+lib/nopctl.h:

@@ -1,0 +1,3 @@
+build-asan/lib/source.o: lib/source.c lib/internal.h lib/nopctl.h
+lib/internal.h:
+lib/nopctl.h:

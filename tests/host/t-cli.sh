@@ -1,0 +1,77 @@
+#!/bin/sh
+# t-cli.sh - what a new user meets first, where no kernel is involved
+# (issue 19): nopctl report of recorded trace.dat files (fuzz/corpus/dat)
+# and the messages of bad input. Each check names what it expects.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+b=${NOPCTL_BUILD:-$top/build}
+case $b in /*) ;; *) b=$top/$b ;; esac
+n=$b/nopctl
+dat=$top/fuzz/corpus/dat
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# run WANT CMD...: exit code WANT, output in $tmp/out, $tmp/err
+run() {
+	want=$1
+	shift
+	rc=0
+	"$@" > "$tmp/out" 2> "$tmp/err" || rc=$?
+	[ "$rc" = "$want" ] && ok || bad "exit $rc, wanted $want: $* ($(head -c 300 "$tmp/err"))"
+}
+has() { grep -q -e "$2" "$tmp/$1" && ok || bad "$tmp/$1 lacks '$2': $(head -c 300 "$tmp/$1")"; }
+
+# #4: the views made of calls refuse a function tracer recording
+for v in --stats "-F folded" "-F dot" "-F chrome"; do
+	# shellcheck disable=SC2086 # v is words
+	run 2 "$n" report $v "$dat/stack-6.1.dat"
+	has err 'record -G'
+	[ -s "$tmp/out" ] && bad "report $v printed output before refusing"
+done
+run 0 "$n" report "$dat/stack-6.1.dat"
+has err '^nopctl: 42 events in'
+
+# #12: -c N shows N calls, and the summary says calls (graph) or events
+for c in 1 3 20 77; do
+	run 0 "$n" report -j -c $c "$dat/graph-6.12.dat"
+	[ "$(grep -c '"type":"\(call\|exit\)"' "$tmp/out")" = $c ] && ok || bad "report -c $c showed $(grep -c '"type":"\(call\|exit\)"' "$tmp/out") calls"
+	has out "\"events\":$c,\"counted\":\"calls\""
+done
+run 0 "$n" report "$dat/graph-6.12.dat"
+has err '^nopctl: 221 calls in'
+
+# #11: --hist of a function not in the table is refused; the histogram
+# starts at its first bucket with calls, and its columns line up
+run 2 "$n" report --stats --hist vfs_read "$dat/graph-6.12.dat"
+has err 'no call of vfs_read was recorded'
+run 0 "$n" report --stats --hist do_sys_openat2 "$dat/graph-6.12.dat"
+sed -n '/^# do_sys_openat2: 22 calls/,$p' "$tmp/out" | sed 1,2d > "$tmp/hist"
+[ "$(awk -F'|' '{ s += $2 } END { print s }' "$tmp/hist")" = 22 ] && ok || bad "histogram does not add up to 22: $(cat "$tmp/hist")"
+head -1 "$tmp/hist" | grep -q '^ *32.768 us - 65.536 us *| *7 |' && ok || bad "histogram's first line: $(head -1 "$tmp/hist")"
+[ "$(grep '|' "$tmp/hist" | awk '{ print index($0, "|") }' | sort -u | wc -l)" = 1 ] && ok || bad "histogram columns out of line: $(cat "$tmp/hist")"
+grep '^# DURATION' "$tmp/out" | awk '{ print index($0, "|") }' > "$tmp/hcol"
+[ "$(cat "$tmp/hcol")" = "$(head -1 "$tmp/hist" | awk '{ print index($0, "|") }')" ] && ok || bad "histogram header out of line"
+
+# #7: -o a character device is written as it is; a directory is named
+run 0 "$n" report -o /dev/null "$dat/graph-6.12.dat"
+run 2 "$n" report -o /tmp "$dat/graph-6.12.dat"
+has err '/tmp is a directory; give a file name'
+
+# #1: report | head: exit 0, no message
+{ "$n" report "$dat/graph-6.12.dat" 2> "$tmp/err"; echo $? > "$tmp/rc"; } | head -1 > /dev/null
+[ "$(cat "$tmp/rc")" = 0 ] && ok || bad "report | head exited $(cat "$tmp/rc")"
+grep -qi error "$tmp/err" && bad "report | head: $(cat "$tmp/err")" || ok
+
+# #13: report has no -f; the pattern message names '$'; -d takes no 1e3
+run 0 "$n" report --help
+grep -q -- '--force\|-f,' "$tmp/out" && bad "report --help lists --force" || ok
+run 2 "$n" trace 'a(b'
+has err "'\\$'"
+run 2 "$n" trace -d 1e3 do_sys_openat2
+has err "invalid value '1e3' for --duration"
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" = 0 ]
