@@ -26,7 +26,7 @@ int cmd_report(struct opts *o)
 			.sink = { .view = o->stats ? NOP_VIEW_STATS : o->view, .enc = o->enc, .out = out,
 				  .diag = stderr, .res = res, .quiet = o->quiet,
 				  .stats = { .sort = o->sort, .hist_func = o->hist } },
-			.out_name = o->output, .graph = true, .count = o->count,
+			.out_name = o->output, .graph = true, .count = o->count, .recorded = true,
 		};
 
 		if (nop_pipeline_new(&pipe, &pc, &err) == 0) {

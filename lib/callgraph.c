@@ -27,6 +27,7 @@ struct frame {
 /* exits only (tracing_thresh): a return held until its caller's */
 struct held {
 	unsigned long long func, began, end, duration;
+	unsigned long long calltime, rettime; /* as the kernel gave them */
 	long long retval;
 	int kdepth, cpu;
 	bool has_retval;
@@ -85,7 +86,20 @@ struct nop_graph {
 	int pend_cpu; /* of the held entry */
 	unsigned long long pend_ts, pend_ip;
 	bool exits_only; /* tracing_thresh: no entries come */
+	/* a recording: returns are held until the first entry shows it is
+	 * not a tracing_thresh capture; if none ever comes, it was one */
+	bool find_exits_only, seen_entry, returns_only;
 };
+
+void nop_graph_find_exits_only(struct nop_graph *g)
+{
+	g->find_exits_only = true;
+}
+
+bool nop_graph_returns_only(const struct nop_graph *g)
+{
+	return g->exits_only || g->returns_only;
+}
 
 void nop_graph_exits_only(struct nop_graph *g)
 {
@@ -376,6 +390,34 @@ static int show_all_held(struct nop_graph *g, struct task *t, nop_gitem_fn fn, v
 	return ret;
 }
 
+static int graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx);
+
+/* The first entry of a recording: what was held goes the way every exit
+ * without entry goes, in the order it came, task by task */
+static int replay_held(struct nop_graph *g, nop_gitem_fn fn, void *ctx)
+{
+	int ret = 0;
+
+	g->seen_entry = true;
+	for (size_t i = 0; i < g->cap && !ret; i++) {
+		struct task *t = g->slots[i];
+
+		for (int k = 0; t && k < t->nheld && !ret; k++) {
+			const struct held *h = &t->held[k];
+			struct nop_event ev = {
+				.type = NOP_EV_EXIT, .pid = t->pid, .cpu = h->cpu, .ts = h->end,
+				.ip = h->func, .depth = h->kdepth, .calltime = h->calltime,
+				.rettime = h->rettime, .retval = h->retval, .has_retval = h->has_retval,
+			};
+
+			ret = graph_exit(g, &ev, fn, ctx);
+		}
+		if (t)
+			t->nheld = 0;
+	}
+	return ret;
+}
+
 static int held_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
 {
 	struct task *t = task(g, ev->pid);
@@ -395,7 +437,10 @@ static int held_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_
 	t->held[t->nheld++] = (struct held){
 		.func = ev->ip, .began = ev->ts > d ? ev->ts - d : 0, .end = ev->ts, .duration = d,
 		.retval = ev->retval, .kdepth = ev->depth, .cpu = ev->cpu, .has_retval = ev->has_retval,
+		.calltime = ev->calltime, .rettime = ev->rettime,
 	};
+	if (!g->exits_only)
+		return 0; /* a recording, until its first entry or its end */
 	/* the outermost call returned: its tree is complete */
 	return ev->depth == 0 ? show_all_held(g, t, fn, ctx) : 0;
 }
@@ -405,8 +450,12 @@ int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn
 	int ret = 0;
 
 	if (ev->type == NOP_EV_EXIT)
-		return g->exits_only ? held_exit(g, ev, fn, ctx) : graph_exit(g, ev, fn, ctx);
+		return g->exits_only || (g->find_exits_only && !g->seen_entry) ? held_exit(g, ev, fn, ctx)
+										 : graph_exit(g, ev, fn, ctx);
 	if (g->pending && (ret = show_pending(g, fn, ctx)))
+		return ret;
+	if (ev->type == NOP_EV_ENTRY && g->find_exits_only && !g->seen_entry &&
+	    (ret = replay_held(g, fn, ctx)))
 		return ret;
 	if (ev->type == NOP_EV_ENTRY)
 		return graph_entry(g, ev, fn, ctx);
@@ -416,6 +465,10 @@ int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn
 int nop_graph_finish(struct nop_graph *g, nop_gitem_fn fn, void *ctx)
 {
 	int ret = show_pending(g, fn, ctx);
+
+	/* a recording with returns and no entry: a tracing_thresh capture */
+	for (size_t i = 0; i < g->cap && g->find_exits_only && !g->seen_entry; i++)
+		g->returns_only |= g->slots[i] && g->slots[i]->nheld;
 
 	for (size_t i = 0; i < g->cap && !ret; i++)
 		if (g->slots[i] && !(ret = show_all_held(g, g->slots[i], fn, ctx)))

@@ -35,6 +35,10 @@ int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn
  * above it, children before their caller; the trees are built from
  * those returns' depths, held per task until the outermost returns. */
 void nop_graph_exits_only(struct nop_graph *g);
+/* A recording, which may be such a capture: returns are held until the
+ * first entry; a stream with none was one (nop_graph_returns_only) */
+void nop_graph_find_exits_only(struct nop_graph *g);
+bool nop_graph_returns_only(const struct nop_graph *g);
 /* End of the stream: calls still open are returned untimed. */
 int nop_graph_finish(struct nop_graph *g, nop_gitem_fn fn, void *ctx);
 void nop_graph_free(struct nop_graph *g);

@@ -314,6 +314,7 @@ struct nop_summary {
 	/* -t: calls under it were not recorded, their time is in their
 	 * callers' self time */
 	unsigned long long thresh_ns;
+	bool returns_only; /* only returns came (tracing_thresh), -t or not */
 };
 
 
@@ -377,6 +378,9 @@ struct nop_pipeline_cfg {
 	/* graph under tracing_thresh (-t): only returns come, trees are built
 	 * from them (0: entries and returns) */
 	unsigned long long thresh_ns;
+	/* a recording: whether it holds only returns (a tracing_thresh
+	 * capture) is found from its events */
+	bool recorded;
 	/* tracing chosen tasks: only theirs counted; other tasks' calls (their
 	 * half of a context switch) shown marked in the tree, else left out */
 	struct nop_session *by_task;

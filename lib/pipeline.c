@@ -46,6 +46,8 @@ int nop_pipeline_new(struct nop_pipeline **pp, const struct nop_pipeline_cfg *cf
 	}
 	if (p->graph && cfg->thresh_ns)
 		nop_graph_exits_only(p->graph);
+	else if (p->graph && cfg->recorded)
+		nop_graph_find_exits_only(p->graph);
 	*pp = p;
 	return 0;
 }
@@ -340,6 +342,7 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 	sum->by_task = p->cfg.by_task != NULL;
 	sum->stop_reason = p->sum.stop_reason;
 	sum->thresh_ns = p->cfg.graph ? p->cfg.thresh_ns : 0;
+	sum->returns_only = p->graph && p->saw_graph && nop_graph_returns_only(p->graph);
 	if (p->stop == NOP_STOP_OUTPUT_CLOSED)
 		return 0;
 	/* the events out before anything on stderr: both may go to one file

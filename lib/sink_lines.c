@@ -124,6 +124,11 @@ int nop_lines_summary(struct nop_sink *s, const struct nop_summary *sum)
 		if (!json)
 			fprintf(out, ", calls under %g us not recorded (-t): their time is in their"
 				" callers' self time", sum->thresh_ns / 1e3);
+	} else if (sum->returns_only) {
+		nop_field_bool(&f, "returns_only", NULL, true);
+		if (!json)
+			fputs(", only returns recorded (tracing_thresh): the time of calls under the"
+			      " threshold is in their callers' self time", out);
 	}
 	/* a buffer seen 3/4 full came close to losing events */
 	if (json ? sum->peak_fill > 0 : sum->peak_fill >= 75)

@@ -443,6 +443,60 @@ static void threshold_returns_nest(void **state)
 	nop_graph_free(g);
 }
 
+/* a recording may be a tracing_thresh capture (nopctl record -G -t,
+ * trace-cmd with tracing_thresh): with no entry in the whole stream, its
+ * returns are trees as under -t; one entry shows it is not, and the
+ * returns before it are what they always were: calls whose entry came
+ * before the capture */
+static void recording_of_returns_found(void **state)
+{
+	const struct { unsigned long long ip; int depth; unsigned long long us; } evs[] = {
+		{ 0x300, 2, 50 }, { 0x200, 1, 80 }, { 0x100, 0, 274 },
+	};
+
+	for (int with_entry = 0; with_entry < 2; with_entry++) {
+		struct nop_error err;
+		struct nop_graph *g = nop_graph_new(&err);
+		struct seen s = { 0 };
+
+		assert_non_null(g);
+		nop_graph_find_exits_only(g);
+		for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+			unsigned long long ts = 1000000 + i * 1000000;
+			struct nop_event e = { .type = NOP_EV_EXIT, .pid = 7, .cpu = 1, .ts = ts, .ip = evs[i].ip,
+					       .depth = evs[i].depth, .calltime = ts - evs[i].us * 1000,
+					       .rettime = ts };
+
+			assert_int_equal(nop_graph_feed(g, &e, collect, &s), 0);
+		}
+		if (with_entry) {
+			struct nop_event e = { .type = NOP_EV_ENTRY, .pid = 7, .cpu = 1, .ts = 9000000, .ip = 0x100 };
+
+			assert_int_equal(nop_graph_feed(g, &e, collect, &s), 0);
+		}
+		assert_int_equal(nop_graph_finish(g, collect, &s), 0);
+		if (!with_entry) {
+			/* one tree: 0x100 { 0x200 { 0x300(); } } */
+			assert_int_equal(s.n, 5);
+			assert_int_equal(s.v[0].kind, NOP_GI_ENTER);
+			assert_int_equal(s.v[2].kind, NOP_GI_LEAF);
+			assert_int_equal(s.v[2].depth, 2);
+			for (int i = 0; i < s.n; i++)
+				assert_false(s.v[i].no_entry);
+			assert_true(nop_graph_returns_only(g));
+		} else {
+			/* three calls without entry, then the entry, still open */
+			assert_int_equal(s.n, 5);
+			for (int i = 0; i < 3; i++) {
+				assert_int_equal(s.v[i].kind, NOP_GI_LEAF);
+				assert_true(s.v[i].no_entry);
+			}
+			assert_false(nop_graph_returns_only(g));
+		}
+		nop_graph_free(g);
+	}
+}
+
 /* issue 19 #10: a call still running when the capture ends is shown on
  * its entry's CPU (it was '-1)'), marked as ended by the capture */
 static void unfinished_calls_keep_their_cpu(void **state)
@@ -495,6 +549,7 @@ int main(void)
 		cmocka_unit_test(stats_table),		 cmocka_unit_test(many_tasks_bounded),
 		cmocka_unit_test(interrupt_in_a_return_nests),
 		cmocka_unit_test(threshold_returns_nest), cmocka_unit_test(unfinished_calls_keep_their_cpu),
+		cmocka_unit_test(recording_of_returns_found),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

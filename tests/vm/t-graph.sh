@@ -134,6 +134,13 @@ t_threshold_trees() {
 	expect_rc 0 nopctl stats -j -t 20us do_sys_openat2 -- opener 10
 	jq -e -s '[.[] | select(.type == "func_stats" and .max_depth >= 1)] | length > 0' "$T/out" > /dev/null ||
 		fail "stats -t has no callee"
+	# and a recording of such a capture: found to hold only returns
+	expect_rc 0 nopctl record -G -t 20us -o "$T/t.dat" do_sys_openat2 -- opener 10
+	expect_rc 0 nopctl report -j "$T/t.dat"
+	grep -q '"entry":"not seen"' "$T/out" && fail "report of a -t recording: calls shown as 'entry not seen'"
+	jq -e -s '[.[] | select(.depth != null and .depth >= 1)] | length > 0' "$T/out" > /dev/null ||
+		fail "report of a -t recording: no call below the root"
+	all_of summary '.returns_only == true and .gaps == 0' "$T/out"
 }
 
 # issue 19 #9: status during a top-level graph names its roots and owner
