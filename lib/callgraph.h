@@ -1,0 +1,71 @@
+/* callgraph.h - the call-graph engine's state, shared by callgraph.c
+ * (entries and exits) and callgraph_returns.c (returns alone); nothing
+ * outside the two sees it. */
+#ifndef NOPCTL_CALLGRAPH_H
+#define NOPCTL_CALLGRAPH_H
+
+#include "internal.h"
+
+struct frame {
+	unsigned long long entry_ts, child_ns;
+	int kdepth;
+	int cpu; /* of the entry */
+};
+
+/* A task's stack grows as deep as its calls go: most tasks of a
+ * system-wide graph stay shallow, and a fixed NOP_GRAPH_MAX_DEPTH stack
+ * was 8.2 KB each (a 1.6 MB file naming 58,000 pids took 470 MB). */
+#define FIRST_DEPTH 4
+
+/* exits only (tracing_thresh): a return held until its caller's */
+struct held {
+	unsigned long long func, began, end, duration;
+	unsigned long long calltime, rettime; /* as the kernel gave them */
+	long long retval;
+	int kdepth, cpu;
+	bool has_retval;
+};
+
+struct task {
+	int pid; /* 0: empty slot */
+	int n, cap;
+	struct held *held; /* exits only: returns in the order they came */
+	int nheld, capheld;
+	/* the open calls' functions, outermost first: a call's path as the
+	 * sinks see it, never copied (cap + 1 slots: one more for an exit
+	 * whose entry was not seen) */
+	unsigned long long *func;
+	struct frame *f;
+};
+
+struct nop_graph {
+	struct task **slots; /* open addressing on pid */
+	size_t cap, used;
+	struct task *pending;	/* its top frame is an entry not yet shown */
+	struct task *last;	/* the task of the last event: most often the next's */
+	int pend_cpu; /* of the held entry */
+	unsigned long long pend_ts, pend_ip;
+	bool exits_only; /* tracing_thresh: no entries come */
+	/* a recording: returns are held until the first entry shows it is
+	 * not a tracing_thresh capture; if none ever comes, it was one */
+	bool find_exits_only, seen_entry, returns_only;
+};
+
+/* room for need open calls (need <= NOP_GRAPH_MAX_DEPTH) */
+int cg_task_room(struct task *t, int need);
+/* The task's stack: most often the last event's, checked inline. */
+struct task *cg_task_lookup(struct nop_graph *g, int pid);
+static inline struct task *cg_task(struct nop_graph *g, int pid)
+{
+	return g->last && g->last->pid == pid ? g->last : cg_task_lookup(g, pid);
+}
+/* an item of t at depth n (its path: t's open calls) to fn */
+int cg_emit(struct nop_graph *g, struct task *t, struct nop_gitem *gi, int n, nop_gitem_fn fn,
+	    void *ctx);
+int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx);
+/* callgraph_returns.c */
+int cg_held_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx);
+int cg_replay_held(struct nop_graph *g, nop_gitem_fn fn, void *ctx);
+int cg_show_all_held(struct nop_graph *g, struct task *t, nop_gitem_fn fn, void *ctx);
+
+#endif
