@@ -72,10 +72,10 @@ int check_pattern_args(const struct opts *o);
 /* trace and record: at least one PATTERN (0, or the exit code after the
  * message with an example and a hint) */
 int need_a_pattern(const struct opts *o, const char *example, const char *hint);
-/* -o FILE may be written: absent, or a regular file and --overwrite, or
- * (stream_ok: text, not a trace.dat) a FIFO or character device, written
- * as it is; never a symlink or directory (checked before tracefs is
- * touched). */
+/* -o FILE may be written: absent, or a regular file and --overwrite (0),
+ * or (stream_ok: text, not a trace.dat) a FIFO or character device,
+ * written as it is (1); never a symlink or directory (-1, checked before
+ * tracefs is touched). */
 int output_check(const struct opts *o, bool stream_ok, struct nop_error *err);
 /* Open -o FILE (as output_check allows) or stdout. */
 FILE *open_output(const struct opts *o, struct nop_error *err);

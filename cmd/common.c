@@ -69,7 +69,7 @@ int output_check(const struct opts *o, bool stream_ok, struct nop_error *err)
 			      "output %s is a directory; give a file name, e.g. -o %s/%s", o->output,
 			      o->output, stream_ok ? "trace.txt" : "trace.dat");
 	else if ((S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) && stream_ok)
-		return 0; /* written as it is, as the shell's '>' would: nothing is replaced */
+		return 1; /* written as it is, as the shell's '>' would: nothing is replaced */
 	else if (!S_ISREG(st.st_mode))
 		nop_error_set(err, NOP_EUSAGE, EINVAL,
 			      "output %s is not a regular file%s", o->output,
@@ -105,14 +105,14 @@ static int open_stream(const char *path)
 FILE *open_output(const struct opts *o, struct nop_error *err)
 {
 	struct stat st;
-	int fd;
+	int fd, kind;
 	FILE *f;
 
 	if (!o->output || !strcmp(o->output, "-"))
 		return buffered(stdout);
-	if (output_check(o, true, err))
+	if ((kind = output_check(o, true, err)) < 0)
 		return NULL;
-	if (lstat(o->output, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+	if (kind == 1) {
 		if ((fd = open_stream(o->output)) < 0) {
 			nop_error_set(err, NOP_EUSAGE, errno, errno == ENXIO ? "FIFO %s has no reader:"
 				      " start the reader first" : "cannot write to %s: %s", o->output,
@@ -248,13 +248,12 @@ int check_patterns(const char *tracing_dir, const struct opts *o, struct nop_err
 	for (size_t i = 0; i < o->nnotrace && !ret; i++)
 		if (nop_funcs_count(&f, o->notrace[i], NULL) == 0)
 			ret = no_match(&f, o->notrace[i], NULL, err);
-	if (!ret && o->hist && (nop_pattern_is_glob(o->hist) || nop_funcs_count(&f, o->hist, NULL) == 0)) {
-		if (nop_pattern_is_glob(o->hist))
-			nop_error_set(err, NOP_EUSAGE, 0, "--hist takes one function name, not a glob"
-				      " ('%s')", o->hist);
-		else
-			no_match(&f, o->hist, NULL, err);
+	if (!ret && o->hist && nop_pattern_is_glob(o->hist)) {
+		nop_error_set(err, NOP_EUSAGE, 0, "--hist takes one function name, not a glob ('%s')",
+			      o->hist);
 		ret = -1;
+	} else if (!ret && o->hist && nop_funcs_count(&f, o->hist, NULL) == 0) {
+		ret = no_match(&f, o->hist, NULL, err);
 	}
 	if (!ret && o->nnotrace && o->npatterns && !one_left(&f, o)) {
 		nop_error_set(err, NOP_EUSAGE, 0, "-n %s%s excludes every function the pattern%s match%s:"

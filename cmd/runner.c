@@ -42,17 +42,27 @@ static int wait_for(struct run *r, struct pollfd *pfd, int nfd, int ms, unsigned
 	return 0;
 }
 
+/* Time for a look that is made at most once per ms: *at is when the last
+ * was (0: never, or forced) */
+static bool due(unsigned long long *at, unsigned ms)
+{
+	unsigned long long t = now_ns();
+
+	if (*at && t - *at < ms * 1000000ULL)
+		return false;
+	*at = t;
+	return true;
+}
+
 /* How full the buffers are, read from two files per CPU: under load a
  * round is a few pages, so at most once per FILL_MS, not every round */
 #define FILL_MS 20
 static void sample_fill(struct run *r)
 {
-	unsigned long long t = now_ns();
 	int fill;
 
-	if (r->fill_at && t - r->fill_at < FILL_MS * 1000000ULL)
+	if (!due(&r->fill_at, FILL_MS))
 		return;
-	r->fill_at = t;
 	fill = nop_buffer_fill(nop_session_dir(r->sess), r->cpusp);
 	if (fill > r->peak_fill)
 		r->peak_fill = fill;
@@ -72,12 +82,8 @@ static void sample_fill(struct run *r)
  * TICK_MS. A task that died during set-up ends it at the first look. */
 static void tasks_ended(struct run *r)
 {
-	unsigned long long t = now_ns();
-
-	if (!r->o->npids || r->o->command || (r->alive_at && t - r->alive_at < TICK_MS * 1000000ULL))
-		return;
-	r->alive_at = t;
-	if (!nop_session_tasks_alive(r->sess))
+	if (r->o->npids && !r->o->command && due(&r->alive_at, TICK_MS) &&
+	    !nop_session_tasks_alive(r->sess))
 		nop_pipeline_stop(r->pipe, NOP_STOP_PROCESS_EXIT, 0);
 }
 
@@ -382,8 +388,7 @@ static int finish(struct run *r)
 	sample_fill(r);
 	/* tracing is off: what is left is bounded by the buffer size */
 	nop_source_end(r->src);
-	for (bool more = why != NOP_STOP_OUTPUT_CLOSED && why != NOP_STOP_COUNT;
-	     more && !nop_pipeline_count_reached(r->pipe);)
+	for (bool more = why != NOP_STOP_OUTPUT_CLOSED; more && !nop_pipeline_count_reached(r->pipe);)
 		if (nop_pipeline_drain(r->pipe, r->src, &more, &r->err) == NOP_FLOW_FAIL)
 			return -1;
 	if (tasks_ran_untraced(r, ran1))

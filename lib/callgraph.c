@@ -199,7 +199,7 @@ int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn 
 	struct task *t = cg_task(g, ev->pid);
 	struct nop_gitem gi = {
 		.cpu = ev->cpu, .func = ev->ip, .timed = true,
-		.duration = ev->rettime > ev->calltime ? ev->rettime - ev->calltime : 0,
+		.duration = cg_duration(ev->calltime, ev->rettime),
 		.retval = ev->retval, .has_retval = ev->has_retval,
 	};
 	int i, ret;
@@ -234,7 +234,7 @@ int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn 
 		gi.kind = NOP_GI_LEAF;
 		gi.no_entry = true;
 		gi.ts = ev->calltime;
-		gi.began = ev->ts > gi.duration ? ev->ts - gi.duration : 0;
+		gi.began = cg_began(ev->ts, gi.duration);
 		gi.self = gi.duration;
 		ret = cg_emit(g, t, &gi, t->n, fn, ctx);
 		credit(t, &gi);

@@ -33,8 +33,9 @@ void nop_graph_exits_only(struct nop_graph *g)
 static int show_held(struct nop_graph *g, struct task *t, int lo, int i, nop_gitem_fn fn, void *ctx)
 {
 	const struct held *h = &t->held[i];
-	struct nop_gitem gi = { .cpu = h->cpu, .func = h->func, .timed = true, .ts = h->began,
-				.duration = h->duration, .retval = h->retval,
+	unsigned long long d = cg_duration(h->calltime, h->rettime);
+	struct nop_gitem gi = { .cpu = h->cpu, .func = h->func, .timed = true,
+				.ts = cg_began(h->end, d), .duration = d, .retval = h->retval,
 				.has_retval = h->has_retval };
 	unsigned long long known = 0;
 	int ret, top = 1 << 30, start = lo;
@@ -48,7 +49,7 @@ static int show_held(struct nop_graph *g, struct task *t, int lo, int i, nop_git
 		return -ENOMEM;
 	gi.kind = NOP_GI_ENTER;
 	t->func[t->n] = h->func;
-	t->f[t->n++] = (struct frame){ .entry_ts = h->began, .kdepth = h->kdepth, .cpu = h->cpu };
+	t->f[t->n++] = (struct frame){ .entry_ts = gi.ts, .kdepth = h->kdepth, .cpu = h->cpu };
 	if ((ret = cg_emit(g, t, &gi, t->n - 1, fn, ctx)))
 		return ret;
 	/* its direct callees: the shallowest returns in between */
@@ -59,7 +60,7 @@ static int show_held(struct nop_graph *g, struct task *t, int lo, int i, nop_git
 		if (t->held[k].kdepth == top) {
 			if ((ret = show_held(g, t, start, k, fn, ctx)))
 				return ret;
-			known += t->held[k].duration;
+			known += cg_duration(t->held[k].calltime, t->held[k].rettime);
 			start = k + 1;
 		}
 	gi.kind = NOP_GI_RETURN;
@@ -125,23 +126,12 @@ int cg_replay_held(struct nop_graph *g, nop_gitem_fn fn, void *ctx)
 int cg_held_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
 {
 	struct task *t = cg_task(g, ev->pid);
-	unsigned long long d = ev->rettime > ev->calltime ? ev->rettime - ev->calltime : 0;
 
-	if (!t)
+	if (!t || nop_grow((void **)&t->held, &t->capheld, (size_t)t->nheld + 1, sizeof(*t->held)))
 		return -ENOMEM;
-	if (t->nheld == t->capheld) {
-		int cap = t->capheld ? t->capheld * 2 : 16;
-		struct held *nh = realloc(t->held, (size_t)cap * sizeof(*nh));
-
-		if (!nh)
-			return -ENOMEM;
-		t->held = nh;
-		t->capheld = cap;
-	}
 	t->held[t->nheld++] = (struct held){
-		.func = ev->ip, .began = ev->ts > d ? ev->ts - d : 0, .end = ev->ts, .duration = d,
+		.func = ev->ip, .end = ev->ts, .calltime = ev->calltime, .rettime = ev->rettime,
 		.retval = ev->retval, .kdepth = ev->depth, .cpu = ev->cpu, .has_retval = ev->has_retval,
-		.calltime = ev->calltime, .rettime = ev->rettime,
 	};
 	if (!g->exits_only)
 		return 0; /* a recording, until its first entry or its end */

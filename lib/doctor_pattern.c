@@ -117,8 +117,9 @@ static bool hits(const char *name, const char *mod, const char *pat)
 static int ef_users(const char *line)
 {
 	const char *p = strchr(line, '(');
+	int n = p ? atoi(p + 1) : 0;
 
-	return p && atoi(p + 1) > 0 ? atoi(p + 1) : 1;
+	return n > 0 ? n : 1;
 }
 
 static int defined_only(const char *line)

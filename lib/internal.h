@@ -164,6 +164,8 @@ void *nop_zalloc(size_t size, struct nop_error *err);
 
 /* Grow *v (of element size sz) so that it holds at least need elements. */
 int nop_grow(void **v, size_t *cap, size_t need, size_t sz);
+/* Does a process hold an flock on path (a journal, top-level.lock)? (owners.c) */
+bool nop_lock_held(const char *path);
 
 /* A set of addresses (tracedat_syms.c): those a recording's events name */
 struct nop_addrset {

@@ -208,16 +208,9 @@ int nop_journal_finish(struct nop_journal *j, struct nop_replay *rep, struct nop
 bool nop_owner_alive(pid_t pid)
 {
 	char path[4200];
-	bool alive;
-	int fd;
 
 	if (pid <= 0)
 		return false;
 	snprintf(path, sizeof(path), "%s/%d.journal", journal_dir, (int)pid);
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	alive = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
-	close(fd);
-	return alive;
+	return nop_lock_held(path);
 }

@@ -3,13 +3,27 @@
  * owner still runs: nop_owner_alive, journal.c). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "internal.h"
+
+bool nop_lock_held(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	bool held;
+
+	if (fd < 0)
+		return false;
+	held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd); /* drops our shared lock, if we got it */
+	return held;
+}
 
 /* Owner pid of "<prefix><pid><suffix>"; 0 if not of that form. */
 static pid_t owner_of(const char *name, const char *prefix, const char *suffix)

@@ -514,32 +514,20 @@ static bool instance_offers(const char *inst_dir, const char *tracer)
 	return ok;
 }
 
-/* the pid written in top-level.lock, whether or not it still holds it */
-static int lock_pid(void)
+int nop_top_level_holder(void)
 {
 	char path[4200], *v;
 	struct nop_error e;
 	int pid;
 
 	snprintf(path, sizeof(path), "%s/top-level.lock", nop_journal_dir());
+	if (!nop_lock_held(path))
+		return 0;
+	/* the holder's pid, which claim_top_level writes there */
 	v = nop_read_file(path, NULL, &e);
 	pid = v ? atoi(v) : 0;
 	free(v);
 	return pid;
-}
-
-int nop_top_level_holder(void)
-{
-	char path[4200];
-	int fd, held = 0;
-
-	snprintf(path, sizeof(path), "%s/top-level.lock", nop_journal_dir());
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return 0;
-	if (flock(fd, LOCK_SH | LOCK_NB) < 0)
-		held = 1;
-	close(fd); /* drops our shared lock, if we got it */
-	return held ? lock_pid() : 0;
 }
 
 /* why: what makes this session need the top level, for the message of

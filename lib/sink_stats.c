@@ -193,7 +193,7 @@ static void histogram(struct nop_sink *s, const char *name, const struct fstat *
 {
 	bool json = s->enc == NOP_ENC_JSON;
 	unsigned long long log2[64] = { 0 }, peak = 0;
-	int first = -1, last = 0;
+	int first = 64, last = 0; /* no bucket with calls: first > last */
 
 	for (int b = 0; f && b < NBUCKETS; b++) {
 		unsigned long long lo = bucket_low(b);
@@ -206,7 +206,7 @@ static void histogram(struct nop_sink *s, const char *name, const struct fstat *
 			peak = log2[e];
 		if (log2[e])
 			last = e;
-		if (log2[e] && first < 0)
+		if (log2[e] && first == 64)
 			first = e;
 	}
 	if (!json)
@@ -214,7 +214,7 @@ static void histogram(struct nop_sink *s, const char *name, const struct fstat *
 			f ? f->calls : 0, f && f->calls == 1 ? "" : "s", "DURATION", "COUNT");
 	/* from the first bucket with calls to the last: 2^e ns each, durations
 	 * printed up to "999.999 ms" wide */
-	for (int e = first < 0 ? 1 : first; first >= 0 && e <= last; e++) {
+	for (int e = first; e <= last; e++) {
 		unsigned long long lo = e ? 1ULL << e : 0, hi = 1ULL << (e + 1);
 		struct nop_fields fl;
 		int bar = peak ? (int)(log2[e] * 40 / peak) : 0;

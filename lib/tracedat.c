@@ -208,10 +208,10 @@ static void put_kallsyms(struct out *o, struct nop_dat *w)
 	size_t len = 0, sublen = 0;
 	char *v = nop_read_file(w->kallsyms, &len, NULL), *sub = NULL;
 
-	if (v && !w->syms_failed)
-		sub = nop_kallsyms_subset(v, len, &w->syms, &sublen);
-	put32(o, (unsigned int)(sub ? sublen : v ? len : 0));
-	put(o, sub ? sub : v ? v : "", sub ? sublen : v ? len : 0);
+	if (v && !w->syms_failed && (sub = nop_kallsyms_subset(v, len, &w->syms, &sublen)))
+		len = sublen;
+	put32(o, v ? (unsigned int)len : 0);
+	put(o, sub ? sub : v ? v : "", v ? len : 0);
 	free(sub);
 	free(v);
 }

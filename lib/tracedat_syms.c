@@ -7,10 +7,21 @@
 
 #include "internal.h"
 
+/* a's slot in a table of cap (a power of 2): where it is, or the empty
+ * one (0) where it goes */
+static unsigned long long *addr_slot(unsigned long long *v, size_t cap, unsigned long long a)
+{
+	size_t i = (a * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
+
+	while (v[i] && v[i] != a)
+		i = (i + 1) & (cap - 1);
+	return &v[i];
+}
+
 /* the addresses noted: an open-addressing set (0 is the empty slot) */
 int nop_addrset_add(struct nop_addrset *s, unsigned long long a)
 {
-	size_t i;
+	unsigned long long *p;
 
 	if (!a)
 		return 0;
@@ -21,19 +32,14 @@ int nop_addrset_add(struct nop_addrset *s, unsigned long long a)
 		if (!nv)
 			return -1;
 		for (size_t k = 0; k < s->cap; k++)
-			if (s->v[k]) {
-				for (i = (s->v[k] * 0x9e3779b97f4a7c15ULL >> 20) & (ncap - 1); nv[i];)
-					i = (i + 1) & (ncap - 1);
-				nv[i] = s->v[k];
-			}
+			if (s->v[k])
+				*addr_slot(nv, ncap, s->v[k]) = s->v[k];
 		free(s->v);
 		s->v = nv;
 		s->cap = ncap;
 	}
-	for (i = (a * 0x9e3779b97f4a7c15ULL >> 20) & (s->cap - 1); s->v[i] && s->v[i] != a;)
-		i = (i + 1) & (s->cap - 1);
-	if (!s->v[i]) {
-		s->v[i] = a;
+	if (!*(p = addr_slot(s->v, s->cap, a))) {
+		*p = a;
 		s->n++;
 	}
 	return 0;

@@ -1,3 +1,5 @@
-build-asan/lib/callgraph.o: lib/callgraph.c lib/internal.h lib/nopctl.h
+build-asan/lib/callgraph.o: lib/callgraph.c lib/callgraph.h \
+ lib/internal.h lib/nopctl.h
+lib/callgraph.h:
 lib/internal.h:
 lib/nopctl.h:
