@@ -6,9 +6,9 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR   ?=
 
 CC        ?= cc
-PKGS      := libtracefs libtraceevent libtracecmd
+PKGS      := libtracefs libtraceevent libtracecmd libelf libdw
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS  := $(shell pkg-config --libs $(PKGS))
+PKG_LIBS  := $(shell pkg-config --libs $(PKGS)) -lstdc++
 # -O3 and link-time optimization: about a tenth fewer instructions per
 # event in report (the decoder, call-graph engine and sinks are separate
 # files, called once per event; bench B1)

@@ -79,8 +79,11 @@ int need_a_pattern(const struct opts *o, const char *example, const char *hint);
 int output_check(const struct opts *o, bool stream_ok, struct nop_error *err);
 /* Open -o FILE (as output_check allows) or stdout. */
 FILE *open_output(const struct opts *o, struct nop_error *err);
-/* Look for a command in PATH as execvp would: 0 if runnable. */
-int command_check(const char *name, struct nop_error *err);
+/* Look for a command in PATH as execvp would: 0 if runnable; its path in
+ * path (may be NULL) */
+int command_check(const char *name, char *path, size_t len, struct nop_error *err);
+/* A PATTERN argument: a kernel function pattern or BINARY:GLOB */
+int pattern_arg_check(const char *pat, struct nop_error *err);
 /* tracefs, stale-session cleanup, and the traceable-function check. */
 const char *prepare_tracefs(struct nop_error *err);
 int check_patterns(const char *tracing_dir, const struct opts *o, struct nop_error *err);

@@ -9,12 +9,22 @@
 
 #include "cmd.h"
 
+int pattern_arg_check(const char *pat, struct nop_error *err)
+{
+	char bin[4096];
+	const char *glob;
+
+	if (nop_upattern(pat))
+		return nop_upattern_split(pat, bin, sizeof(bin), &glob, err);
+	return nop_pattern_check(pat, err);
+}
+
 int check_pattern_args(const struct opts *o)
 {
 	struct nop_error err = { 0 };
 
 	for (size_t i = 0; i < o->npatterns; i++)
-		if (nop_pattern_check(o->patterns[i], &err))
+		if (pattern_arg_check(o->patterns[i], &err))
 			return report_error(o, &err);
 	return 0;
 }
@@ -148,14 +158,17 @@ opened:
 	return buffered(f);
 }
 
-int command_check(const char *name, struct nop_error *err)
+int command_check(const char *name, char *found, size_t len, struct nop_error *err)
 {
 	const char *path = getenv("PATH");
 	char buf[4096];
 
 	if (strchr(name, '/')) {
-		if (access(name, X_OK) == 0)
+		if (access(name, X_OK) == 0) {
+			if (found)
+				snprintf(found, len, "%s", name);
 			return 0;
+		}
 		nop_error_set(err, NOP_EUSAGE, errno, "cannot run %s: %s", name, strerror(errno));
 		return -1;
 	}
@@ -166,8 +179,11 @@ int command_check(const char *name, struct nop_error *err)
 		struct stat st;
 
 		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", name);
-		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0) {
+			if (found)
+				snprintf(found, len, "%s", buf);
 			return 0;
+		}
 		p += n + (p[n] == ':');
 	}
 	nop_error_set(err, NOP_EUSAGE, ENOENT, "command not found: %s", name);

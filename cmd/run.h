@@ -44,7 +44,16 @@ struct run {
 	int child_status;
 	bool child_exited; /* exited, not yet reaped (see handle_signals) */
 	struct as_user user; /* -u: who COMMAND runs as */
+	/* user-space patterns (uprobes.c): taken out of o->patterns, which
+	 * keeps the kernel's; the pipeline's roots are both kinds' globs */
+	struct nop_uprobes uprobes;
+	size_t nuser;
+	const char **proots;
+	size_t nproots;
 };
+
+/* uprobes.c: BINARY:GLOB patterns to r->uprobes (command: COMMAND's path) */
+int user_probes(struct run *r, const char *command);
 
 /* process.c: signals into a signalfd; COMMAND started and reaped */
 int signals_block(sigset_t *set);

@@ -163,8 +163,10 @@ static int check_input(struct run *r)
 {
 	struct opts *o = r->o;
 
+	char cmdpath[4096] = "";
+
 	for (size_t i = 0; i < o->npatterns; i++)
-		if (nop_pattern_check(o->patterns[i], &r->err))
+		if (pattern_arg_check(o->patterns[i], &r->err))
 			return -1;
 	for (size_t i = 0; i < o->nnotrace; i++)
 		if (nop_pattern_check(o->notrace[i], &r->err))
@@ -174,7 +176,7 @@ static int check_input(struct run *r)
 			return -1;
 		r->cpusp = &r->cpus;
 	}
-	if (o->command && command_check(o->command[0], &r->err))
+	if (o->command && command_check(o->command[0], cmdpath, sizeof(cmdpath), &r->err))
 		return -1;
 	if (o->user && as_user_lookup(o->user, &r->user, &r->err))
 		return -1;
@@ -182,6 +184,11 @@ static int check_input(struct run *r)
 		nop_error_set(&r->err, NOP_EUSAGE, 0, "-p and -- COMMAND cannot be combined");
 		return -1;
 	}
+	/* user-space functions: the binaries' symbols, before tracefs */
+	if (user_probes(r, o->command ? cmdpath : NULL))
+		return -1;
+	if (!o->npatterns && r->uprobes.n)
+		r->tracer = NOP_TRACER_NONE; /* only probe events */
 	if (geteuid() != 0) {
 		nop_error_set(&r->err, NOP_EKERNEL, EPERM, "tracing needs root (CAP_SYS_ADMIN); run nopctl as root");
 		return -1;
@@ -193,9 +200,10 @@ static int check_input(struct run *r)
 static int open_session(struct run *r)
 {
 	struct opts *o = r->o;
-	bool functions = r->tracer == NOP_TRACER_FUNCTION;
+	bool functions = r->tracer != NOP_TRACER_GRAPH;
 
-	if (!(r->tdir = prepare_tracefs(&r->err)) || check_patterns(r->tdir, o, &r->err))
+	if (!(r->tdir = prepare_tracefs(&r->err)) ||
+	    (r->tracer != NOP_TRACER_NONE && check_patterns(r->tdir, o, &r->err)))
 		return -1;
 	if (r->mode == RUN_RECORD) {
 		/* the trace.dat is created after the session: -o checked before */
@@ -227,7 +235,7 @@ static int open_session(struct run *r)
 		 * also exclude the child nopctl forks */
 		.exclude_self = !o->npids && !o->command,
 		.buffer_kb = o->buffer_kb, .cpus = r->cpusp, .force = o->force,
-		.top_level = o->top_level,
+		.top_level = o->top_level, .uprobes = &r->uprobes,
 	};
 	return nop_session_open(&r->sess, &cfg, &r->err);
 }
@@ -243,7 +251,7 @@ static int open_pipeline(struct run *r)
 		.out_name = o->output,
 		.graph = r->mode == RUN_GRAPH || r->mode == RUN_STATS,
 		.recording = r->mode == RUN_RECORD,
-		.roots = r->roots, .nroots = r->nroots,
+		.roots = r->nuser ? r->proots : r->roots, .nroots = r->nuser ? r->nproots : r->nroots,
 		.count = o->count, .thresh_ns = (o->thresh_ns + 999) / 1000 * 1000, /* the kernel's us */
 		.by_task = o->npids || o->command ? r->sess : NULL,
 		.show_others = r->mode == RUN_GRAPH && o->view == NOP_VIEW_LINES,
@@ -253,6 +261,11 @@ static int open_pipeline(struct run *r)
 	    nop_source_live(&r->src, nop_session_dir(r->sess), r->cpusp, &r->err))
 		return -1;
 	pc.sink.res = r->res;
+	if (r->uprobes.n) {
+		if (nop_source_probes(r->src, nop_session_dir(r->sess), &r->uprobes, &r->err))
+			return -1;
+		nop_resolver_set_probes(r->res, &r->uprobes);
+	}
 	if (nop_pipeline_new(&r->pipe, &pc, &r->err))
 		return -1;
 	if (r->mode == RUN_RECORD) {
@@ -284,9 +297,11 @@ static int start(struct run *r)
 	if (nop_pipeline_stopped(r->pipe))
 		return 0;
 	if (!o->quiet)
-		fprintf(stderr, "nopctl: tracing %zu pattern%s with %s in %s%s\n", o->npatterns,
-			o->npatterns == 1 ? "" : "s",
-			r->tracer == NOP_TRACER_GRAPH ? "function_graph" : "function",
+		fprintf(stderr, "nopctl: tracing %zu pattern%s with %s%s in %s%s\n",
+			o->npatterns + r->nuser, o->npatterns + r->nuser == 1 ? "" : "s",
+			r->tracer == NOP_TRACER_GRAPH ? "function_graph"
+			: r->tracer == NOP_TRACER_FUNCTION ? "function" : "uprobes",
+			r->tracer != NOP_TRACER_NONE && r->uprobes.n ? " and uprobes" : "",
 			nop_session_instance(r->sess) ? "instance " : "the top-level buffer",
 			nop_session_instance(r->sess) ? nop_session_instance(r->sess) : "");
 	if (!o->quiet && nop_session_note(r->sess))
@@ -429,6 +444,8 @@ static int teardown(struct run *r)
 		free(r->roots);
 	}
 	nop_resolver_free(r->res);
+	nop_uprobes_free(&r->uprobes);
+	free(r->proots);
 	nop_dat_free(r->dat, !r->err.status);
 	if (r->out && r->out != stdout && r->out != stderr)
 		fclose(r->out);

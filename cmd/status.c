@@ -75,6 +75,28 @@ static void buffer(struct nop_fields *f, const char *dir, const char *name, int 
 	nop_fields_close(f);
 }
 
+/* one probe event: nopctl's (whose, running or not) or another user's */
+static void probe(void *ctx, const struct nop_probe_info *p)
+{
+	struct nop_fields *f = ctx;
+
+	nop_fields_open(f, stdout, f->json);
+	nop_field_str(f, "type", "probe:", "probe");
+	nop_field_str(f, "kind", " %s", p->kind);
+	nop_field_str(f, "probe", " %s", p->type == 'r' ? "return" : "entry");
+	nop_field_str(f, "group", " %s", p->group);
+	nop_field_str(f, "event", "/%s", p->event);
+	nop_field_str(f, "target", " %s", p->target);
+	if (p->owner) {
+		nop_field_i64(f, "owner_pid", " nopctl pid %lld", p->owner);
+		nop_field_str(f, "owner", " (%s)",
+			      nop_owner_alive(p->owner) ? "running" : "dead: run 'nopctl reset'");
+	} else {
+		nop_field_str(f, "owner", " (%s)", "not nopctl's");
+	}
+	nop_fields_close(f);
+}
+
 int cmd_status(struct opts *o)
 {
 	struct nop_error err = { 0 };
@@ -96,5 +118,6 @@ int cmd_status(struct opts *o)
 			      nop_owner_alive(w.owner) ? "running" : "dead: run 'nopctl reset'");
 		nop_fields_close(&f);
 	}
+	nop_probes_list(tdir, probe, &f);
 	return 0;
 }

@@ -119,6 +119,13 @@ int cg_emit(struct nop_graph *g, struct task *t, struct nop_gitem *gi, int n,
 	return fn(ctx, gi);
 }
 
+/* a user function's entry address and return address, from its frame */
+static void from_frame(struct nop_gitem *gi, const struct frame *f)
+{
+	gi->uip = f->uip;
+	gi->ucaller = f->ucaller;
+}
+
 /* Credit a finished call to its caller's callee time. */
 static void credit(struct task *t, const struct nop_gitem *gi)
 {
@@ -137,6 +144,7 @@ static int show_pending(struct nop_graph *g, nop_gitem_fn fn, void *ctx)
 	gi.cpu = g->pend_cpu;
 	gi.ts = g->pend_ts;
 	gi.func = g->pend_ip;
+	from_frame(&gi, &t->f[t->n - 1]);
 	return cg_emit(g, t, &gi, t->n - 1, fn, ctx);
 }
 
@@ -155,6 +163,7 @@ static int drop_to(struct nop_graph *g, struct task *t, int keep, int cpu, unsig
 		if (cpu < 0)
 			gi.cpu = t->f[t->n].cpu;
 		gi.func = t->func[t->n];
+		from_frame(&gi, &t->f[t->n]);
 		ret = cg_emit(g, t, &gi, t->n, fn, ctx);
 	}
 	return ret;
@@ -186,7 +195,8 @@ static int graph_entry(struct nop_graph *g, const struct nop_event *ev, nop_gite
 	if (cg_task_room(t, t->n + 1))
 		return -ENOMEM;
 	t->func[t->n] = ev->ip;
-	t->f[t->n++] = (struct frame){ .entry_ts = ev->ts, .kdepth = ev->depth, .cpu = ev->cpu };
+	t->f[t->n++] = (struct frame){ .entry_ts = ev->ts, .kdepth = ev->depth, .cpu = ev->cpu,
+				       .uip = ev->uip, .ucaller = ev->ucaller };
 	g->pending = t;
 	g->pend_cpu = ev->cpu;
 	g->pend_ts = ev->ts;
@@ -215,6 +225,7 @@ int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn 
 		gi.kind = NOP_GI_LEAF;
 		gi.ts = t->f[i].entry_ts;
 		gi.self = gi.duration;
+		from_frame(&gi, &t->f[i]);
 		t->n--;
 		ret = cg_emit(g, t, &gi, t->n, fn, ctx);
 		credit(t, &gi);
@@ -245,6 +256,7 @@ int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn 
 	gi.kind = NOP_GI_RETURN;
 	gi.ts = ev->rettime;
 	gi.self = gi.duration > t->f[i].child_ns ? gi.duration - t->f[i].child_ns : 0;
+	from_frame(&gi, &t->f[i]);
 	t->n--;
 	ret = cg_emit(g, t, &gi, t->n, fn, ctx);
 	credit(t, &gi);

@@ -10,6 +10,7 @@ struct frame {
 	unsigned long long entry_ts, child_ns;
 	int kdepth;
 	int cpu; /* of the entry */
+	unsigned long long uip, ucaller; /* a user function's entry (uprobe) */
 };
 
 /* A task's stack grows as deep as its calls go: most tasks of a

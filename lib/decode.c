@@ -190,6 +190,20 @@ static int decode_record(struct nop_decoder *d, const struct rec *rec, const cha
 		}
 		return emit(ctx, &ev);
 	}
+	if (type >= d->uev_base && type - d->uev_base < d->nuev && d->uev[type - d->uev_base].key) {
+		/* a user function's probe: depth and times come from the
+		 * per-task stack the pipeline keeps (ucalls.c) */
+		const struct nop_uev *u = &d->uev[type - d->uev_base];
+
+		ev.type = u->ret ? NOP_EV_EXIT : NOP_EV_ENTRY;
+		ev.ip = u->key;
+		ev.depth = -1;
+		if (!u->ret) {
+			ev.uip = num(d, u->ip, rec);
+			ev.ucaller = num(d, u->caller, rec);
+		}
+		return emit(ctx, &ev);
+	}
 	return 0; /* an event nopctl does not show */
 }
 

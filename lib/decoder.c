@@ -325,10 +325,74 @@ struct nop_decoder *nop_decoder_from_tep(struct tep_handle *tep, struct nop_erro
 	return d;
 }
 
+/* the probe events of nopctl's group: their formats from dir/events, each
+ * event id to its function's key */
+int nop_decoder_add_probes(struct nop_decoder *d, const char *dir, const char *group,
+			   const struct nop_uprobes *u, struct nop_error *err)
+{
+	int lo = 0, hi = -1;
+	int *ids = calloc(u->n + 1, sizeof(*ids));
+	struct tep_event **evs = calloc(u->n + 1, sizeof(*evs));
+
+	if (!ids || !evs) {
+		free(ids);
+		free(evs);
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < u->n; i++) {
+		char path[4400], *fmt;
+		size_t len;
+		struct tep_event *ev;
+
+		snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, group, u->v[i].event);
+		if (!(fmt = nop_read_file(path, &len, err)))
+			goto fail;
+		if (tep_parse_event(d->tep, fmt, len, group) != 0 ||
+		    !(ev = tep_find_event_by_name(d->tep, group, u->v[i].event))) {
+			free(fmt);
+			nop_error_set(err, NOP_EKERNEL, 0, "cannot parse the format of %s", path);
+			goto fail;
+		}
+		free(fmt);
+		ids[i] = ev->id;
+		evs[i] = ev;
+		lo = i == 0 || ev->id < lo ? ev->id : lo;
+		hi = ev->id > hi ? ev->id : hi;
+	}
+	free(d->uev);
+	d->uev = NULL;
+	d->nuev = 0;
+	if (hi >= lo && u->n) {
+		if (hi - lo > 1 << 20 || !(d->uev = calloc((size_t)(hi - lo + 1), sizeof(*d->uev)))) {
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			goto fail;
+		}
+		d->uev_base = lo;
+		d->nuev = hi - lo + 1;
+		for (size_t i = 0; i < u->n; i++) {
+			struct nop_uev *e = &d->uev[ids[i] - lo];
+
+			e->key = NOP_UKEY | u->v[i].func;
+			e->ret = u->v[i].ret;
+			e->ip = u->v[i].ret ? NULL : field(evs[i], "__probe_ip");
+			e->caller = u->v[i].ret ? NULL : field(evs[i], "caller");
+		}
+	}
+	free(ids);
+	free(evs);
+	return 0;
+fail:
+	free(ids);
+	free(evs);
+	return -1;
+}
+
 void nop_decoder_free(struct nop_decoder *d)
 {
 	if (!d)
 		return;
+	free(d->uev);
 	if (d->own_tep)
 		tep_free(d->tep);
 	free(d);

@@ -26,6 +26,14 @@ struct nop_decoder {
 	 * read at fixed offsets once the record is long enough (bench B1) */
 	bool fast;
 	int need_type, need_ent, need_exit; /* record sizes that hold them */
+	/* probe events (uprobes): by id - uev_base, the key of the function
+	 * (0: not one) and whether it is a return */
+	struct nop_uev {
+		unsigned long long key;
+		bool ret;
+		const struct tep_format_field *ip, *caller; /* entries: __probe_ip, caller */
+	} *uev;
+	int uev_base, nuev;
 };
 
 #endif

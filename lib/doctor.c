@@ -346,6 +346,7 @@ int nop_doctor(const char *const *patterns, size_t n, nop_finding_fn fn, void *c
 				: "no (graph and stats take the top level, one session at a time)");
 		check_settings(&d);
 		check_features(&d);
+		doc_check_uprobes(&d);
 		doc_check_lost(&d);
 	}
 	for (size_t i = 0; i < n; i++)

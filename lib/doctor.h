@@ -22,5 +22,8 @@ char *doc_read(struct doc *d, const char *rel, struct nop_error *e);
 void doc_check_users(struct doc *d);
 void doc_check_lost(struct doc *d);
 void doc_check_pattern(struct doc *d, const char *pat);
+/* doctor_user.c: uprobes tried, the probes defined, a BINARY:GLOB */
+void doc_check_uprobes(struct doc *d);
+void doc_check_upattern(struct doc *d, const char *pat);
 
 #endif

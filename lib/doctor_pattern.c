@@ -196,6 +196,10 @@ void doc_check_pattern(struct doc *d, const char *pat)
 {
 	struct nop_error e;
 
+	if (nop_upattern(pat)) {
+		doc_check_upattern(d, pat);
+		return;
+	}
 	if (nop_pattern_check(pat, &e)) {
 		doc_say(d, "pattern.valid", pat, NOP_CHECK_FAIL,
 			"give a function name or a glob (*, ?, [...]) of one", "%s", e.msg);

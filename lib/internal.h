@@ -43,6 +43,17 @@ bool nop_graph_returns_only(const struct nop_graph *g);
 int nop_graph_finish(struct nop_graph *g, nop_gitem_fn fn, void *ctx);
 void nop_graph_free(struct nop_graph *g);
 
+/* User functions' entries and returns given a depth and their call's
+ * start (ucalls.c): 0, 1 for a return whose entry was not seen (left
+ * out, counted), -errno */
+struct nop_ucalls;
+typedef bool (*nop_uroot_fn)(void *ctx, unsigned long long key);
+/* is_root NULL: every call; else only calls inside a root's */
+struct nop_ucalls *nop_ucalls_new(nop_uroot_fn is_root, void *ctx);
+int nop_ucalls_place(struct nop_ucalls *u, struct nop_event *ev);
+unsigned long long nop_ucalls_unmatched(const struct nop_ucalls *u);
+void nop_ucalls_free(struct nop_ucalls *u);
+
 /* Names from a recorded file's handle (kallsyms and cmdlines it carries). */
 struct tep_handle;
 struct nop_resolver *nop_resolver_from_tep(struct tep_handle *tep, struct nop_error *err);
@@ -65,6 +76,9 @@ struct tep_record;
 struct nop_decoder *nop_decoder_from_tep(struct tep_handle *tep, struct nop_error *err);
 int nop_decode_record(struct nop_decoder *d, struct tep_record *rec, nop_emit_fn emit, void *ctx);
 int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx);
+
+int nop_decoder_add_probes(struct nop_decoder *d, const char *dir, const char *group,
+			   const struct nop_uprobes *u, struct nop_error *err);
 
 /* ---- the stream: every CPU's trace_pipe_raw, merged by time ---------- */
 struct nop_stream;
@@ -199,6 +213,8 @@ int nop_journal_file(struct nop_journal *j, const char *rel, const char *prior,
 int nop_journal_writing(struct nop_journal *j, const char *rel, struct nop_error *err);
 int nop_journal_holds(struct nop_journal *j, const char *rel, const char *now,
 		      struct nop_error *err);
+/* a probe event ("group/event") nopctl is about to create */
+int nop_journal_probe(struct nop_journal *j, const char *ge, struct nop_error *err);
 /* Restore what the journal names (what still holds nopctl's values) and
  * delete it. */
 int nop_journal_finish(struct nop_journal *j, struct nop_replay *rep, struct nop_error *err);
@@ -225,6 +241,13 @@ int nop_unhex(char *s);
 /* s as hex text, two digits a byte (malloc'd; NULL: out of memory) */
 char *nop_hex(const char *s);
 
+/* nopctl's probe events (probes.c): created journaled, removed by name */
+int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char *group,
+		      const struct nop_uprobes *u, struct nop_error *err);
+int nop_probe_remove(const char *tracing_dir, const char *ge, struct nop_replay *rep,
+		     struct nop_error *err);
+int nop_probes_reset_stale(const char *tracing_dir, struct nop_replay *rep, struct nop_error *err);
+
 /* Put back one tracefs file's prior value as read from it (restore.c). */
 int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior,
 		     struct nop_error *err);
@@ -240,6 +263,18 @@ void *nop_strmap_find(const struct nop_strmap *m, const char *key); /* NULL if a
 size_t nop_strmap_size(const struct nop_strmap *m);
 void *nop_strmap_at(const struct nop_strmap *m, size_t i, const char **key);
 void nop_strmap_free(struct nop_strmap *m);
+
+/* Source files and lines from a binary's DWARF (srclines.c): where the
+ * function at vaddr is defined, the line of an address; false without
+ * debug info. Names stay valid until the srclines are freed. */
+struct nop_srclines;
+struct nop_srclines *nop_srclines_new(void);
+bool nop_srclines_has(struct nop_srclines *sl, const char *path);
+bool nop_srclines_decl(struct nop_srclines *sl, const char *path, unsigned long long vaddr,
+		       const char **file, int *line);
+bool nop_srclines_at(struct nop_srclines *sl, const char *path, unsigned long long vaddr,
+		     const char **file, int *line);
+void nop_srclines_free(struct nop_srclines *sl);
 
 /* sinks (sink_*.c) */
 extern const struct nop_sink_ops nop_lines_ops, nop_folded_ops, nop_dot_ops, nop_chrome_ops,

@@ -8,6 +8,7 @@
  *	file <rel path> <hex>     a top-level file and its prior contents
  *	writing <rel path>        nopctl is about to write it
  *	holds <rel path> <hex>    what it read back after writing it
+ *	probe <group>/<event>     a probe event nopctl is about to create
  * The session holds an exclusive flock on its journal for its whole life:
  * a journal nobody holds belongs to a nopctl that is gone, whatever its
  * pid now names. Replaying a journal (replay.c) restores each file that
@@ -138,6 +139,14 @@ int nop_journal_instance(struct nop_journal *j, const char *name, struct nop_err
 	char line[512];
 
 	snprintf(line, sizeof(line), "instance %s\n", name);
+	return jwrite(j, line, err);
+}
+
+int nop_journal_probe(struct nop_journal *j, const char *ge, struct nop_error *err)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line), "probe %s\n", ge);
 	return jwrite(j, line, err);
 }
 

@@ -43,6 +43,77 @@ int nop_pattern_check(const char *pat, struct nop_error *err);
 int nop_module_check(const char *mod, struct nop_error *err);
 bool nop_pattern_is_glob(const char *pat);
 
+/* ---- user-space functions: BINARY:GLOB, through uprobes ------------- */
+/* A PATTERN with a ':' names user-space functions (kernel patterns never
+ * hold one). BINARY: a path, or a library name found as the traced
+ * program loads it. */
+bool nop_upattern(const char *pat);
+int nop_upattern_split(const char *pat, char *bin, size_t len, const char **glob,
+		       struct nop_error *err);
+/* pid > 0: from its /proc/PID/maps; else for command (may be NULL) as the
+ * dynamic loader finds it */
+int nop_ubin_find(const char *bin, pid_t pid, const char *command, char *out, size_t len,
+		  struct nop_error *err);
+
+/* One binary's functions (ELF .symtab and .dynsym: defined, sized), by
+ * address; aliases follow their function's first name (alias set). */
+struct nop_usym {
+	char *name;	   /* as in the symbol table (mangled) */
+	char *demangled;   /* C++: demangled; NULL otherwise */
+	unsigned long long vaddr, size, offset; /* offset: in the file, for the probe */
+	bool global, alias;
+};
+struct nop_ubin {
+	char path[4096], name[256]; /* name: the file's base name */
+	struct nop_usym *v;
+	size_t n;
+	bool pie, go, has_symtab, has_dynsym;
+	unsigned long long entry; /* e_entry: _start never returns */
+};
+int nop_ubin_load(const char *path, struct nop_ubin *b, struct nop_error *err);
+void nop_ubin_free(struct nop_ubin *b);
+const char *nop_usym_shown(const struct nop_usym *u); /* demangled, else name */
+size_t nop_ubin_count(const struct nop_ubin *b, const char *glob);
+/* glob matched nothing: the error (exit 2) with the closest names, or what
+ * a stripped binary has left */
+int nop_ubin_no_match(const struct nop_ubin *b, const char *glob, struct nop_error *err);
+
+/* The uprobes of a run, in nopctl's event group nopctl_<pid> */
+struct nop_uprobe {
+	char *path, *sym, *shown;
+	char bin[256];
+	char event[64];	/* built by nopctl: [A-Za-z0-9_] */
+	unsigned long long offset, vaddr;
+	bool ret;	/* a return probe */
+	size_t func;	/* the function's key: the index of its entry probe */
+};
+struct nop_uprobes {
+	struct nop_uprobe *v;
+	size_t n, cap;
+};
+/* every function of b matching glob ("*": all), an entry and/or a return
+ * probe each, once whatever the patterns */
+int nop_uprobes_add(struct nop_uprobes *u, const struct nop_ubin *b, const char *glob, bool entry,
+		    bool ret, struct nop_error *err);
+void nop_uprobes_free(struct nop_uprobes *u);
+/* The address an event of a user function carries (its key) */
+#define NOP_UKEY 0x7ff0000000000000ULL
+#define NOP_UKEY_MASK 0xfff0000000000000ULL
+int nop_uprobe_find(const struct nop_uprobes *u, unsigned long long key); /* index or -1 */
+/* Every probe event defined now (uprobe_events, kprobe_events), nopctl's
+ * (owner: its pid) and others' (owner 0); returns how many */
+struct nop_probe_info {
+	const char *kind;   /* "uprobe", "kprobe" */
+	char type;	    /* 'p' entry, 'r' return */
+	const char *group, *event, *target;
+	pid_t owner;
+};
+typedef void (*nop_probe_fn)(void *ctx, const struct nop_probe_info *p);
+int nop_probes_list(const char *tracing_dir, nop_probe_fn fn, void *ctx);
+/* nopctl's event group for pid's probes, and the owner of a group name */
+void nop_probe_group(char *buf, size_t len, pid_t pid);
+pid_t nop_probe_group_owner(const char *name);
+
 /* ---- traceable functions (available_filter_functions) --------------- */
 struct nop_func {
 	char *name;
@@ -93,7 +164,7 @@ int nop_ncpus(void);
 const struct nop_cpuset *nop_online_cpus(void); /* NULL: unknown */
 
 /* ---- the tracing session: instance or top level, journal, restore --- */
-enum nop_tracer { NOP_TRACER_FUNCTION, NOP_TRACER_GRAPH };
+enum nop_tracer { NOP_TRACER_FUNCTION, NOP_TRACER_GRAPH, NOP_TRACER_NONE /* probe events only */ };
 
 struct nop_session_cfg {
 	const char *tracing_dir;
@@ -118,6 +189,9 @@ struct nop_session_cfg {
 	int max_depth;	  /* max_graph_depth; 0: the kernel's default at the top level */
 	unsigned long long thresh_us; /* tracing_thresh; 0: likewise */
 	bool retval, no_sleep_time, no_irqs;
+	/* user-space functions: probes created in nopctl_<pid> (journaled),
+	 * enabled in the session's buffer, removed at close */
+	const struct nop_uprobes *uprobes;
 };
 
 struct nop_session;
@@ -209,7 +283,15 @@ struct nop_event {
 		struct { /* ENTRY, EXIT: depth is the kernel's */
 			int depth;
 			bool has_retval;
-			unsigned long long calltime, rettime; /* EXIT */
+			union {
+				struct { /* EXIT */
+					unsigned long long calltime, rettime;
+				};
+				struct { /* a user function's ENTRY (uprobe): the
+					  * address it ran at, and its return address */
+					unsigned long long uip, ucaller;
+				};
+			};
 			long long retval;
 		};
 		long long lost; /* LOST: count, -1 if the kernel did not say */
@@ -250,6 +332,9 @@ struct nop_gitem {
 	unsigned long long duration, self; /* ns, when timed */
 	long long retval;
 	const unsigned long long *path; /* outermost .. func */
+	/* a user function (ENTER, LEAF, RETURN): the address its entry ran at
+	 * and its return address, as the process had them (0: not known) */
+	unsigned long long uip, ucaller;
 };
 
 
@@ -263,6 +348,11 @@ void nop_resolver_defer_kallsyms(struct nop_resolver *r, const char *path);
 const char *nop_resolve_sym(struct nop_resolver *r, unsigned long long addr,
 			    unsigned long long *off);
 const char *nop_resolve_comm(struct nop_resolver *r, int pid);
+/* user functions (probes' keys): their names, and the binary's base name
+ * (NULL for a kernel address) */
+void nop_resolver_set_probes(struct nop_resolver *r, const struct nop_uprobes *u);
+const char *nop_resolve_binary(struct nop_resolver *r, unsigned long long addr);
+const struct nop_uprobe *nop_resolve_uprobe(struct nop_resolver *r, unsigned long long addr);
 void nop_resolver_free(struct nop_resolver *r);
 
 
@@ -349,6 +439,9 @@ int nop_source_live(struct nop_source **src, const char *buffer_dir, const struc
 /* record: every page read goes to the trace.dat as it is, only counted */
 int nop_source_record_to(struct nop_source *src, struct nop_dat *dat);
 int nop_source_page_size(const struct nop_source *src);
+/* the live source decodes the session's probe events (user functions) */
+int nop_source_probes(struct nop_source *src, const char *buffer_dir, const struct nop_uprobes *u,
+		      struct nop_error *err);
 /* a trace.dat; *res: the names it carries (kallsyms, task names), to be
  * freed before the source is closed */
 int nop_source_file(struct nop_source **src, const char *path, struct nop_resolver **res,

@@ -73,6 +73,26 @@ pid_t nop_instance_owner(const char *name)
 	return owner_of(name, "nopctl-", ns_suffix());
 }
 
+/* probe groups: the kernel takes [A-Za-z0-9_] only, so '_' where an
+ * instance name has '-' */
+pid_t nop_probe_group_owner(const char *name)
+{
+	char suffix[48];
+
+	snprintf(suffix, sizeof(suffix), "%s", ns_suffix());
+	if (suffix[0])
+		suffix[0] = '_';
+	return owner_of(name, "nopctl_", suffix);
+}
+
+void nop_probe_group(char *buf, size_t len, pid_t pid)
+{
+	snprintf(buf, len, "nopctl_%d%s", (int)pid, ns_suffix());
+	for (char *c = buf; *c; c++)
+		if (*c == '-')
+			*c = '_';
+}
+
 void nop_instance_name(char *buf, size_t len, pid_t pid)
 {
 	snprintf(buf, len, "nopctl-%d%s", (int)pid, ns_suffix());

@@ -16,6 +16,10 @@ struct nop_pipeline {
 	struct nop_pipeline_cfg cfg;
 	struct nop_sink sink;
 	struct nop_graph *graph;
+	/* user functions' calls: their own engine (their depths are not the
+	 * kernel's), fed through the per-task stacks of ucalls.c */
+	struct nop_graph *ugraph;
+	struct nop_ucalls *ucalls;
 	struct nop_summary sum; /* events, lost_pages, other_tasks */
 	enum nop_stop stop;
 	bool saw_graph;		/* function_graph events came: the summary counts calls */
@@ -31,6 +35,14 @@ struct nop_pipeline {
 	struct { int pid; signed char traced; } task_cache[64];
 };
 
+static bool root_name(struct nop_pipeline *p, unsigned long long addr);
+
+/* a user function a root pattern names (ucalls.c) */
+static bool user_root(void *ctx, unsigned long long key)
+{
+	return root_name(ctx, key);
+}
+
 int nop_pipeline_new(struct nop_pipeline **pp, const struct nop_pipeline_cfg *cfg,
 		     struct nop_error *err)
 {
@@ -41,6 +53,13 @@ int nop_pipeline_new(struct nop_pipeline **pp, const struct nop_pipeline_cfg *cf
 		return -1;
 	p->cfg = *cfg;
 	if (nop_sink_init(&p->sink, &cfg->sink, err) || (cfg->graph && !(p->graph = nop_graph_new(err)))) {
+		nop_pipeline_free(p);
+		return -1;
+	}
+	if (cfg->graph && (!(p->ugraph = nop_graph_new(err)) ||
+			   !(p->ucalls = nop_ucalls_new(cfg->nroots ? user_root : NULL, p)))) {
+		if (p->ugraph)
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		nop_pipeline_free(p);
 		return -1;
 	}
@@ -58,6 +77,8 @@ void nop_pipeline_free(struct nop_pipeline *p)
 		return;
 	nop_sink_free(&p->sink);
 	nop_graph_free(p->graph);
+	nop_graph_free(p->ugraph);
+	nop_ucalls_free(p->ucalls);
 	free(p);
 }
 
@@ -151,7 +172,11 @@ static int sink_failed(struct nop_pipeline *p)
  * root. Decided once per outermost address. */
 static bool root_wanted(struct nop_pipeline *p, const struct nop_gitem *gi)
 {
-	unsigned long long addr = gi->path[0];
+	return root_name(p, gi->path[0]);
+}
+
+static bool root_name(struct nop_pipeline *p, unsigned long long addr)
+{
 	size_t slot = (addr >> 4) % ARRAY_SIZE(p->root_cache);
 	const char *name;
 
@@ -231,11 +256,42 @@ static int on_call(void *ctx, const struct nop_gitem *gi)
 	return count_reached(p);
 }
 
+static bool user_call(const struct nop_event *ev)
+{
+	return (ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_EXIT) &&
+	       (ev->ip & NOP_UKEY_MASK) == NOP_UKEY;
+}
+
+/* graph views: a user function's entry or return, placed in its task's
+ * stack, to the user engine. trace: an entry is a hit like the function
+ * tracer's (no return probes are placed for it). */
+static int on_user_call(struct nop_pipeline *p, const struct nop_event *ev, struct nop_event *hit)
+{
+	struct nop_event e = *ev;
+	int ret;
+
+	if (!p->graph) {
+		if (ev->type != NOP_EV_ENTRY)
+			return NOP_FLOW_GO;
+		*hit = (struct nop_event){ .type = NOP_EV_FUNC, .cpu = ev->cpu, .pid = ev->pid,
+					   .ts = ev->ts, .ip = ev->ip };
+		return 1;
+	}
+	p->saw_graph = true;
+	p->saw_entry |= ev->type == NOP_EV_ENTRY;
+	if ((ret = nop_ucalls_place(p->ucalls, &e)) == 1)
+		return NOP_FLOW_GO;
+	if (ret == 0)
+		ret = nop_graph_feed(p->ugraph, &e, on_call, p);
+	return ret < NOP_FLOW_FAIL ? fail(p, -ret, "building the call trees") : ret;
+}
+
 /* Every decoded event: hits to the sink, graph events through the call
  * engine, losses to both; when recording, only counted. */
 static int on_event(void *ctx, const struct nop_event *ev)
 {
 	struct nop_pipeline *p = ctx;
+	struct nop_event hit;
 	int ret;
 
 	if (p->counted)
@@ -255,6 +311,14 @@ static int on_event(void *ctx, const struct nop_event *ev)
 	}
 	if (ev->type == NOP_EV_LOST && p->sink.ops->event && p->sink.ops->event(&p->sink, ev))
 		return sink_failed(p);
+	if (user_call(ev)) {
+		if ((ret = on_user_call(p, ev, &hit)) != 1)
+			return ret;
+		ev = &hit;
+	}
+	if (ev->type == NOP_EV_LOST && p->ugraph &&
+	    (ret = nop_graph_feed(p->ugraph, ev, on_call, p)) != 0)
+		return ret < NOP_FLOW_FAIL ? fail(p, -ret, "building the call trees") : ret;
 	if (p->graph && ev->type != NOP_EV_FUNC && ev->type != NOP_EV_STACK) {
 		p->saw_graph |= ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_EXIT;
 		p->saw_entry |= ev->type == NOP_EV_ENTRY;
@@ -320,7 +384,8 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 			      " record -p function_graph), or show the hits with plain 'nopctl report'");
 		return -1;
 	}
-	if (p->graph && out_ok && (ret = nop_graph_finish(p->graph, on_call, p)) < 0) {
+	if (p->graph && out_ok && ((ret = nop_graph_finish(p->graph, on_call, p)) < 0 ||
+				   (ret = nop_graph_finish(p->ugraph, on_call, p)) < 0)) {
 		if (!p->failed)
 			fail(p, ret < NOP_FLOW_FAIL ? -ret : ENOMEM, "building the call trees");
 		*err = p->err;
@@ -335,7 +400,7 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 	sum->events = p->sum.events;
 	sum->lost_pages = p->sum.lost_pages;
 	sum->other_tasks = p->sum.other_tasks;
-	sum->no_entry = p->sum.no_entry;
+	sum->no_entry = p->sum.no_entry + nop_ucalls_unmatched(p->ucalls);
 	sum->no_exit = p->sum.no_exit;
 	sum->gaps = p->saw_entry ? p->sum.gaps : 0;
 	sum->graph = p->saw_graph || (p->cfg.graph && !p->saw_func);

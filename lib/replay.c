@@ -106,7 +106,7 @@ static int replay_lines(const char *tracing, char **lines, size_t n, int fd,
 		char *l = lines[i], *rel = strchr(l, ' '), *val;
 		struct jfile *f;
 
-		if (!rel || !strncmp(l, "instance ", 9))
+		if (!rel || !strncmp(l, "instance ", 9) || !strncmp(l, "probe ", 6))
 			continue;
 		*rel++ = 0;
 		if ((val = strchr(rel, ' ')))
@@ -169,6 +169,15 @@ static int replay_lines(const char *tracing, char **lines, size_t n, int fd,
 	}
 	if (tracer && tracer->prior && anchor_ours)
 		put_back(tracing, fd, "current_tracer", tracer->prior, rep, &ret, err);
+	/* probe events last: nothing enables them any more (the instances are
+	 * gone, the top level's enable files put back) */
+	for (size_t k = n; k-- > 0;) {
+		struct nop_error e2;
+
+		if (!strncmp(lines[k], "probe ", 6) &&
+		    nop_probe_remove(tracing, lines[k] + 6, rep, ret ? &e2 : err) < 0)
+			ret = -1;
+	}
 	nop_strmap_free(files);
 	return ret;
 }
@@ -323,6 +332,18 @@ int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
 		} else {
 			rep->removed_instances++;
 		}
+	}
+	{
+		/* probes of a nopctl whose journal did not name them */
+		struct nop_replay r = { 0 };
+		size_t off = strlen(rep->left);
+
+		if (nop_probes_reset_stale(tracing_dir, &r, ret ? &e2 : err) < 0)
+			ret = -1;
+		rep->left_files += r.nleft;
+		if (r.left[0])
+			snprintf(rep->left + off, sizeof(rep->left) - off, "%sprobes: %s",
+				 off ? "; " : "", r.left);
 	}
 	return ret;
 }

@@ -48,6 +48,7 @@ struct nop_resolver {
 	struct comm_slot comms[COMM_SLOTS];
 	size_t ncomms;
 	time_t cmdlines_loaded;
+	const struct nop_uprobes *uprobes; /* user functions' keys to names */
 };
 
 struct nop_resolver *nop_resolver_new(const char *tracing_dir, struct nop_error *err)
@@ -311,6 +312,13 @@ const char *nop_resolve_sym(struct nop_resolver *r, unsigned long long addr,
 			*off = s->off;
 		return s->name;
 	}
+	if ((addr & NOP_UKEY_MASK) == NOP_UKEY) {
+		int i = nop_uprobe_find(r->uprobes, addr);
+
+		if (off)
+			*off = 0;
+		return i < 0 ? NULL : r->uprobes->v[i].shown;
+	}
 	if (r->tep) {
 		if (tep_find_function_info(r->tep, addr, &name, &start, &size) < 0 || !name)
 			return NULL;
@@ -323,6 +331,25 @@ const char *nop_resolve_sym(struct nop_resolver *r, unsigned long long addr,
 	if (off)
 		*off = s->off;
 	return name;
+}
+
+void nop_resolver_set_probes(struct nop_resolver *r, const struct nop_uprobes *u)
+{
+	r->uprobes = u;
+}
+
+const struct nop_uprobe *nop_resolve_uprobe(struct nop_resolver *r, unsigned long long addr)
+{
+	int i = (addr & NOP_UKEY_MASK) == NOP_UKEY ? nop_uprobe_find(r->uprobes, addr) : -1;
+
+	return i < 0 ? NULL : &r->uprobes->v[i];
+}
+
+const char *nop_resolve_binary(struct nop_resolver *r, unsigned long long addr)
+{
+	const struct nop_uprobe *p = nop_resolve_uprobe(r, addr);
+
+	return p ? p->bin : NULL;
 }
 
 static struct comm_slot *comm_slot(struct nop_resolver *r, int pid)

@@ -26,11 +26,29 @@ struct nop_session {
 	char note[320];	     /* another user's shared setting that shapes ours */
 	char *pids;	     /* set_ftrace_pid as last read (nop_session_traces) */
 	bool took_shared;    /* holds settings in the shared registry (shared.c) */
+	char group[64];	     /* probe events' group, "" without any */
 };
+
+static bool has_probes(const struct nop_session *s)
+{
+	return s->cfg.uprobes && s->cfg.uprobes->n;
+}
+
+/* the pid lists the session writes: the function tracer's, the events'
+ * (probe events follow set_event_pid), or both; the first is read back */
+static const char *pid_files(const struct nop_session *s, int i, bool notrace)
+{
+	static const char *const f[2][2] = { { "set_ftrace_pid", "set_event_pid" },
+					     { "set_ftrace_notrace_pid", "set_event_notrace_pid" } };
+
+	if (s->cfg.tracer == NOP_TRACER_NONE)
+		return i == 0 ? f[notrace][1] : NULL;
+	return i == 0 || (i == 1 && has_probes(s)) ? f[notrace][i] : NULL;
+}
 
 static const char *tracer_name(enum nop_tracer t)
 {
-	return t == NOP_TRACER_GRAPH ? "function_graph" : "function";
+	return t == NOP_TRACER_GRAPH ? "function_graph" : t == NOP_TRACER_NONE ? "nop" : "function";
 }
 
 static int journal_per_cpu_sizes(struct nop_session *s, struct nop_error *err)
@@ -339,7 +357,9 @@ static int apply(struct nop_session *s, struct nop_error *err)
 
 	if (sess_write(s, "tracing_on", "0", false, err))
 		return -1;
-	for (int pass = 0; pass < 2; pass++) {
+	/* probe events alone: no function tracer file is touched (a kernel
+	 * that refuses the function tracer still runs uprobes) */
+	for (int pass = 0; pass < 2 && c->tracer != NOP_TRACER_NONE; pass++) {
 		const char *file = pass ? "set_ftrace_notrace" : "set_ftrace_filter";
 		const char **pats = pass ? c->notrace : c->filters;
 		size_t n = pass ? c->nnotrace : c->nfilters;
@@ -357,14 +377,21 @@ static int apply(struct nop_session *s, struct nop_error *err)
 	}
 	if (nop_session_set_pids(s, c->pids, c->npids, err))
 		return -1;
-	if (c->exclude_self && has_file(s->dir, "set_ftrace_notrace_pid")) {
+	for (int pass = 0; c->exclude_self && pid_files(s, pass, true); pass++) {
+		/* our own calls too (libc:malloc system-wide) */
+		const char *rel = pid_files(s, pass, true);
+
 		snprintf(buf, sizeof(buf), "%d", (int)getpid());
-		if (sess_write(s, "set_ftrace_notrace_pid", buf, false, err))
+		if (has_file(s->dir, rel) && sess_write(s, rel, buf, false, err))
 			return -1;
 	}
 	/* only where tasks are followed: on 6.1 every instance shares it */
-	if ((c->follow_fork || c->npids) &&
+	if ((c->follow_fork || c->npids) && c->tracer != NOP_TRACER_NONE &&
 	    file_set(s, "options/function-fork", c->follow_fork ? "1" : "0", err))
+		return -1;
+	/* probe events follow set_event_pid, and children through event-fork */
+	if (has_probes(s) && (c->follow_fork || c->npids) &&
+	    file_set(s, "options/event-fork", c->follow_fork ? "1" : "0", err))
 		return -1;
 	if (!s->instance[0] && take_over_top(s, err))
 		return -1;
@@ -382,6 +409,11 @@ static int apply(struct nop_session *s, struct nop_error *err)
 		return -1;
 	if (sess_write(s, "current_tracer", tracer_name(c->tracer), false, err))
 		return -1;
+	if (has_probes(s)) {
+		snprintf(buf, sizeof(buf), "events/%s/enable", s->group);
+		if (sess_write(s, buf, "1", false, err))
+			return -1;
+	}
 	if (c->tracer == NOP_TRACER_FUNCTION && c->stack &&
 	    sess_write(s, "options/func_stack_trace", "1", false, err))
 		return -1;
@@ -463,12 +495,16 @@ int nop_session_set_pids(struct nop_session *s, const pid_t *pids, size_t n,
 {
 	char buf[32];
 
-	if (sess_write(s, "set_ftrace_pid", "", false, err))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		snprintf(buf, sizeof(buf), "%d", (int)pids[i]);
-		if (sess_write(s, "set_ftrace_pid", buf, true, err))
+	for (int pass = 0; pid_files(s, pass, false); pass++) {
+		const char *rel = pid_files(s, pass, false);
+
+		if (sess_write(s, rel, "", false, err))
 			return -1;
+		for (size_t i = 0; i < n; i++) {
+			snprintf(buf, sizeof(buf), "%d", (int)pids[i]);
+			if (sess_write(s, rel, buf, true, err))
+				return -1;
+		}
 	}
 	return 0;
 }
@@ -609,6 +645,11 @@ int nop_session_open(struct nop_session **sp, const struct nop_session_cfg *cfg,
 	}
 	if (!s->instance[0] && claim_top_level(s, why_top, err))
 		goto fail;
+	if (has_probes(s)) {
+		nop_probe_group(s->group, sizeof(s->group), getpid());
+		if (nop_probes_create(s->journal, s->tracing_dir, s->group, cfg->uprobes, err))
+			goto fail;
+	}
 	if (apply(s, err))
 		goto fail;
 	*sp = s;
@@ -697,7 +738,7 @@ bool nop_session_traces(struct nop_session *s, int pid)
 	if (in_pid_list(s->pids, pid))
 		return true;
 	free(s->pids);
-	s->pids = read_trimmed(s->dir, "set_ftrace_pid");
+	s->pids = read_trimmed(s->dir, pid_files(s, 0, false));
 	if (in_pid_list(s->pids, pid))
 		return true;
 	if (pid <= 0)
@@ -736,7 +777,7 @@ static bool task_runs(int pid)
 
 bool nop_session_tasks_alive(struct nop_session *s)
 {
-	char *list = read_trimmed(s->dir, "set_ftrace_pid"), *p, *end;
+	char *list = read_trimmed(s->dir, pid_files(s, 0, false)), *p, *end;
 	bool alive = false;
 
 	if (!list)

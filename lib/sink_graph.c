@@ -196,6 +196,8 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 	nop_field_i64(&f, "pid", NULL, gi->pid);
 	nop_field_str(&f, "comm", NULL, nop_resolve_comm(s->res, gi->pid));
 	nop_field_str(&f, "func", NULL, nop_sink_func(s, gi->func));
+	if (nop_resolve_binary(s->res, gi->func))
+		nop_field_str(&f, "binary", NULL, nop_resolve_binary(s->res, gi->func));
 	nop_field_i64(&f, "depth", NULL, gi->depth);
 	if (gi->kind != NOP_GI_ENTER) {
 		if (gi->timed) {

@@ -16,6 +16,7 @@
 struct fstat {
 	unsigned long long calls, total, self, min, max;
 	int max_depth;
+	const char *binary; /* a user function's, else NULL */
 	unsigned int hist[NBUCKETS];
 };
 
@@ -66,6 +67,7 @@ static struct fstat *fstat_of(struct nop_sink *s, struct stats *st, unsigned lon
 		if (!(b->f = nop_strmap_get(st->funcs, nop_sink_func(s, addr))))
 			return NULL;
 		b->addr = addr;
+		b->f->binary = nop_resolve_binary(s->res, addr);
 		st->used++;
 	}
 	return b->f;
@@ -186,6 +188,8 @@ static void row(struct nop_sink *s, const char *name, const struct fstat *f)
 			fprintf(s->out, " %11s", t);
 	}
 	nop_field_i64(&fl, "max_depth", " %5lld", f->max_depth);
+	if (f->binary)
+		nop_field_str(&fl, "binary", " %s", f->binary);
 	nop_fields_close(&fl);
 }
 
@@ -256,9 +260,14 @@ static int stats_summary(struct nop_sink *s, const struct nop_summary *sum)
 	for (size_t i = 0; i < n; i++)
 		e[i].f = nop_strmap_at(st->funcs, i, &e[i].name);
 	qsort_r(e, n, sizeof(*e), cmp, &st->cfg.sort);
-	if (s->enc != NOP_ENC_JSON)
-		fprintf(s->out, "%-32s %9s %11s %11s %11s %11s %11s %11s %11s %5s\n", "FUNCTION", "CALLS",
-			"TOTAL", "SELF", "AVG", "MIN", "MAX", "P50", "P99", "DEPTH");
+	if (s->enc != NOP_ENC_JSON) {
+		bool user = false;
+
+		for (size_t i = 0; i < n && !user; i++)
+			user = e[i].f->binary != NULL;
+		fprintf(s->out, "%-32s %9s %11s %11s %11s %11s %11s %11s %11s %5s%s\n", "FUNCTION", "CALLS",
+			"TOTAL", "SELF", "AVG", "MIN", "MAX", "P50", "P99", "DEPTH", user ? " BINARY" : "");
+	}
 	for (size_t i = 0; i < n; i++)
 		row(s, e[i].name, e[i].f);
 	if (st->cfg.hist_func)

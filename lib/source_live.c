@@ -2,6 +2,7 @@
  * without blocking and merged by time (stream.c); for record, each page
  * also goes whole to a trace.dat and is only counted. */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -62,4 +63,14 @@ int nop_source_record_to(struct nop_source *src, struct nop_dat *dat)
 	nop_stream_set_raw(st, (nop_raw_fn)nop_dat_page, dat);
 	nop_stream_set_count_only(st, true);
 	return 0;
+}
+
+int nop_source_probes(struct nop_source *src, const char *buffer_dir, const struct nop_uprobes *u,
+		      struct nop_error *err)
+{
+	char group[64];
+
+	nop_probe_group(group, sizeof(group), getpid());
+	return nop_decoder_add_probes(((struct nop_stream_source *)src)->dec, buffer_dir, group, u,
+				      err);
 }

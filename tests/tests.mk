@@ -6,7 +6,7 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	$(CC) -O2 -static -o $@ $<
 
 # valgrind cannot run a binary built with ASan: SANITIZE=1 leaves it out
-VM_SUITES := trace graph report doctor hardening $(if $(filter 1,$(SANITIZE)),,valgrind)
+VM_SUITES := trace graph report doctor hardening uprobes $(if $(filter 1,$(SANITIZE)),,valgrind)
 
 # every suite on every kernel (6.1, 6.12, 6.19), in two guests side by side
 # (one per core): the main suites on each kernel in turn, and beside them
@@ -46,10 +46,32 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB) $(UNIT_CMD)
 # test_alloc makes nopctl's own allocations fail one at a time
 $(BUILD)/tests/test_alloc: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
 
-unit-check: $(UNIT_BIN) $(BIN)
-	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; ( cd tests && NOPCTL_BIN=$(abspath $(BIN)) ../$$t ); done
+unit-check: $(UNIT_BIN) $(BIN) $(UPROG)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; ( cd tests && NOPCTL_BIN=$(abspath $(BIN)) \
+		NOPCTL_HELPERS=$(abspath $(BUILD)/tests/helpers) ../$$t ); done
 .PHONY: unit-check
 
 demo: all $(HELPERS)
 	NOPCTL_BUILD=$(BUILD) sh tests/demo.sh
 .PHONY: demo
+
+# programs whose user-space calls are known (tests/uprog), for the uprobe
+# suites: C static (non-PIE), dynamic PIE and non-PIE calling a shared
+# library found through RUNPATH, a stripped copy, and C++ with debug info
+UPROG := $(addprefix $(BUILD)/tests/helpers/,ufuncs-static ufuncs-pie ufuncs-nopie \
+	ufuncs-stripped libnopdemo.so ucxx)
+HELPERS += $(UPROG)
+UPROG_CFLAGS := -O0 -g -fno-omit-frame-pointer -pthread
+$(BUILD)/tests/helpers/libnopdemo.so: tests/uprog/nopdemo.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UPROG_CFLAGS) -shared -fPIC -o $@ $<
+$(BUILD)/tests/helpers/ufuncs-static: tests/uprog/ufuncs.c tests/uprog/nopdemo.c
+	$(CC) $(UPROG_CFLAGS) -static -no-pie -o $@ $^
+$(BUILD)/tests/helpers/ufuncs-pie: tests/uprog/ufuncs.c $(BUILD)/tests/helpers/libnopdemo.so
+	$(CC) $(UPROG_CFLAGS) -fPIE -pie -o $@ $< -L$(BUILD)/tests/helpers -lnopdemo -Wl,-rpath,'$$ORIGIN'
+$(BUILD)/tests/helpers/ufuncs-nopie: tests/uprog/ufuncs.c $(BUILD)/tests/helpers/libnopdemo.so
+	$(CC) $(UPROG_CFLAGS) -no-pie -o $@ $< -L$(BUILD)/tests/helpers -lnopdemo -Wl,-rpath,'$$ORIGIN'
+$(BUILD)/tests/helpers/ufuncs-stripped: $(BUILD)/tests/helpers/ufuncs-pie
+	strip --strip-all -o $@ $<
+$(BUILD)/tests/helpers/ucxx: tests/uprog/ucxx.cpp
+	g++ $(UPROG_CFLAGS) -fPIE -pie -o $@ $<

@@ -22,7 +22,8 @@ snap() {
 	{
 		for f in current_tracer tracing_on set_ftrace_filter set_ftrace_notrace set_ftrace_pid set_ftrace_notrace_pid \
 			set_graph_function set_graph_notrace max_graph_depth tracing_thresh \
-			tracing_cpumask trace_clock; do
+			tracing_cpumask trace_clock set_event_pid set_event_notrace_pid \
+			uprobe_events kprobe_events dynamic_events; do
 			echo "== $f"
 			cat "$TR/$f" 2>&1
 		done
@@ -30,6 +31,8 @@ snap() {
 		echo "== buffer_size_kb"
 		cat "$TR/buffer_size_kb" 2>&1
 		for o in "$TR"/options/*; do echo "$o=$(cat "$o")"; done
+		echo "== event groups"
+		ls "$TR/events"
 		echo "== instances"
 		ls "$TR/instances"
 		echo "== journals"

@@ -1,0 +1,119 @@
+/* uprobes.c - a capture's user-space patterns (BINARY:GLOB): each binary
+ * found as the traced program loads it, its functions matched, and the
+ * probes the session will place, checked before tracefs is touched. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run.h"
+
+/* Probes above this need --force: each probed function traps into the
+ * kernel at every call (and at every return with a return probe) in every
+ * process that maps the binary, traced or not */
+#define PROBES_MAX 1000
+
+/* the ELF files named so far, loaded once each */
+struct bins {
+	struct nop_ubin *v;
+	size_t n;
+};
+
+static struct nop_ubin *bin_for(struct bins *bs, const char *path, struct nop_error *err)
+{
+	for (size_t i = 0; i < bs->n; i++)
+		if (!strcmp(bs->v[i].path, path))
+			return &bs->v[i];
+	struct nop_ubin *v = realloc(bs->v, (bs->n + 1) * sizeof(*v));
+
+	if (!v) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return NULL;
+	}
+	bs->v = v;
+	if (nop_ubin_load(path, &bs->v[bs->n], err))
+		return NULL;
+	return &bs->v[bs->n++];
+}
+
+static int add_root(struct run *r, const char *glob)
+{
+	const char **v = realloc(r->proots, (r->nproots + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	r->proots = v;
+	v[r->nproots++] = glob;
+	return 0;
+}
+
+static int one_pattern(struct run *r, struct bins *bs, const char *pat, const char *command)
+{
+	struct opts *o = r->o;
+	char name[PATH_MAX], path[PATH_MAX];
+	const char *glob;
+	struct nop_ubin *b;
+	bool returns = r->mode == RUN_GRAPH || r->mode == RUN_STATS;
+
+	if (nop_upattern_split(pat, name, sizeof(name), &glob, &r->err) ||
+	    nop_ubin_find(name, o->npids ? o->pids[0] : 0, command, path, sizeof(path), &r->err) ||
+	    !(b = bin_for(bs, path, &r->err)))
+		return -1;
+	if (!nop_ubin_count(b, glob))
+		return nop_ubin_no_match(b, glob, &r->err);
+	if (returns && b->go) {
+		nop_error_set(&r->err, NOP_EUSAGE, 0, "%s is a Go program: its runtime walks its own"
+			      " stacks, and the return probes %s needs replace return addresses on them"
+			      " (the program would crash). Trace its calls without returns: 'nopctl"
+			      " trace %s'", b->path, r->mode == RUN_GRAPH ? "graph" : "stats", pat);
+		return -1;
+	}
+	/* graph: every function of the binary, the pattern picks the roots */
+	if (nop_uprobes_add(&r->uprobes, b, r->mode == RUN_GRAPH ? "*" : glob, true, returns, &r->err))
+		return -1;
+	if (add_root(r, glob)) {
+		nop_error_set(&r->err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int user_probes(struct run *r, const char *command)
+{
+	struct opts *o = r->o;
+	struct bins bs = { 0 };
+	size_t nk = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < o->npatterns && !ret; i++) {
+		if (!nop_upattern(o->patterns[i])) {
+			o->patterns[nk++] = o->patterns[i]; /* the kernel's, in order */
+			if (add_root(r, o->patterns[i]))
+				ret = -1;
+			continue;
+		}
+		if (r->mode == RUN_RECORD) {
+			nop_error_set(&r->err, NOP_EUSAGE, 0, "record does not keep user-space functions"
+				      " yet ('%s'): trace, graph or stats them live", o->patterns[i]);
+			ret = -1;
+		} else {
+			ret = one_pattern(r, &bs, o->patterns[i], command);
+		}
+	}
+	for (size_t i = 0; i < bs.n; i++)
+		nop_ubin_free(&bs.v[i]);
+	free(bs.v);
+	if (ret)
+		return -1;
+	r->nuser = o->npatterns - nk;
+	o->npatterns = nk;
+	if (r->uprobes.n > PROBES_MAX && !o->force) {
+		nop_error_set(&r->err, NOP_EUSAGE, 0, "the pattern%s would place %zu probes (more than"
+			      " %d): every call%s of each probed function traps into the kernel, in every"
+			      " process that runs the binary. Narrow the glob, or add --force",
+			      r->nuser > 1 ? "s" : "", r->uprobes.n, PROBES_MAX,
+			      r->mode == RUN_TRACE ? "" : " and return");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,171 @@
+/* probes.c - nopctl's probe events in tracefs: created in its own group
+ * (nopctl_<pid>), each journaled before it is made, and removed by name:
+ * at the session's end, by a replay of its journal after a crash, or as
+ * an orphan group of a nopctl that no longer runs. Other users' probes
+ * are never touched: every removal names one of nopctl's events.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static int write_def(const char *tracing_dir, const char *def, struct nop_error *err)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", tracing_dir);
+	return nop_write_file(path, def, true, err);
+}
+
+int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char *group,
+		      const struct nop_uprobes *u, struct nop_error *err)
+{
+	char ge[200], def[4400];
+
+	for (size_t i = 0; i < u->n; i++) {
+		const struct nop_uprobe *p = &u->v[i];
+
+		snprintf(ge, sizeof(ge), "%s/%s", group, p->event);
+		if (nop_journal_probe(j, ge, err))
+			return -1;
+		/* an entry also fetches its return address (the first word on
+		 * the stack): the call site, which the DOT view names */
+		snprintf(def, sizeof(def), "%c:%s %s:0x%llx%s", p->ret ? 'r' : 'p', ge, p->path, p->offset,
+			 p->ret ? "" : " caller=$stack0:x64");
+		if (write_def(tracing_dir, def, err)) {
+			if (err->sys_errno == ENOENT)
+				nop_error_set(err, NOP_EKERNEL, ENOENT, "this kernel has no uprobe_events"
+					      " (CONFIG_UPROBE_EVENTS is off): user-space functions cannot be"
+					      " traced here");
+			else
+				nop_error_set(err, err->sys_errno == EINVAL || err->sys_errno == E2BIG
+							   ? NOP_EUSAGE : NOP_EKERNEL, err->sys_errno,
+					      "the kernel refused the probe on %s (%s at offset 0x%llx): %s",
+					      p->shown, p->path, p->offset, strerror(err->sys_errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static bool exists(const char *tracing_dir, const char *ge)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/events/%s", tracing_dir, ge);
+	return access(path, F_OK) == 0;
+}
+
+/* "group/event": [A-Za-z0-9_] on both sides, the group nopctl's */
+static bool ours(const char *ge)
+{
+	const char *slash = strchr(ge, '/');
+	char group[128];
+
+	if (!slash || (size_t)(slash - ge) >= sizeof(group))
+		return false;
+	memcpy(group, ge, (size_t)(slash - ge));
+	group[slash - ge] = 0;
+	if (!nop_probe_group_owner(group))
+		return false;
+	for (const char *c = slash + 1; *c; c++)
+		if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9')))
+			return false;
+	return slash[1] != 0;
+}
+
+int nop_probe_remove(const char *tracing_dir, const char *ge, struct nop_replay *rep,
+		     struct nop_error *err)
+{
+	char def[300], path[4300], *v;
+	struct nop_error e2;
+
+	if (!ours(ge) || !exists(tracing_dir, ge))
+		return 0; /* never created, or gone */
+	/* enabled at the top level (an instance's go with it). Only then:
+	 * any write to an event's enable file, 0 too, allocates the top-level
+	 * buffer while it is still a placeholder ("7 (expanded: 1408)" became
+	 * "1410" on 6.12 and 6.19 in the VM) */
+	snprintf(path, sizeof(path), "%s/events/%s/enable", tracing_dir, ge);
+	if ((v = nop_read_file(path, NULL, &e2)) && strcmp(nop_trim(v), "0"))
+		nop_write_file(path, "0", false, &e2);
+	free(v);
+	snprintf(def, sizeof(def), "-:%s", ge);
+	if (write_def(tracing_dir, def, err) == 0)
+		return 0;
+	nop_replay_left(rep, ge, err->sys_errno == EBUSY ? "probe in use by another tool (perf?):"
+			" left" : "probe could not be removed");
+	return -1;
+}
+
+/* Groups nopctl_<pid> of a nopctl that no longer runs (killed before its
+ * journal said so, or its journal lost): every event of them removed */
+int nop_probes_reset_stale(const char *tracing_dir, struct nop_replay *rep, struct nop_error *err)
+{
+	char path[4200], *text, *save;
+	struct nop_error e2;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", tracing_dir);
+	if (!(text = nop_read_file(path, NULL, &e2)))
+		return 0;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *ge = strchr(l, ':'), *sp;
+		pid_t owner;
+		char group[128];
+
+		if (!ge || !(sp = strchr(ge, ' ')))
+			continue;
+		*sp = 0;
+		ge++;
+		snprintf(group, sizeof(group), "%.*s", (int)strcspn(ge, "/"), ge);
+		owner = nop_probe_group_owner(group);
+		if (!owner || owner == getpid() || nop_owner_alive(owner))
+			continue;
+		if (nop_probe_remove(tracing_dir, ge, rep, ret ? &e2 : err))
+			ret = -1;
+	}
+	free(text);
+	return ret;
+}
+
+/* uprobe_events and kprobe_events, line by line ("p:grp/ev target...") */
+int nop_probes_list(const char *tracing_dir, nop_probe_fn fn, void *ctx)
+{
+	static const char *const files[] = { "uprobe_events", "kprobe_events" };
+	int n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char path[4200], *text, *save;
+		struct nop_error e2;
+
+		snprintf(path, sizeof(path), "%s/%s", tracing_dir, files[i]);
+		if (!(text = nop_read_file(path, NULL, &e2)))
+			continue;
+		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			struct nop_probe_info p = { .kind = i ? "kprobe" : "uprobe", .type = l[0] };
+			char *ge = strchr(l, ':'), *sp = ge ? strchr(ge, ' ') : NULL, *slash;
+
+			if (!ge || !sp)
+				continue;
+			*sp = 0;
+			p.target = nop_trim(sp + 1);
+			if ((slash = strchr(++ge, '/'))) {
+				*slash = 0;
+				p.group = ge;
+				p.event = slash + 1;
+			} else {
+				p.group = "";
+				p.event = ge;
+			}
+			p.owner = nop_probe_group_owner(p.group);
+			fn(ctx, &p);
+			n++;
+		}
+		free(text);
+	}
+	return n;
+}

@@ -1,0 +1,238 @@
+/* uprobes.c - user-space function patterns (BINARY:GLOB) to the uprobes
+ * nopctl places: the binary found, its functions matched, each probed once
+ * (aliases too), an event name built by nopctl from the symbol.
+ *
+ * The GLOB is data: nopctl matches it against the symbols itself and never
+ * writes it anywhere. What reaches uprobe_events is built here: an event
+ * name of [A-Za-z0-9_] and a path checked character by character.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+bool nop_upattern(const char *pat)
+{
+	return strchr(pat, ':') != NULL;
+}
+
+/* A path nopctl writes into a probe definition: the kernel splits that
+ * line at white space, so only plain path characters */
+static bool path_ok(const char *p, size_t *bad)
+{
+	for (size_t i = 0; p[i]; i++)
+		if (!isalnum((unsigned char)p[i]) && !strchr("/._+-@~", p[i])) {
+			*bad = i;
+			return false;
+		}
+	return true;
+}
+
+int nop_upattern_split(const char *pat, char *bin, size_t len, const char **glob,
+		       struct nop_error *err)
+{
+	const char *colon = strchr(pat, ':');
+	size_t n = colon ? (size_t)(colon - pat) : 0, bad;
+
+	if (!colon || !n || !colon[1]) {
+		nop_error_set(err, NOP_EUSAGE, 0, "invalid user-space pattern '%s': give BINARY:GLOB,"
+			      " e.g. ./app:'parse_*' or libc:malloc", pat);
+		return -1;
+	}
+	if (n >= len || n >= PATH_MAX) {
+		nop_error_set(err, NOP_EUSAGE, 0, "binary name in '%s' is too long", pat);
+		return -1;
+	}
+	memcpy(bin, pat, n);
+	bin[n] = 0;
+	if (!path_ok(bin, &bad)) {
+		nop_error_set(err, NOP_EUSAGE, 0, "invalid binary '%s' in '%s': '%c' at position %zu;"
+			      " a binary path may hold letters, digits and / . _ + - @ ~ (the kernel's"
+			      " probe definitions split at white space)", bin, pat,
+			      isprint((unsigned char)bin[bad]) ? bin[bad] : '?', bad + 1);
+		return -1;
+	}
+	*glob = colon + 1;
+	for (const char *g = *glob; *g; g++)
+		if ((unsigned char)*g < 0x20 || *g == 0x7f) {
+			nop_error_set(err, NOP_EUSAGE, 0, "invalid function glob in '%s': control byte"
+				      " 0x%02x at position %zu; a glob is a function name (demangled C++"
+				      " names too) with '*', '?' and '[...]'", pat, (unsigned char)*g,
+				      (size_t)(g - pat) + 1);
+			return -1;
+		}
+	return 0;
+}
+
+static bool sym_matches(const struct nop_usym *u, const char *glob)
+{
+	return fnmatch(glob, u->name, 0) == 0 || (u->demangled && fnmatch(glob, u->demangled, 0) == 0);
+}
+
+size_t nop_ubin_count(const struct nop_ubin *b, const char *glob)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->n; i++)
+		n += !b->v[i].alias && (sym_matches(&b->v[i], glob) ||
+					/* an alias's name matches its function */
+					(i + 1 < b->n && b->v[i + 1].alias &&
+					 b->v[i + 1].vaddr == b->v[i].vaddr &&
+					 sym_matches(&b->v[i + 1], glob)));
+	return n;
+}
+
+/* Up to max names of b close to glob, best first */
+static size_t suggest(const struct nop_ubin *b, const char *glob, const char **out, size_t max)
+{
+	size_t n = 0;
+
+	for (int limit = 0; limit <= 4 && n < max; limit++)
+		for (size_t i = 0; i < b->n && n < max; i++) {
+			const char *s = nop_usym_shown(&b->v[i]);
+			int d = nop_levenshtein(glob, s, limit);
+
+			if (d == limit || (limit == 2 && strlen(glob) >= 4 && strstr(s, glob) &&
+					   nop_levenshtein(glob, s, 1) > 1)) {
+				bool dup = false;
+
+				for (size_t k = 0; k < n && !dup; k++)
+					dup = !strcmp(out[k], s);
+				if (!dup)
+					out[n++] = s;
+			}
+		}
+	return n;
+}
+
+int nop_ubin_no_match(const struct nop_ubin *b, const char *glob, struct nop_error *err)
+{
+	const char *sugg[5];
+	char list[600] = "";
+	size_t n = suggest(b, glob, sugg, 5);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t off = strlen(list);
+
+		snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", sugg[i]);
+	}
+	if (!b->n)
+		nop_error_set(err, NOP_EUSAGE, 0, "%s has no function symbols left (stripped: %s);"
+			      " install its debug symbols (Debian: the -dbgsym package from the"
+			      " debian-debug archive) or use a build that keeps them; nopctl does not"
+			      " reach debuginfod", b->path, b->has_dynsym ? "only .dynsym, with no"
+			      " defined function" : "no .symtab or .dynsym");
+	else
+		nop_error_set(err, NOP_EUSAGE, 0, "no function of %s matches '%s'%s%s%s", b->path, glob,
+			      n ? "; close names: " : "", list,
+			      b->has_symtab ? "" : " (stripped: only .dynsym's exported functions are"
+			      " known; its debug symbols would name the rest)");
+	return -1;
+}
+
+/* An event name nopctl builds: [A-Za-z0-9_], a letter or '_' first, unique
+ * among the probes so far; suffix: "" or "__return" */
+static void event_name(const struct nop_uprobes *u, const char *sym, const char *suffix, char *out,
+		       size_t len)
+{
+	char base[48];
+	size_t i;
+
+	for (i = 0; sym[i] && i < sizeof(base) - 1; i++)
+		base[i] = isalnum((unsigned char)sym[i]) ? sym[i] : '_';
+	base[i] = 0;
+	if (!isalpha((unsigned char)base[0]) && base[0] != '_')
+		base[0] = '_';
+	for (int n = 0;; n++) {
+		bool taken = false;
+
+		if (n)
+			snprintf(out, len, "%.40s_%d%s", base, n, suffix);
+		else
+			snprintf(out, len, "%s%s", base, suffix);
+		for (size_t k = 0; k < u->n && !taken; k++)
+			taken = !strcmp(u->v[k].event, out);
+		if (!taken)
+			return;
+	}
+}
+
+static int add_probe(struct nop_uprobes *u, const struct nop_ubin *b, const struct nop_usym *s,
+		     bool ret)
+{
+	struct nop_uprobe *p;
+
+	for (size_t k = 0; k < u->n; k++)
+		if (u->v[k].offset == s->offset && u->v[k].ret == ret && !strcmp(u->v[k].path, b->path))
+			return 0; /* two patterns, one function: probed once */
+	if (nop_grow((void **)&u->v, &u->cap, u->n + 1, sizeof(*u->v)))
+		return -1;
+	p = &u->v[u->n];
+	memset(p, 0, sizeof(*p));
+	if (!(p->path = strdup(b->path)) || !(p->sym = strdup(s->name)) ||
+	    !(p->shown = strdup(nop_usym_shown(s)))) {
+		free(p->path);
+		free(p->sym);
+		return -1;
+	}
+	snprintf(p->bin, sizeof(p->bin), "%s", b->name);
+	p->func = u->n;
+	for (size_t k = 0; k < u->n; k++)
+		if (u->v[k].offset == s->offset && !u->v[k].ret && !strcmp(u->v[k].path, b->path))
+			p->func = k; /* a return shares its entry's key */
+	p->offset = s->offset;
+	p->vaddr = s->vaddr;
+	p->ret = ret;
+	event_name(u, s->name, ret ? "__return" : "", p->event, sizeof(p->event));
+	u->n++;
+	return 0;
+}
+
+int nop_uprobes_add(struct nop_uprobes *u, const struct nop_ubin *b, const char *glob, bool entry,
+		    bool ret, struct nop_error *err)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct nop_usym *s = &b->v[i];
+		size_t a = i;
+
+		if (s->alias)
+			continue;
+		/* the function's first name, or an alias's, matches */
+		while (!sym_matches(&b->v[a], glob) && a + 1 < b->n && b->v[a + 1].alias)
+			a++;
+		if (!sym_matches(&b->v[a], glob))
+			continue;
+		/* named as the pattern named it. The entry point gets no return
+		 * probe: it never returns, and at its first instruction the
+		 * stack holds argc where a return address would be (a return
+		 * probe there rewrote argc) */
+		if ((entry && add_probe(u, b, &b->v[a], false)) ||
+		    (ret && s->vaddr != b->entry && add_probe(u, b, &b->v[a], true))) {
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void nop_uprobes_free(struct nop_uprobes *u)
+{
+	for (size_t i = 0; i < u->n; i++) {
+		free(u->v[i].path);
+		free(u->v[i].sym);
+		free(u->v[i].shown);
+	}
+	free(u->v);
+	memset(u, 0, sizeof(*u));
+}
+
+int nop_uprobe_find(const struct nop_uprobes *u, unsigned long long key)
+{
+	unsigned long long i = key & ~NOP_UKEY_MASK;
+
+	return (key & NOP_UKEY_MASK) == NOP_UKEY && u && i < u->n ? (int)i : -1;
+}

@@ -1,0 +1,414 @@
+/* test_usyms.c - user-space functions: symbols and probe offsets read
+ * from the test programs (tests/uprog, built static, PIE, non-PIE, as a
+ * shared library, stripped, C++), libraries found as the loader would,
+ * and user calls placed in their tasks' stacks. No root, no tracefs. */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../lib/internal.h"
+
+static const char *helper(const char *name)
+{
+	static char path[4][4096];
+	static int next;
+	const char *dir = getenv("NOPCTL_HELPERS");
+
+	next = (next + 1) % 4;
+	snprintf(path[next], sizeof(path[0]), "%s/%s", dir ? dir : "../build/tests/helpers", name);
+	return path[next];
+}
+
+static const struct nop_usym *find(const struct nop_ubin *b, const char *name)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (!strcmp(b->v[i].name, name))
+			return &b->v[i];
+	return NULL;
+}
+
+static void read_at(const char *path, unsigned long long off, unsigned char *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, buf, n, (off_t)off), (ssize_t)n);
+	close(fd);
+}
+
+/* the truth for the offset of a function we compiled with -O0 and frame
+ * pointers: its first instruction, push %rbp; mov %rsp,%rbp, is there */
+static void offsets_hold_code(void **state)
+{
+	const char *progs[] = { "ufuncs-static", "ufuncs-pie", "ufuncs-nopie" };
+	const char *funcs[] = { "main", "work", "parse_line", "tokenize", "fact", "sleeper" };
+	static const unsigned char prologue[] = { 0x55, 0x48, 0x89, 0xe5 };
+
+	for (size_t p = 0; p < 3; p++) {
+		struct nop_ubin b;
+		struct nop_error err;
+
+		assert_int_equal(nop_ubin_load(helper(progs[p]), &b, &err), 0);
+		assert_true(b.has_symtab);
+		assert_int_equal(b.pie, p == 1);
+		for (size_t f = 0; f < 6; f++) {
+			const struct nop_usym *s = find(&b, funcs[f]);
+			unsigned char code[8];
+
+			assert_non_null(s);
+			read_at(b.path, s->offset, code, sizeof(code));
+			/* endbr64 first where the toolchain adds it */
+			if (!memcmp(code, "\xf3\x0f\x1e\xfa", 4))
+				memmove(code, code + 4, 4);
+			assert_memory_equal(code, prologue, 4);
+		}
+		nop_ubin_free(&b);
+	}
+}
+
+/* a shared library: what the dynamic loader placed at lib_add's address
+ * is the file's bytes at the offset nopctl probes */
+static void library_offset_is_the_loaders(void **state)
+{
+	struct nop_ubin b;
+	struct nop_error err;
+	const struct nop_usym *s;
+	void *h = dlopen(helper("libnopdemo.so"), RTLD_NOW);
+	unsigned char file[16];
+
+	assert_non_null(h);
+	assert_int_equal(nop_ubin_load(helper("libnopdemo.so"), &b, &err), 0);
+	assert_non_null(s = find(&b, "lib_add"));
+	read_at(b.path, s->offset, file, sizeof(file));
+	assert_memory_equal(file, dlsym(h, "lib_add"), sizeof(file));
+	nop_ubin_free(&b);
+	dlclose(h);
+}
+
+static void aliases_probed_once(void **state)
+{
+	struct nop_ubin b;
+	struct nop_uprobes u = { 0 };
+	struct nop_error err;
+
+	assert_int_equal(nop_ubin_load(helper("ufuncs-pie"), &b, &err), 0);
+	assert_int_equal(nop_ubin_count(&b, "parse_*"), 1);
+	assert_int_equal(nop_ubin_count(&b, "parse_alias"), 1);
+	assert_int_equal(nop_uprobes_add(&u, &b, "parse_*", true, true, &err), 0);
+	assert_int_equal(nop_uprobes_add(&u, &b, "parse_line", true, true, &err), 0);
+	assert_int_equal(u.n, 2); /* one entry, one return */
+	assert_false(u.v[0].ret);
+	assert_true(u.v[1].ret);
+	assert_int_equal(u.v[1].func, 0); /* the return's key is its entry's */
+	assert_string_equal(u.v[1].event, "parse_alias__return");
+	nop_uprobes_free(&u);
+	nop_ubin_free(&b);
+}
+
+/* every function of a binary ("*"), with returns: none on the entry
+ * point, where a return probe would overwrite argc */
+static void no_return_probe_at_entry_point(void **state)
+{
+	struct nop_ubin b;
+	struct nop_uprobes u = { 0 };
+	struct nop_error err;
+	bool start_entry = false;
+
+	assert_int_equal(nop_ubin_load(helper("ufuncs-pie"), &b, &err), 0);
+	assert_int_equal(nop_uprobes_add(&u, &b, "*", true, true, &err), 0);
+	for (size_t i = 0; i < u.n; i++) {
+		assert_true(strlen(u.v[i].event) < 64);
+		for (const char *c = u.v[i].event; *c; c++)
+			assert_true(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+				    (*c >= '0' && *c <= '9'));
+		for (size_t k = 0; k < i; k++)
+			assert_string_not_equal(u.v[i].event, u.v[k].event);
+		if (u.v[i].vaddr == b.entry) {
+			assert_false(u.v[i].ret);
+			start_entry = true;
+		}
+	}
+	assert_true(start_entry);
+	nop_uprobes_free(&u);
+	nop_ubin_free(&b);
+}
+
+static void cxx_names_demangled(void **state)
+{
+	struct nop_ubin b;
+	struct nop_uprobes u = { 0 };
+	struct nop_error err;
+
+	assert_int_equal(nop_ubin_load(helper("ucxx"), &b, &err), 0);
+	assert_int_equal(nop_ubin_count(&b, "ns::Parser::parse*"), 2);
+	assert_int_equal(nop_ubin_count(&b, "ns::Parser::parse(int)"), 1);
+	assert_int_equal(nop_ubin_count(&b, "_ZN2ns6Parser5parseEi"), 1); /* mangled too */
+	assert_int_equal(nop_uprobes_add(&u, &b, "ns::Parser::parse*", true, false, &err), 0);
+	assert_int_equal(u.n, 2);
+	assert_non_null(strstr(u.v[0].shown, "ns::Parser::parse("));
+	nop_uprobes_free(&u);
+	nop_ubin_free(&b);
+}
+
+static void bad_binaries_said(void **state)
+{
+	struct nop_ubin b;
+	struct nop_error err = { 0 };
+	char tmp[] = "/tmp/nopctl-usyms-XXXXXX";
+	int fd = mkstemp(tmp);
+	unsigned char buf[65536];
+	ssize_t n;
+	int in = open(helper("ufuncs-pie"), O_RDONLY);
+
+	/* another machine's ELF: e_machine 183 (AArch64) */
+	assert_true(fd >= 0 && in >= 0);
+	n = read(in, buf, sizeof(buf));
+	assert_true(n > 64);
+	buf[18] = 183;
+	buf[19] = 0;
+	assert_int_equal(write(fd, buf, (size_t)n), n);
+	close(in);
+	close(fd);
+	assert_int_equal(nop_ubin_load(tmp, &b, &err), -1);
+	assert_int_equal(err.status, NOP_EUSAGE);
+	assert_non_null(strstr(err.msg, "x86-64"));
+	unlink(tmp);
+	assert_int_equal(nop_ubin_load("/etc/hostname", &b, &err), -1);
+	assert_non_null(strstr(err.msg, "not an ELF file"));
+	/* stripped: what it has left, and what to install */
+	assert_int_equal(nop_ubin_load(helper("ufuncs-stripped"), &b, &err), 0);
+	assert_false(b.has_symtab);
+	assert_int_equal(nop_ubin_count(&b, "parse_line"), 0);
+	assert_int_equal(nop_ubin_no_match(&b, "parse_line", &err), -1);
+	assert_non_null(strstr(err.msg, "stripped"));
+	assert_non_null(strstr(err.msg, "debug"));
+	nop_ubin_free(&b);
+	/* a near miss names the closest */
+	assert_int_equal(nop_ubin_load(helper("ufuncs-pie"), &b, &err), 0);
+	assert_int_equal(nop_ubin_no_match(&b, "parse_lin", &err), -1);
+	assert_non_null(strstr(err.msg, "close names: parse_line"));
+	nop_ubin_free(&b);
+}
+
+static void patterns_split(void **state)
+{
+	char bin[4096];
+	const char *glob;
+	struct nop_error err;
+
+	assert_true(nop_upattern("./app:main"));
+	assert_false(nop_upattern("vfs_read"));
+	assert_int_equal(nop_upattern_split("./app:ns::Parser::*", bin, sizeof(bin), &glob, &err), 0);
+	assert_string_equal(bin, "./app");
+	assert_string_equal(glob, "ns::Parser::*");
+	const char *bad[] = { ":main", "./app:", "a b:c", "./a\npp:x", "./app:x\ny", "p;q:x", "./app:\x01" };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(nop_upattern_split(bad[i], bin, sizeof(bin), &glob, &err), -1);
+		assert_int_equal(err.status, NOP_EUSAGE);
+	}
+}
+
+static void libraries_found_as_the_loader_would(void **state)
+{
+	char out[4096], want[4096];
+	struct nop_error err;
+
+	/* RUNPATH $ORIGIN of the command */
+	assert_int_equal(nop_ubin_find("libnopdemo", 0, helper("ufuncs-pie"), out, sizeof(out), &err), 0);
+	assert_non_null(realpath(helper("libnopdemo.so"), want));
+	assert_string_equal(out, want);
+	/* the ld.so cache (or the default directories) */
+	assert_int_equal(nop_ubin_find("libc", 0, NULL, out, sizeof(out), &err), 0);
+	assert_non_null(strstr(out, "/libc.so.6"));
+	/* a running process: its maps */
+	assert_int_equal(nop_ubin_find("libc", getpid(), NULL, out, sizeof(out), &err), 0);
+	assert_non_null(strstr(out, "/libc.so.6"));
+	assert_int_equal(nop_ubin_find("libnosuchthing", getpid(), NULL, out, sizeof(out), &err), -1);
+	assert_int_equal(err.status, NOP_EUSAGE);
+	/* a static command loads none */
+	assert_int_equal(nop_ubin_find("libc", 0, helper("ufuncs-static"), out, sizeof(out), &err), -1);
+	assert_non_null(strstr(err.msg, "statically linked"));
+}
+
+static struct nop_event uev(enum nop_ev_type t, int pid, unsigned long long key, unsigned long long ts)
+{
+	return (struct nop_event){ .type = t, .pid = pid, .ip = NOP_UKEY | key, .ts = ts, .depth = -1 };
+}
+
+static bool root_is_2(void *ctx, unsigned long long key)
+{
+	return key == (NOP_UKEY | 2);
+}
+
+static void user_calls_placed(void **state)
+{
+	struct nop_ucalls *u = nop_ucalls_new(NULL, NULL);
+	struct nop_event e;
+
+	/* 1 { 2 { } } on task 10, 1 on task 11 in between */
+	e = uev(NOP_EV_ENTRY, 10, 1, 100);
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(e.depth, 0);
+	e = uev(NOP_EV_ENTRY, 10, 2, 110);
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(e.depth, 1);
+	e = uev(NOP_EV_ENTRY, 11, 1, 115);
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(e.depth, 0);
+	e = uev(NOP_EV_EXIT, 10, 2, 130);
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(e.depth, 1);
+	assert_int_equal(e.calltime, 110);
+	assert_int_equal(e.rettime, 130);
+	e = uev(NOP_EV_EXIT, 10, 1, 150);
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(e.depth, 0);
+	assert_int_equal(e.calltime, 100);
+	/* a return whose entry came before the probes: left out, counted */
+	e = uev(NOP_EV_EXIT, 10, 7, 160);
+	assert_int_equal(nop_ucalls_place(u, &e), 1);
+	assert_int_equal(nop_ucalls_unmatched(u), 1);
+	nop_ucalls_free(u);
+
+	/* roots: only calls inside 2, 2 at depth 0 */
+	u = nop_ucalls_new(root_is_2, NULL);
+	e = uev(NOP_EV_ENTRY, 10, 1, 100);
+	assert_int_equal(nop_ucalls_place(u, &e), 1);
+	e = uev(NOP_EV_ENTRY, 10, 2, 110);
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(e.depth, 0);
+	e = uev(NOP_EV_ENTRY, 10, 3, 120);
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(e.depth, 1);
+	e = uev(NOP_EV_EXIT, 10, 3, 125);
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(e.depth, 1);
+	e = uev(NOP_EV_EXIT, 10, 2, 130);
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(e.depth, 0);
+	e = uev(NOP_EV_ENTRY, 10, 3, 140); /* outside the root again */
+	assert_int_equal(nop_ucalls_place(u, &e), 1);
+	e = uev(NOP_EV_EXIT, 10, 3, 141);
+	assert_int_equal(nop_ucalls_place(u, &e), 1);
+	e = uev(NOP_EV_EXIT, 10, 1, 150);
+	assert_int_equal(nop_ucalls_place(u, &e), 1);
+	assert_int_equal(nop_ucalls_unmatched(u), 0);
+	nop_ucalls_free(u);
+}
+
+/* the return address of main's first call of target: the byte after a
+ * call rel32 (e8) in main's code whose destination is target */
+static unsigned long long return_address(const struct nop_usym *main_, const struct nop_usym *target,
+					 const char *path)
+{
+	unsigned char code[512];
+	size_t n = main_->size < sizeof(code) ? main_->size : sizeof(code);
+
+	read_at(path, main_->offset, code, n);
+	for (size_t i = 0; i + 5 <= n; i++) {
+		int32_t rel;
+
+		memcpy(&rel, code + i + 1, 4);
+		if (code[i] == 0xe8 && main_->vaddr + i + 5 + (long long)rel == target->vaddr)
+			return main_->vaddr + i + 5;
+	}
+	return 0;
+}
+
+/* -F dot of user functions with debug info: the C++ call-graph article's
+ * picture, from calls as the engine gives them (the process loaded the
+ * program 0x1000 above its addresses) */
+static void dot_with_debug_info(void **state)
+{
+	struct nop_ubin b;
+	struct nop_uprobes u = { 0 };
+	struct nop_error err;
+	const char *parse = "ns::Parser::parse(int)";
+	char *text = NULL, line[256];
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	struct nop_resolver *res = nop_resolver_new(NULL, &err);
+	struct nop_sink sink = { 0 };
+	const unsigned long long bias = 0x1000;
+	int src = 0;
+
+	assert_int_equal(nop_ubin_load(helper("ucxx"), &b, &err), 0);
+	assert_int_equal(nop_uprobes_add(&u, &b, "main", true, true, &err), 0);
+	assert_int_equal(nop_uprobes_add(&u, &b, parse, true, true, &err), 0);
+	nop_resolver_set_probes(res, &u);
+	assert_int_equal(nop_sink_init(&sink, &(struct nop_sink_cfg){ .view = NOP_VIEW_DOT, .out = out,
+			 .res = res }, &err), 0);
+	unsigned long long kmain = NOP_UKEY | 0, kparse = NOP_UKEY | 2;
+	unsigned long long ret = return_address(find(&b, "main"), find(&b, "_ZN2ns6Parser5parseEi"), b.path);
+	unsigned long long path[2] = { kmain, kparse };
+	struct nop_gitem enter = { .kind = NOP_GI_ENTER, .func = kmain, .path = path, .npath = 1,
+				   .uip = u.v[0].vaddr + bias };
+	struct nop_gitem leaf = { .kind = NOP_GI_LEAF, .func = kparse, .path = path, .npath = 2, .depth = 1,
+				  .timed = true, .duration = 1000, .uip = u.v[2].vaddr + bias,
+				  .ucaller = ret + bias };
+	struct nop_gitem back = enter;
+
+	assert_true(ret != 0);
+	back.kind = NOP_GI_RETURN;
+	back.timed = true;
+	assert_int_equal(sink.ops->graph(&sink, &enter), 0);
+	assert_int_equal(sink.ops->graph(&sink, &leaf), 0);
+	assert_int_equal(sink.ops->graph(&sink, &leaf), 0);
+	assert_int_equal(sink.ops->graph(&sink, &back), 0);
+	assert_int_equal(sink.ops->summary(&sink, &(struct nop_summary){ .exit_status = -1 }), 0);
+	fclose(out);
+	/* the line of the call in the source, found by its text */
+	FILE *f = fopen("uprog/ucxx.cpp", "r");
+	assert_non_null(f);
+	for (int l = 1; fgets(line, sizeof(line), f); l++)
+		if (strstr(line, "p.parse((int)i)"))
+			src = l;
+	fclose(f);
+	snprintf(line, sizeof(line), "\"main\" -> \"%s\" [label=\"#1 at ucxx.cpp:%d\", color=green", parse, src);
+	assert_non_null(strstr(text, line));
+	snprintf(line, sizeof(line), "\"main\" -> \"%s\" [label=\"#2 at ucxx.cpp:%d\", color=red", parse, src);
+	assert_non_null(strstr(text, line));
+	assert_non_null(strstr(text, "subgraph \"cluster_0\" {\n\t\tlabel=\"tests/uprog/ucxx.cpp\""));
+	assert_non_null(strstr(text, "[label=\"11:ns::Parser::parse(int)\\n2 calls"));
+	/* and Graphviz draws it */
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "dot -Tsvg > /dev/null");
+	FILE *dot = popen(cmd, "w");
+	assert_non_null(dot);
+	fputs(text, dot);
+	assert_int_equal(pclose(dot), 0);
+	nop_sink_free(&sink);
+	nop_resolver_free(res);
+	nop_uprobes_free(&u);
+	nop_ubin_free(&b);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(offsets_hold_code),
+		cmocka_unit_test(library_offset_is_the_loaders),
+		cmocka_unit_test(aliases_probed_once),
+		cmocka_unit_test(no_return_probe_at_entry_point),
+		cmocka_unit_test(cxx_names_demangled),
+		cmocka_unit_test(bad_binaries_said),
+		cmocka_unit_test(patterns_split),
+		cmocka_unit_test(libraries_found_as_the_loader_would),
+		cmocka_unit_test(user_calls_placed),
+		cmocka_unit_test(dot_with_debug_info),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
