@@ -229,3 +229,67 @@ t_bench_5_overhead() {
 		bench "\"bench\":\"B5\",\"tool\":\"$how\",\"opens\":$n,\"wall_s\":$(jq -s -c 'map(.wall_s)' "$T/w.json"),\"median_wall_s\":$(jq .wall_s "$T/w.json" | median)"
 	done
 }
+
+# B6: the cost of one traced call of a user function (bench_fn in
+# libubench.so, tests/uprog): the workload's own loop time against the
+# untraced loop, for nopctl (entry probes: trace; entry and return probes:
+# stats), perf probe -x + perf record (the same kernel mechanism), the
+# LD_PRELOAD wrapper and -finstrument-functions. The tracer's CPU is its
+# process tree's less the workload's own (a probe's trap is charged to the
+# traced program). Events delivered are held against the calls made.
+t_bench_6_uprobes() {
+	selected 6 || return 0
+	cd "$T"
+	n=$(scaled 20000)
+	lib=/usr/bin/libubench.so
+	for how in untraced nopctl-entry nopctl-return perf-entry perf-return ld-preload finstrument; do
+		rm -f "$T"/u.*.json "$T/r.json"
+		got=
+		for i in $(seq "$RUNS"); do
+			u=$T/u.$i.json
+			case $how in
+			untraced) ubench "$n" > "$u" ;;
+			ld-preload) LD_PRELOAD=/usr/bin/libuwrap.so ubench "$n" > "$u" 2> "$T/wrap.txt" ;;
+			finstrument) ubench-finstr "$n" > "$u" ;;
+			nopctl-entry) rusage -o "$T/r.json" nopctl trace -q -j -b $BKB --overwrite -o "$T/ev" "$lib:bench_fn" \
+				-- sh -c "ubench $n > $u"
+				got=$(grep -c '"func":"bench_fn"' "$T/ev") ;;
+			nopctl-return) rusage -o "$T/r.json" nopctl stats -q -j -b $BKB --overwrite -o "$T/ev" "$lib:bench_fn" \
+				-- sh -c "ubench $n > $u"
+				got=$(jq -s '[.[] | select(.type == "func_stats") | .calls] | add' "$T/ev") ;;
+			perf-entry|perf-return)
+				ev=probe_libubench:bench_fn
+				if [ $how = perf-return ]; then
+					perf probe -q -x "$lib" -a 'bench_fn%return' > /dev/null 2>&1 || fail "perf probe %return"
+					ev=probe_libubench:bench_fn__return
+				else
+					perf probe -q -x "$lib" -a bench_fn > /dev/null 2>&1 || fail "perf probe"
+				fi
+				rusage -o "$T/r.json" perf record -q -m 1024 -e "$ev" -o "$T/p.data" -- sh -c "ubench $n > $u" \
+					> /dev/null 2>&1
+				got=$(perf script -i "$T/p.data" 2> /dev/null | grep -c bench_fn)
+				perf probe -q -d 'probe_libubench:*' > /dev/null 2>&1 ;;
+			esac
+			[ -s "$u" ] || fail "$how: no figures from the workload"
+		done
+		loops=$(jq -s -c 'map(.loop_ns)' "$T"/u.*.json)
+		m=$(jq .loop_ns "$T"/u.*.json | median)
+		[ $how = untraced ] && base=$m
+		reader=null
+		if [ -f "$T/r.json" ]; then
+			# the tracer's CPU: its tree's less the workload's own, per event
+			cat "$T"/u.*.json | jq -s . > "$T/us.json"
+			reader=$(jq -s --slurpfile u "$T/us.json" \
+				'[range(0; length) as $i | (.[$i].user_s + .[$i].sys_s) - $u[0][$i].cpu_s] | sort | .[(length - 1) / 2 | floor]' \
+				"$T/r.json" 2> /dev/null || echo null)
+		fi
+		bench "\"bench\":\"B6\",\"tool\":\"$how\",\"calls\":$n,\"loop_ns\":$loops,\"median_loop_ns\":$m,\"ns_per_call\":$(echo "$m $n" | awk '{ printf "%.1f", $1 / $2 }'),\"overhead_ns_per_call\":$(echo "$m ${base:-$m} $n" | awk '{ printf "%.1f", ($1 - $2) / $3 }'),\"ratio_untraced\":$(echo "$m ${base:-$m}" | awk '{ printf "%.2f", $1 / $2 }'),\"reader_cpu_s\":$reader,\"delivered\":${got:-null}"
+	done
+	# no loss at 100k calls/s: as many events as calls, whatever rate the
+	# traced program reaches under emulation (said beside it)
+	m=$(scaled 100000)
+	nopctl trace -q -j -b $BKB --overwrite -o "$T/ev" "$lib:bench_fn" -- sh -c "ubench $m 100000 > $T/rate.json"
+	rc=$?
+	got=$(grep -c '"func":"bench_fn"' "$T/ev")
+	bench "\"bench\":\"B6\",\"tool\":\"nopctl-entry\",\"rate\":100000,\"calls\":$m,\"delivered\":$got,\"exit\":$rc,\"achieved_per_s\":$(jq '.calls / .loop_ns * 1e9 | floor' "$T/rate.json")"
+}

@@ -273,6 +273,12 @@ static int open_pipeline(struct run *r)
 				 &r->err))
 			return -1;
 		nop_source_record_to(r->src, r->dat);
+		if (r->uprobes.n) {
+			char group[64];
+
+			nop_probe_group(group, sizeof(group), getpid());
+			nop_dat_probes(r->dat, group, &r->uprobes);
+		}
 	}
 	return 0;
 }

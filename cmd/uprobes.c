@@ -53,7 +53,7 @@ static int one_pattern(struct run *r, struct bins *bs, const char *pat, const ch
 	char name[PATH_MAX], path[PATH_MAX];
 	const char *glob;
 	struct nop_ubin *b;
-	bool returns = r->mode == RUN_GRAPH || r->mode == RUN_STATS;
+	bool returns = r->mode == RUN_GRAPH || r->mode == RUN_STATS || (r->mode == RUN_RECORD && o->graph);
 
 	if (nop_upattern_split(pat, name, sizeof(name), &glob, &r->err) ||
 	    nop_ubin_find(name, o->npids ? o->pids[0] : 0, command, path, sizeof(path), &r->err) ||
@@ -65,7 +65,8 @@ static int one_pattern(struct run *r, struct bins *bs, const char *pat, const ch
 		nop_error_set(&r->err, NOP_EUSAGE, 0, "%s is a Go program: its runtime walks its own"
 			      " stacks, and the return probes %s needs replace return addresses on them"
 			      " (the program would crash). Trace its calls without returns: 'nopctl"
-			      " trace %s'", b->path, r->mode == RUN_GRAPH ? "graph" : "stats", pat);
+			      " trace %s'", b->path, r->mode == RUN_GRAPH ? "graph" : r->mode == RUN_STATS ?
+			      "stats" : "record -G", pat);
 		return -1;
 	}
 	/* graph: every function of the binary, the pattern picks the roots */
@@ -92,13 +93,7 @@ int user_probes(struct run *r, const char *command)
 				ret = -1;
 			continue;
 		}
-		if (r->mode == RUN_RECORD) {
-			nop_error_set(&r->err, NOP_EUSAGE, 0, "record does not keep user-space functions"
-				      " yet ('%s'): trace, graph or stats them live", o->patterns[i]);
-			ret = -1;
-		} else {
-			ret = one_pattern(r, &bs, o->patterns[i], command);
-		}
+		ret = one_pattern(r, &bs, o->patterns[i], command);
 	}
 	for (size_t i = 0; i < bs.n; i++)
 		nop_ubin_free(&bs.v[i]);

@@ -191,12 +191,17 @@ static int decode_record(struct nop_decoder *d, const struct rec *rec, const cha
 		return emit(ctx, &ev);
 	}
 	if (type >= d->uev_base && type - d->uev_base < d->nuev && d->uev[type - d->uev_base].key) {
-		/* a user function's probe: depth and times come from the
-		 * per-task stack the pipeline keeps (ucalls.c) */
+		/* a user function's probe: with returns probed, depth and
+		 * times come from the per-task stack the pipeline keeps
+		 * (ucalls.c) */
 		const struct nop_uev *u = &d->uev[type - d->uev_base];
 
-		ev.type = u->ret ? NOP_EV_EXIT : NOP_EV_ENTRY;
 		ev.ip = u->key;
+		if (!d->uev_returns) { /* entries only: hits, as the function tracer's */
+			ev.type = NOP_EV_FUNC;
+			return emit(ctx, &ev);
+		}
+		ev.type = u->ret ? NOP_EV_EXIT : NOP_EV_ENTRY;
 		ev.depth = -1;
 		if (!u->ret) {
 			ev.uip = num(d, u->ip, rec);
@@ -345,6 +350,15 @@ static int walk_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emi
 				type = d->native ? type : __builtin_bswap16(type);
 				counts->nfunc += type == d->fn_id;
 				counts->nexit += type == d->exit_id;
+				if (type >= d->uev_base && type - d->uev_base < d->nuev &&
+				    d->uev[type - d->uev_base].key) {
+					/* a user function: a call is its return where
+					 * returns are probed, else its entry */
+					bool ret = d->uev[type - d->uev_base].ret;
+
+					counts->nexit += ret;
+					counts->nfunc += !ret && !d->uev_returns;
+				}
 				counts->ts = counts->ts ? counts->ts : ts;
 			} else if ((ret = decode_record(d, &rec, end, emit, ctx))) {
 				return ret;

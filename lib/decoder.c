@@ -325,66 +325,112 @@ struct nop_decoder *nop_decoder_from_tep(struct tep_handle *tep, struct nop_erro
 	return d;
 }
 
+/* each probe event's id to its function's key; evs[i]: u->v[i]'s event */
+static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct tep_event **evs,
+		   struct nop_error *err)
+{
+	int lo = 0, hi = -1;
+
+	for (size_t i = 0; i < u->n; i++) {
+		lo = i == 0 || evs[i]->id < lo ? evs[i]->id : lo;
+		hi = evs[i]->id > hi ? evs[i]->id : hi;
+	}
+	free(d->uev);
+	d->uev = NULL;
+	d->nuev = 0;
+	d->uev_returns = false;
+	if (!u->n)
+		return 0;
+	if (hi - lo > 1 << 20 || !(d->uev = calloc((size_t)(hi - lo + 1), sizeof(*d->uev)))) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	d->uev_base = lo;
+	d->nuev = hi - lo + 1;
+	for (size_t i = 0; i < u->n; i++) {
+		struct nop_uev *e = &d->uev[evs[i]->id - lo];
+
+		e->key = NOP_UKEY | u->v[i].func;
+		e->ret = u->v[i].ret;
+		e->ip = u->v[i].ret ? NULL : field(evs[i], "__probe_ip");
+		e->caller = u->v[i].ret ? NULL : field(evs[i], "caller");
+		d->uev_returns |= e->ret;
+	}
+	return 0;
+}
+
 /* the probe events of nopctl's group: their formats from dir/events, each
  * event id to its function's key */
 int nop_decoder_add_probes(struct nop_decoder *d, const char *dir, const char *group,
 			   const struct nop_uprobes *u, struct nop_error *err)
 {
-	int lo = 0, hi = -1;
-	int *ids = calloc(u->n + 1, sizeof(*ids));
 	struct tep_event **evs = calloc(u->n + 1, sizeof(*evs));
+	int ret = -1;
 
-	if (!ids || !evs) {
-		free(ids);
-		free(evs);
+	if (!evs) {
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < u->n; i++) {
 		char path[4400], *fmt;
 		size_t len;
-		struct tep_event *ev;
 
 		snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, group, u->v[i].event);
 		if (!(fmt = nop_read_file(path, &len, err)))
-			goto fail;
+			goto out;
 		if (tep_parse_event(d->tep, fmt, len, group) != 0 ||
-		    !(ev = tep_find_event_by_name(d->tep, group, u->v[i].event))) {
+		    !(evs[i] = tep_find_event_by_name(d->tep, group, u->v[i].event))) {
 			free(fmt);
 			nop_error_set(err, NOP_EKERNEL, 0, "cannot parse the format of %s", path);
-			goto fail;
+			goto out;
 		}
 		free(fmt);
-		ids[i] = ev->id;
-		evs[i] = ev;
-		lo = i == 0 || ev->id < lo ? ev->id : lo;
-		hi = ev->id > hi ? ev->id : hi;
 	}
-	free(d->uev);
-	d->uev = NULL;
-	d->nuev = 0;
-	if (hi >= lo && u->n) {
-		if (hi - lo > 1 << 20 || !(d->uev = calloc((size_t)(hi - lo + 1), sizeof(*d->uev)))) {
-			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
-			goto fail;
-		}
-		d->uev_base = lo;
-		d->nuev = hi - lo + 1;
-		for (size_t i = 0; i < u->n; i++) {
-			struct nop_uev *e = &d->uev[ids[i] - lo];
+	ret = set_uev(d, u, evs, err);
+out:
+	free(evs);
+	return ret;
+}
 
-			e->key = NOP_UKEY | u->v[i].func;
-			e->ret = u->v[i].ret;
-			e->ip = u->v[i].ret ? NULL : field(evs[i], "__probe_ip");
-			e->caller = u->v[i].ret ? NULL : field(evs[i], "caller");
+/* nopctl's probe group, whichever nopctl (and PID namespace) recorded it */
+static bool recorded_group(const char *system)
+{
+	return system && !strncmp(system, "nopctl_", 7);
+}
+
+/* A recording's probe events (system nopctl_<pid>): the functions they
+ * name, into u (entries first; a return "NAME__return" shares its
+ * entry's key). The binary is not in a recording: u's bin stays "". */
+int nop_decoder_recorded_probes(struct nop_decoder *d, struct nop_uprobes *u, struct nop_error *err)
+{
+	struct tep_event **all = tep_list_events(d->tep, TEP_EVENT_SORT_ID), **evs = NULL;
+	size_t n = 0;
+	int ret = -1;
+
+	for (size_t i = 0; all && all[i]; i++)
+		n += recorded_group(all[i]->system);
+	if (!n)
+		return 0;
+	if (!(evs = calloc(n + 1, sizeof(*evs))))
+		goto oom;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; all[i]; i++) {
+			const char *name = all[i]->name;
+			size_t len = strlen(name);
+			bool isret = len > 8 && !strcmp(name + len - 8, "__return");
+
+			if (!recorded_group(all[i]->system) || isret != (pass == 1))
+				continue;
+			if (nop_uprobes_add_named(u, name, isret))
+				goto oom;
+			evs[u->n - 1] = all[i];
 		}
-	}
-	free(ids);
+	ret = set_uev(d, u, evs, err);
 	free(evs);
-	return 0;
-fail:
-	free(ids);
+	return ret;
+oom:
 	free(evs);
+	nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 	return -1;
 }
 

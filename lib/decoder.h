@@ -34,6 +34,7 @@ struct nop_decoder {
 		const struct tep_format_field *ip, *caller; /* entries: __probe_ip, caller */
 	} *uev;
 	int uev_base, nuev;
+	bool uev_returns; /* some are returns */
 };
 
 #endif

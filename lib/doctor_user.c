@@ -41,9 +41,11 @@ void doc_check_uprobes(struct doc *d)
 	struct probes_seen ps = { 0 };
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *defs = doc_read(d, "uprobe_events", &e);
 	int ret;
 
-	if (!doc_read(d, "uprobe_events", &e) && e.sys_errno == ENOENT) {
+	free(defs);
+	if (!defs && e.sys_errno == ENOENT) {
 		doc_say(d, "uprobes", NULL, NOP_CHECK_FAIL,
 			"use a kernel built with CONFIG_UPROBE_EVENTS",
 			"no uprobe_events: user-space functions (BINARY:GLOB) cannot be traced");

@@ -79,6 +79,12 @@ int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx);
 
 int nop_decoder_add_probes(struct nop_decoder *d, const char *dir, const char *group,
 			   const struct nop_uprobes *u, struct nop_error *err);
+/* a recording's probe events (system nopctl_<pid>) into u, decoded */
+int nop_decoder_recorded_probes(struct nop_decoder *d, struct nop_uprobes *u, struct nop_error *err);
+/* a probe named by its event only (a recording: no path, no binary) */
+int nop_uprobes_add_named(struct nop_uprobes *u, const char *event, bool ret);
+/* a C++ name demangled (malloc'd), NULL if it is not one (usyms.c) */
+char *nop_demangle(const char *name);
 
 /* ---- the stream: every CPU's trace_pipe_raw, merged by time ---------- */
 struct nop_stream;

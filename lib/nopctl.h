@@ -364,6 +364,8 @@ int nop_dat_open(struct nop_dat **w, const char *path, bool overwrite, const cha
 		 const char *kallsyms, int page_size, struct nop_error *err);
 int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len);
 int nop_dat_finish(struct nop_dat *w, struct nop_error *err);
+/* the session's probe events (group nopctl_<pid>): their formats kept */
+void nop_dat_probes(struct nop_dat *w, const char *group, const struct nop_uprobes *u);
 void nop_dat_free(struct nop_dat *w, bool keep); /* keep: false removes the file */
 
 

@@ -262,21 +262,15 @@ static bool user_call(const struct nop_event *ev)
 	       (ev->ip & NOP_UKEY_MASK) == NOP_UKEY;
 }
 
-/* graph views: a user function's entry or return, placed in its task's
- * stack, to the user engine. trace: an entry is a hit like the function
- * tracer's (no return probes are placed for it). */
-static int on_user_call(struct nop_pipeline *p, const struct nop_event *ev, struct nop_event *hit)
+/* a user function's entry or return (returns probed: graph views),
+ * placed in its task's stack, to the user engine */
+static int on_user_call(struct nop_pipeline *p, const struct nop_event *ev)
 {
 	struct nop_event e = *ev;
 	int ret;
 
-	if (!p->graph) {
-		if (ev->type != NOP_EV_ENTRY)
-			return NOP_FLOW_GO;
-		*hit = (struct nop_event){ .type = NOP_EV_FUNC, .cpu = ev->cpu, .pid = ev->pid,
-					   .ts = ev->ts, .ip = ev->ip };
-		return 1;
-	}
+	if (!p->graph)
+		return NOP_FLOW_GO; /* trace and record place no return probes */
 	p->saw_graph = true;
 	p->saw_entry |= ev->type == NOP_EV_ENTRY;
 	if ((ret = nop_ucalls_place(p->ucalls, &e)) == 1)
@@ -291,7 +285,6 @@ static int on_user_call(struct nop_pipeline *p, const struct nop_event *ev, stru
 static int on_event(void *ctx, const struct nop_event *ev)
 {
 	struct nop_pipeline *p = ctx;
-	struct nop_event hit;
 	int ret;
 
 	if (p->counted)
@@ -311,11 +304,8 @@ static int on_event(void *ctx, const struct nop_event *ev)
 	}
 	if (ev->type == NOP_EV_LOST && p->sink.ops->event && p->sink.ops->event(&p->sink, ev))
 		return sink_failed(p);
-	if (user_call(ev)) {
-		if ((ret = on_user_call(p, ev, &hit)) != 1)
-			return ret;
-		ev = &hit;
-	}
+	if (user_call(ev))
+		return on_user_call(p, ev);
 	if (ev->type == NOP_EV_LOST && p->ugraph &&
 	    (ret = nop_graph_feed(p->ugraph, ev, on_call, p)) != 0)
 		return ret < NOP_FLOW_FAIL ? fail(p, -ret, "building the call trees") : ret;

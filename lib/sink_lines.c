@@ -64,10 +64,12 @@ static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 		nop_field_u64(&f, "cpu", NULL, (unsigned long long)ev->cpu);
 		nop_field_i64(&f, "pid", NULL, ev->pid);
 		nop_field_str(&f, "comm", NULL, nop_resolve_comm(s->res, ev->pid));
-		if (ev->type == NOP_EV_FUNC && nop_resolve_binary(s->res, ev->ip)) {
-			/* a user function: its binary where a kernel hit has its parent */
+		if (ev->type == NOP_EV_FUNC && nop_resolve_uprobe(s->res, ev->ip)) {
+			/* a user function: its binary where a kernel hit has its
+			 * parent (a recording does not name it) */
 			nop_field_str(&f, "func", "%s", nop_sink_func(s, ev->ip));
-			nop_field_str(&f, "binary", " [%s]", nop_resolve_binary(s->res, ev->ip));
+			if (nop_resolve_binary(s->res, ev->ip))
+				nop_field_str(&f, "binary", " [%s]", nop_resolve_binary(s->res, ev->ip));
 		} else if (ev->type == NOP_EV_FUNC) {
 			nop_sink_sym(s, ev->ip, fn, sizeof(fn), false);
 			nop_sink_sym(s, ev->parent_ip, parent, sizeof(parent), false);

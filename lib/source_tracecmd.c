@@ -21,6 +21,7 @@ struct tc {
 	void *ctx;
 	int stopped; /* emit's non-zero result */
 	char path[4096];
+	struct nop_uprobes up; /* user functions the recording's probes name */
 };
 
 static int tc_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
@@ -52,6 +53,7 @@ static void tc_close(struct nop_source *s)
 	struct tc *t = (struct tc *)s;
 
 	nop_decoder_free(t->dec);
+	nop_uprobes_free(&t->up);
 	if (t->h)
 		tracecmd_close(t->h);
 	free(t);
@@ -130,10 +132,12 @@ int nop_source_tracecmd(struct nop_source **src, const char *path, struct nop_re
 		return -1;
 	}
 	if (!(t->dec = nop_decoder_from_tep(tracecmd_get_tep(t->h), err)) ||
+	    nop_decoder_recorded_probes(t->dec, &t->up, err) ||
 	    !(*res = nop_resolver_from_tep(tracecmd_get_tep(t->h), err))) {
 		tc_close(&t->base);
 		return -1;
 	}
+	nop_resolver_set_probes(*res, &t->up);
 	*src = &t->base;
 	return 0;
 }

@@ -27,6 +27,8 @@ struct nop_dat {
 	size_t *npend;
 	struct nop_addrset syms; /* what the events name: their symbols are kept */
 	bool syms_failed;	 /* out of memory for them: all of kallsyms */
+	char group[64];		 /* probe events' system ("": none) */
+	const struct nop_uprobes *uprobes;
 };
 
 static int note(void *ctx, const struct nop_event *ev)
@@ -249,7 +251,17 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 		if (access(path, R_OK) == 0)
 			put_file(&o, path, 8);
 	}
-	put32(&o, 0); /* no other event systems */
+	/* user functions' probe events: their own system, their formats */
+	put32(&o, w->group[0] && w->uprobes && w->uprobes->n ? 1 : 0);
+	if (w->group[0] && w->uprobes && w->uprobes->n) {
+		put(&o, w->group, strlen(w->group) + 1);
+		put32(&o, (unsigned int)w->uprobes->n);
+		for (size_t i = 0; i < w->uprobes->n; i++) {
+			snprintf(path, sizeof(path), "%s/events/%s/%s/format", w->tracing_dir, w->group,
+				 w->uprobes->v[i].event);
+			put_file(&o, path, 8);
+		}
+	}
 	put_kallsyms(&o, w);
 	put_file(&o, nop_path(path, sizeof(path), w->tracing_dir, "printk_formats"), 4);
 	put_file(&o, nop_path(path, sizeof(path), w->tracing_dir, "saved_cmdlines"), 8);
@@ -287,6 +299,12 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 		return -1;
 	}
 	return 0;
+}
+
+void nop_dat_probes(struct nop_dat *w, const char *group, const struct nop_uprobes *u)
+{
+	snprintf(w->group, sizeof(w->group), "%s", group);
+	w->uprobes = u;
 }
 
 void nop_dat_free(struct nop_dat *w, bool keep)

@@ -73,16 +73,22 @@ static bool sym_matches(const struct nop_usym *u, const char *glob)
 	return fnmatch(glob, u->name, 0) == 0 || (u->demangled && fnmatch(glob, u->demangled, 0) == 0);
 }
 
+/* The function at i (its first name) or one of its aliases after it,
+ * whichever glob matches first: its index, or -1 */
+static long match_at(const struct nop_ubin *b, size_t i, const char *glob)
+{
+	for (size_t a = i; a < b->n && (a == i || b->v[a].alias); a++)
+		if (sym_matches(&b->v[a], glob))
+			return (long)a;
+	return -1;
+}
+
 size_t nop_ubin_count(const struct nop_ubin *b, const char *glob)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < b->n; i++)
-		n += !b->v[i].alias && (sym_matches(&b->v[i], glob) ||
-					/* an alias's name matches its function */
-					(i + 1 < b->n && b->v[i + 1].alias &&
-					 b->v[i + 1].vaddr == b->v[i].vaddr &&
-					 sym_matches(&b->v[i + 1], glob)));
+		n += !b->v[i].alias && match_at(b, i, glob) >= 0;
 	return n;
 }
 
@@ -197,14 +203,10 @@ int nop_uprobes_add(struct nop_uprobes *u, const struct nop_ubin *b, const char 
 {
 	for (size_t i = 0; i < b->n; i++) {
 		const struct nop_usym *s = &b->v[i];
-		size_t a = i;
+		long a;
 
-		if (s->alias)
-			continue;
 		/* the function's first name, or an alias's, matches */
-		while (!sym_matches(&b->v[a], glob) && a + 1 < b->n && b->v[a + 1].alias)
-			a++;
-		if (!sym_matches(&b->v[a], glob))
+		if (s->alias || (a = match_at(b, i, glob)) < 0)
 			continue;
 		/* named as the pattern named it. The entry point gets no return
 		 * probe: it never returns, and at its first instruction the
@@ -216,6 +218,36 @@ int nop_uprobes_add(struct nop_uprobes *u, const struct nop_ubin *b, const char 
 			return -1;
 		}
 	}
+	return 0;
+}
+
+int nop_uprobes_add_named(struct nop_uprobes *u, const char *event, bool ret)
+{
+	struct nop_uprobe *p;
+	size_t len = strlen(event) - (ret ? 8 : 0);
+	char *dm;
+
+	if (nop_grow((void **)&u->v, &u->cap, u->n + 1, sizeof(*u->v)))
+		return -1;
+	p = &u->v[u->n];
+	memset(p, 0, sizeof(*p));
+	if (!(p->path = strdup("")) || !(p->sym = strndup(event, len))) {
+		free(p->path);
+		return -1;
+	}
+	dm = nop_demangle(p->sym);
+	if (!(p->shown = dm ? dm : strdup(p->sym))) {
+		free(p->path);
+		free(p->sym);
+		return -1;
+	}
+	snprintf(p->event, sizeof(p->event), "%s", event);
+	p->ret = ret;
+	p->func = u->n;
+	for (size_t k = 0; ret && k < u->n; k++)
+		if (!u->v[k].ret && !strcmp(u->v[k].sym, p->sym))
+			p->func = k;
+	u->n++;
 	return 0;
 }
 

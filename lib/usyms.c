@@ -19,6 +19,21 @@
  * maintained demangler, not one written here */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
+char *nop_demangle(const char *name)
+{
+	char *d;
+	int st;
+
+	if (strncmp(name, "_Z", 2))
+		return NULL;
+	d = __cxa_demangle(name, NULL, NULL, &st);
+	if (st != 0) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
 static int cmp_vaddr(const void *a, const void *b)
 {
 	const struct nop_usym *x = a, *y = b;
@@ -59,15 +74,7 @@ static int add_sym(struct nop_ubin *b, size_t *cap, const char *name, const GElf
 				.global = GELF_ST_BIND(s->st_info) != STB_LOCAL };
 	if (!(u->name = strdup(name)))
 		return -1;
-	if (!strncmp(name, "_Z", 2)) {
-		int st;
-
-		u->demangled = __cxa_demangle(name, NULL, NULL, &st);
-		if (st != 0) {
-			free(u->demangled);
-			u->demangled = NULL;
-		}
-	}
+	u->demangled = nop_demangle(name);
 	b->n++;
 	return 0;
 }
@@ -148,7 +155,8 @@ static int load(struct nop_ubin *b, Elf *e, struct nop_error *err)
 			return -1;
 		}
 	}
-	qsort(b->v, b->n, sizeof(*b->v), cmp_vaddr);
+	if (b->n)
+		qsort(b->v, b->n, sizeof(*b->v), cmp_vaddr);
 	/* .symtab and .dynsym name most functions twice: once each */
 	size_t w = 0;
 	for (size_t i = 0; i < b->n; i++) {

@@ -5,6 +5,41 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -static -o $@ $<
 
+# programs whose user-space calls are known (tests/uprog), for the uprobe
+# suites: C static (non-PIE), dynamic PIE and non-PIE calling a shared
+# library found through RUNPATH, a stripped copy, and C++ with debug info
+UPROG := $(addprefix $(BUILD)/tests/helpers/,ufuncs-static ufuncs-pie ufuncs-nopie \
+	ufuncs-stripped libnopdemo.so ucxx ubench libubench.so libuwrap.so ubench-finstr)
+HELPERS += $(UPROG)
+UPROG_CFLAGS := -O0 -g -fno-omit-frame-pointer -pthread
+$(BUILD)/tests/helpers/libnopdemo.so: tests/uprog/nopdemo.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UPROG_CFLAGS) -shared -fPIC -o $@ $<
+$(BUILD)/tests/helpers/ufuncs-static: tests/uprog/ufuncs.c tests/uprog/nopdemo.c
+	$(CC) $(UPROG_CFLAGS) -static -no-pie -o $@ $^
+$(BUILD)/tests/helpers/ufuncs-pie: tests/uprog/ufuncs.c $(BUILD)/tests/helpers/libnopdemo.so
+	$(CC) $(UPROG_CFLAGS) -fPIE -pie -o $@ $< -L$(BUILD)/tests/helpers -lnopdemo -Wl,-rpath,'$$ORIGIN'
+$(BUILD)/tests/helpers/ufuncs-nopie: tests/uprog/ufuncs.c $(BUILD)/tests/helpers/libnopdemo.so
+	$(CC) $(UPROG_CFLAGS) -no-pie -o $@ $< -L$(BUILD)/tests/helpers -lnopdemo -Wl,-rpath,'$$ORIGIN'
+$(BUILD)/tests/helpers/ufuncs-stripped: $(BUILD)/tests/helpers/ufuncs-pie
+	strip --strip-all -o $@ $<
+$(BUILD)/tests/helpers/ucxx: tests/uprog/ucxx.cpp
+	g++ $(UPROG_CFLAGS) -fPIE -pie -o $@ $<
+# bench B6: one function called N times, in a shared library (traced by
+# uprobes, perf probe, or wrapped by LD_PRELOAD), or compiled in with
+# -finstrument-functions; -O2 as a program is built
+$(BUILD)/tests/helpers/libubench.so: tests/uprog/ubench_fn.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -shared -fPIC -o $@ $<
+$(BUILD)/tests/helpers/libuwrap.so: tests/uprog/uwrap.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -shared -fPIC -o $@ $< -ldl
+$(BUILD)/tests/helpers/ubench: tests/uprog/ubench.c $(BUILD)/tests/helpers/libubench.so
+	$(CC) -O2 -g -o $@ $< -L$(BUILD)/tests/helpers -lubench -Wl,-rpath,'$$ORIGIN'
+$(BUILD)/tests/helpers/ubench-finstr: tests/uprog/ubench.c tests/uprog/ubench_fn.c tests/uprog/finstr.c
+	$(CC) -O2 -g -fno-inline -finstrument-functions -finstrument-functions-exclude-file-list=finstr.c \
+		-o $@ $^
+
 # valgrind cannot run a binary built with ASan: SANITIZE=1 leaves it out
 VM_SUITES := trace graph report doctor hardening uprobes $(if $(filter 1,$(SANITIZE)),,valgrind)
 
@@ -54,24 +89,3 @@ unit-check: $(UNIT_BIN) $(BIN) $(UPROG)
 demo: all $(HELPERS)
 	NOPCTL_BUILD=$(BUILD) sh tests/demo.sh
 .PHONY: demo
-
-# programs whose user-space calls are known (tests/uprog), for the uprobe
-# suites: C static (non-PIE), dynamic PIE and non-PIE calling a shared
-# library found through RUNPATH, a stripped copy, and C++ with debug info
-UPROG := $(addprefix $(BUILD)/tests/helpers/,ufuncs-static ufuncs-pie ufuncs-nopie \
-	ufuncs-stripped libnopdemo.so ucxx)
-HELPERS += $(UPROG)
-UPROG_CFLAGS := -O0 -g -fno-omit-frame-pointer -pthread
-$(BUILD)/tests/helpers/libnopdemo.so: tests/uprog/nopdemo.c
-	@mkdir -p $(dir $@)
-	$(CC) $(UPROG_CFLAGS) -shared -fPIC -o $@ $<
-$(BUILD)/tests/helpers/ufuncs-static: tests/uprog/ufuncs.c tests/uprog/nopdemo.c
-	$(CC) $(UPROG_CFLAGS) -static -no-pie -o $@ $^
-$(BUILD)/tests/helpers/ufuncs-pie: tests/uprog/ufuncs.c $(BUILD)/tests/helpers/libnopdemo.so
-	$(CC) $(UPROG_CFLAGS) -fPIE -pie -o $@ $< -L$(BUILD)/tests/helpers -lnopdemo -Wl,-rpath,'$$ORIGIN'
-$(BUILD)/tests/helpers/ufuncs-nopie: tests/uprog/ufuncs.c $(BUILD)/tests/helpers/libnopdemo.so
-	$(CC) $(UPROG_CFLAGS) -no-pie -o $@ $< -L$(BUILD)/tests/helpers -lnopdemo -Wl,-rpath,'$$ORIGIN'
-$(BUILD)/tests/helpers/ufuncs-stripped: $(BUILD)/tests/helpers/ufuncs-pie
-	strip --strip-all -o $@ $<
-$(BUILD)/tests/helpers/ucxx: tests/uprog/ucxx.cpp
-	g++ $(UPROG_CFLAGS) -fPIE -pie -o $@ $<

@@ -103,6 +103,16 @@ static void aliases_probed_once(void **state)
 	assert_int_equal(nop_ubin_load(helper("ufuncs-pie"), &b, &err), 0);
 	assert_int_equal(nop_ubin_count(&b, "parse_*"), 1);
 	assert_int_equal(nop_ubin_count(&b, "parse_alias"), 1);
+	nop_ubin_free(&b);
+	/* glibc's free has three names at one address (__libc_free, cfree, free) */
+	assert_int_equal(nop_ubin_load("/lib/x86_64-linux-gnu/libc.so.6", &b, &err), 0);
+	assert_int_equal(nop_ubin_count(&b, "free"), 1);
+	assert_int_equal(nop_uprobes_add(&u, &b, "free", true, false, &err), 0);
+	assert_int_equal(u.n, 1);
+	assert_string_equal(u.v[0].shown, "free");
+	nop_uprobes_free(&u);
+	nop_ubin_free(&b);
+	assert_int_equal(nop_ubin_load(helper("ufuncs-pie"), &b, &err), 0);
 	assert_int_equal(nop_uprobes_add(&u, &b, "parse_*", true, true, &err), 0);
 	assert_int_equal(nop_uprobes_add(&u, &b, "parse_line", true, true, &err), 0);
 	assert_int_equal(u.n, 2); /* one entry, one return */

@@ -10,6 +10,12 @@ U=/usr/bin
 # count FILE JQ-SELECT: how many JSON lines of FILE pass it
 count() { grep '^{' "$1" | jq -c "select($2)" | wc -l; }
 
+# has FILE FILTER: one of FILE's JSON lines passes it (jq -e alone judges the last)
+has() { grep '^{' "$1" | jq -s -e "any(.[]; $2)" > /dev/null; }
+
+# stop every process running program $1 (busybox has no pkill)
+stop_all() { for _p in $(pidof "$1"); do kill "$_p" 2> /dev/null || true; done; }
+
 # stat_of FILE FUNC KEY: a stats row's field
 stat_of() { grep '^{' "$1" | jq -r "select(.type == \"func_stats\" and .func == \"$2\") | .$3"; }
 
@@ -148,6 +154,8 @@ t_others_probes_untouched() {
 	# a foreign uprobe and kprobe, before and after nopctl's
 	echo "p:other/tok $U/ufuncs-pie:0x$(readelf_off)" >> "$TR/uprobe_events"
 	echo 'p:otherk/open do_sys_openat2' >> "$TR/kprobe_events"
+	grep -q '^p:other/tok ' "$TR/uprobe_events" || fail "the other tool's uprobe was not made"
+	grep -q '^p:otherk/open ' "$TR/kprobe_events" || fail "the other tool's kprobe was not made"
 	cp "$TR/uprobe_events" "$T/u0"
 	cp "$TR/kprobe_events" "$T/k0"
 	expect_rc 0 nopctl trace -j "$U/ufuncs-pie:tokenize" -- ufuncs-pie 5
@@ -161,19 +169,19 @@ t_others_probes_untouched() {
 # tokenize's file offset, as nopctl's probe definition names it
 readelf_off() {
 	nopctl trace "$U/ufuncs-pie:tokenize" -- sh -c "cat $TR/uprobe_events > $T/defs" > /dev/null 2>&1
-	sed -n 's/.*ufuncs-pie:0x0*\([0-9a-f]*\)$/\1/p' "$T/defs" | head -1
+	sed -n 's/.*ufuncs-pie:0x0*\([0-9a-f]*\).*/\1/p' "$T/defs" | head -1
 }
 
 t_endings_remove_probes() {
 	# a signal, a closed pipe, kill -9 + reset: no probe left (the snapshot)
 	for sig in INT TERM HUP; do
-		nopctl trace -j "$U/ufuncs-pie:parse_line" -- ufuncs-pie 100000000 > "$T/bg" 2>&1 &
+		nopctl trace -j "$U/ufuncs-pie:parse_line" -- ufuncs-pie 100000000 > "$T/bg.$sig" 2>&1 &
 		n=$!
-		wait_for "$T/bg" parse_line
+		wait_for "$T/bg.$sig" parse_line
 		grep -q nopctl_ "$TR/uprobe_events" || fail "no probe while tracing"
 		kill -$sig "$n"
 		reap "$n"
-		pkill ufuncs-pie || true
+		stop_all ufuncs-pie
 		grep -q nopctl_ "$TR/uprobe_events" && fail "probes left after SIG$sig"
 	done
 	expect_rc 0 sh -c "nopctl trace $U/ufuncs-pie:tokenize -- ufuncs-pie 1000000 | head -3"
@@ -185,7 +193,7 @@ t_endings_remove_probes() {
 	kill -9 "$n"
 	reap "$n"
 	grep -q "nopctl_$n/" "$TR/uprobe_events" || fail "kill -9 should leave its probes"
-	pkill ufuncs-pie || true
+	stop_all ufuncs-pie
 	expect_rc 0 nopctl reset
 	grep -q nopctl_ "$TR/uprobe_events" && fail "reset left probes"
 	[ -d "$TR/events/nopctl_$n" ] && fail "reset left the event group"
@@ -202,26 +210,29 @@ t_mixed_kernel_and_user() {
 t_doctor_and_status_show_probes() {
 	# exit 2: tracing works, but the stripped binary's pattern cannot be traced
 	expect_rc 2 nopctl doctor -j "$U/ufuncs-pie:parse_line" "$U/ufuncs-stripped:parse_line"
-	grep '^{' "$T/out" | jq -e 'select(.id == "uprobes") | .status == "ok"' > /dev/null ||
+	has "$T/out" '.id == "uprobes" and .status == "ok"' ||
 		{ grep uprobes "$T/out"; fail "doctor: uprobes not ok"; }
-	grep '^{' "$T/out" | jq -e "select(.id == \"pattern.traceable\" and .subject == \"$U/ufuncs-pie:parse_line\") | .status == \"ok\"" \
-		> /dev/null || fail "doctor: pattern.traceable"
-	grep '^{' "$T/out" | jq -e "select(.id == \"pattern.binary\" and .subject == \"$U/ufuncs-stripped:parse_line\") | .status == \"warn\"" \
-		> /dev/null || fail "doctor: stripped binary not a warning"
+	has "$T/out" ".id == \"pattern.traceable\" and .subject == \"$U/ufuncs-pie:parse_line\" and .status == \"ok\"" ||
+		fail "doctor: pattern.traceable"
+	has "$T/out" ".id == \"pattern.binary\" and .subject == \"$U/ufuncs-stripped:parse_line\" and .status == \"warn\"" ||
+		fail "doctor: stripped binary not a warning"
 	# a session's probes, and another tool's, in status
 	echo "p:other/main $U/ufuncs-pie:0x$(readelf_off)" >> "$TR/uprobe_events"
+	grep -q '^p:other/main ' "$TR/uprobe_events" || fail "the other tool's uprobe was not made"
 	nopctl trace -q "$U/ufuncs-pie:tokenize" -- ufuncs-pie 100000000 > "$T/bg" 2>&1 &
 	n=$!
 	wait_for "$T/bg" tokenize
-	expect_rc 0 nopctl status -j
-	grep '^{' "$T/out" | jq -e "select(.type == \"probe\" and .event == \"tokenize\") | .owner_pid == $n and .owner == \"running\" and .kind == \"uprobe\"" \
-		> /dev/null || { grep probe "$T/out"; fail "status: nopctl's probe"; }
-	grep '^{' "$T/out" | jq -e 'select(.type == "probe" and .group == "other") | .owner == "not nopctl'"'"'s"' \
-		> /dev/null || fail "status: another tool's probe"
+	rc=0
+	nopctl status -j > "$T/out" 2>&1 || rc=$?
 	kill "$n"
 	reap "$n"
-	pkill ufuncs-pie || true
+	stop_all ufuncs-pie
 	echo '-:other/main' >> "$TR/uprobe_events"
+	[ "$rc" = 0 ] || fail "status exit $rc"
+	has "$T/out" ".type == \"probe\" and .event == \"tokenize\" and .owner_pid == $n and .owner == \"running\" and .kind == \"uprobe\"" ||
+		{ grep probe "$T/out"; fail "status: nopctl's probe"; }
+	has "$T/out" '.type == "probe" and .group == "other" and .owner == "not nopctl'"'"'s"' ||
+		fail "status: another tool's probe"
 }
 
 t_dot_with_debug_info() {
@@ -236,4 +247,22 @@ t_dot_with_debug_info() {
 		{ cat "$T/out"; fail "first call"; }
 	[ "$(grep -c ' -> .*label="#[0-9]* at ucxx.cpp:31"' "$T/out")" = 6 ] || fail "not 6 numbered calls"
 	[ "$(grep -c 'color=red' "$T/out")" = 3 ] || fail "not one red edge per function"
+}
+
+t_record_report_user_functions() {
+	# -G: entries and returns, kept with their formats; report rebuilds calls
+	expect_rc 0 nopctl record -q -G -o "$T/g.dat" "$U/ufuncs-pie:tokenize" "$U/ufuncs-pie:parse_line" -- ufuncs-pie 50
+	expect_rc 0 nopctl report --stats -j "$T/g.dat"
+	[ "$(stat_of "$T/out" tokenize calls)" = 100 ] || { cat "$T/out"; fail "report: not 100 tokenize"; }
+	[ "$(stat_of "$T/out" parse_line calls)" = 50 ] || fail "report: not 50 parse_line"
+	[ "$(stat_of "$T/out" tokenize max_depth)" = 1 ] || fail "report: tokenize not under parse_line"
+	# entries only: hits, C++ names demangled from the events' names
+	expect_rc 0 nopctl record -q -o "$T/h.dat" "$U/ucxx:ns::Parser::parse*" -- ucxx 7
+	expect_rc 0 nopctl report -j "$T/h.dat"
+	[ "$(count "$T/out" '.type == "func" and .func == "ns::Parser::parse(int)" and .comm == "ucxx"')" = 7 ] ||
+		{ head -3 "$T/out"; fail "report: not 7 parse(int)"; }
+	[ "$(count "$T/out" '.type == "func"')" = 14 ] || fail "report: not 14 hits"
+	# trace-cmd still opens it
+	trace-cmd report "$T/h.dat" > "$T/tc" 2>&1 || { head "$T/tc"; fail "trace-cmd report failed"; }
+	[ "$(grep -c '_ZN2ns6Parser5parse' "$T/tc")" = 14 ] || { head "$T/tc"; fail "trace-cmd report: not 14 probe events"; }
 }

@@ -47,3 +47,15 @@ t_valgrind_doctor_inspect() {
 	expect_rc 0 vg nopctl inspect -j do_sys_openat2
 	vg_clean
 }
+
+t_valgrind_uprobes() {
+	# ELF symbols, demangling, probes, user call stacks, DWARF lines
+	expect_rc 0 vg nopctl graph -F dot /usr/bin/ucxx:main -- ucxx 3
+	grep -q '#1 at ucxx.cpp:' "$T/out" || fail "dot under valgrind"
+	vg_clean
+	expect_rc 0 vg nopctl stats -j '/usr/bin/ufuncs-pie:*' libnopdemo:lib_add -- ufuncs-pie 20
+	[ "$(grep '^{' "$T/out" | jq -r 'select(.func == "lib_add") | .calls')" = 20 ] || fail "stats under valgrind"
+	vg_clean
+	expect_rc 2 vg nopctl doctor -j /usr/bin/ufuncs-pie:parse_lin libc:malloc
+	vg_clean
+}
