@@ -11,9 +11,9 @@
 
 const struct cmd nop_commands[] = {
 	{ "trace", cmd_trace, TRACE_OPTS, "[OPTIONS] PATTERN... [-- COMMAND [ARG...]]",
-	  "Trace calls of kernel functions with ftrace's function tracer." },
+	  "Trace calls of kernel functions (function tracer) or of a program's, BINARY:GLOB (uprobes)." },
 	{ "graph", cmd_graph, GRAPH_OPTS | O_GRAPHFMT, "[OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
-	  "Show call trees with durations (function_graph); PATTERN sets the roots." },
+	  "Show call trees with durations (function_graph; uprobes for BINARY:GLOB); PATTERN sets the roots." },
 	{ "stats", cmd_stats, GRAPH_OPTS | O_FORMAT | O_SORT | O_HIST,
 	  "[OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
 	  "Summarize calls per function: count, total, self, avg, min, max, p50, p99, depth." },

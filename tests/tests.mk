@@ -9,7 +9,7 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 # suites: C static (non-PIE), dynamic PIE and non-PIE calling a shared
 # library found through RUNPATH, a stripped copy, and C++ with debug info
 UPROG := $(addprefix $(BUILD)/tests/helpers/,ufuncs-static ufuncs-pie ufuncs-nopie \
-	ufuncs-stripped libnopdemo.so ucxx ubench libubench.so libuwrap.so ubench-finstr)
+	ufuncs-stripped libnopdemo.so ucxx udlopen ubench libubench.so libuwrap.so ubench-finstr)
 HELPERS += $(UPROG)
 UPROG_CFLAGS := -O0 -g -fno-omit-frame-pointer -pthread
 $(BUILD)/tests/helpers/libnopdemo.so: tests/uprog/nopdemo.c
@@ -23,6 +23,8 @@ $(BUILD)/tests/helpers/ufuncs-nopie: tests/uprog/ufuncs.c $(BUILD)/tests/helpers
 	$(CC) $(UPROG_CFLAGS) -no-pie -o $@ $< -L$(BUILD)/tests/helpers -lnopdemo -Wl,-rpath,'$$ORIGIN'
 $(BUILD)/tests/helpers/ufuncs-stripped: $(BUILD)/tests/helpers/ufuncs-pie
 	strip --strip-all -o $@ $<
+$(BUILD)/tests/helpers/udlopen: tests/uprog/udlopen.c $(BUILD)/tests/helpers/libnopdemo.so
+	$(CC) $(UPROG_CFLAGS) -o $@ $< -ldl -Wl,-rpath,'$$ORIGIN'
 $(BUILD)/tests/helpers/ucxx: tests/uprog/ucxx.cpp
 	g++ $(UPROG_CFLAGS) -fPIE -pie -o $@ $<
 # bench B6: one function called N times, in a shared library (traced by

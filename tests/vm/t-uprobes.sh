@@ -266,3 +266,19 @@ t_record_report_user_functions() {
 	trace-cmd report "$T/h.dat" > "$T/tc" 2>&1 || { head "$T/tc"; fail "trace-cmd report failed"; }
 	[ "$(grep -c '_ZN2ns6Parser5parse' "$T/tc")" = 14 ] || { head "$T/tc"; fail "trace-cmd report: not 14 probe events"; }
 }
+
+t_library_loaded_later() {
+	# a -p process that dlopens the library after nopctl started: by name
+	# it is not found yet (its maps are read once), by path it is traced
+	# from the moment it is mapped
+	udlopen 20 4000 &
+	p=$!
+	usleep 300000
+	expect_rc 2 nopctl trace -p "$p" libnopdemo:lib_add
+	grep -q "has no library 'libnopdemo' mapped" "$T/err" || fail "not said"
+	expect_rc 0 nopctl trace -j -p "$p" "$U/libnopdemo.so:lib_add"
+	[ "$(count "$T/out" '.type == "func" and .func == "lib_add" and .binary == "libnopdemo.so"')" = 20 ] ||
+		{ tail -3 "$T/out"; fail "not 20 lib_add after the dlopen"; }
+	grep -q '"stop":"process exit"' "$T/out" || fail "did not end with the process"
+	reap "$p"
+}
