@@ -203,6 +203,7 @@ static int decode_record(struct nop_decoder *d, const struct rec *rec, const cha
 		}
 		ev.type = u->ret ? NOP_EV_EXIT : NOP_EV_ENTRY;
 		ev.depth = -1;
+		ev.usp = num(d, u->sp, rec);
 		if (!u->ret) {
 			ev.uip = num(d, u->ip, rec);
 			ev.ucaller = num(d, u->caller, rec);

@@ -354,6 +354,7 @@ static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct te
 		e->ret = u->v[i].ret;
 		e->ip = u->v[i].ret ? NULL : field(evs[i], "__probe_ip");
 		e->caller = u->v[i].ret ? NULL : field(evs[i], "caller");
+		e->sp = field(evs[i], "sp");
 		d->uev_returns |= e->ret;
 	}
 	return 0;

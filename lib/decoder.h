@@ -32,6 +32,7 @@ struct nop_decoder {
 		unsigned long long key;
 		bool ret;
 		const struct tep_format_field *ip, *caller; /* entries: __probe_ip, caller */
+		const struct tep_format_field *sp; /* both: the stack pointer */
 	} *uev;
 	int uev_base, nuev;
 	bool uev_returns; /* some are returns */

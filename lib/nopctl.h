@@ -292,7 +292,13 @@ struct nop_event {
 					unsigned long long uip, ucaller;
 				};
 			};
-			long long retval;
+			union {
+				long long retval;
+				/* a user function's ENTRY and EXIT: the stack
+				 * pointer (at the entry, where the return address
+				 * is; after the return, 8 bytes above) */
+				unsigned long long usp;
+			};
 		};
 		long long lost; /* LOST: count, -1 if the kernel did not say */
 		struct { /* COUNTS: hits and exits on the page */

@@ -31,9 +31,12 @@ int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char
 		if (nop_journal_probe(j, ge, err))
 			return -1;
 		/* an entry also fetches its return address (the first word on
-		 * the stack): the call site, which the DOT view names */
-		snprintf(def, sizeof(def), "%c:%s %s:0x%llx%s", p->ret ? 'r' : 'p', ge, p->path, p->offset,
-			 p->ret ? "" : " caller=$stack0:x64");
+		 * the stack): the call site, which the DOT view names; both
+		 * fetch the stack pointer, which pairs a return with its entry
+		 * exactly (recursion, and returns the kernel did not probe: at
+		 * most 64 nested per task) */
+		snprintf(def, sizeof(def), "%c:%s %s:0x%llx sp=%%sp:x64%s", p->ret ? 'r' : 'p', ge, p->path,
+			 p->offset, p->ret ? "" : " caller=$stack0:x64");
 		if (write_def(tracing_dir, def, err)) {
 			if (err->sys_errno == ENOENT)
 				nop_error_set(err, NOP_EKERNEL, ENOENT, "this kernel has no uprobe_events"

@@ -1,9 +1,14 @@
 /* ucalls.c - user functions' entries and returns (uprobes, uretprobes)
  * to what the call-graph engine reads: a depth and, for a return, when
  * its call began. The kernel gives neither (function_graph does): each
- * task's open calls are kept here, and a return closes the newest open
- * call of its function (returns the kernel did not record, a longjmp or
- * an exception unwinding past them, are closed with it by the engine).
+ * task's open calls are kept here. A return closes the open call whose
+ * entry's stack pointer it follows (8 bytes above: the return address
+ * popped), else the newest open call of its function; calls opened after
+ * it lost their returns (the kernel probes at most 64 nested returns per
+ * task, and a longjmp or an exception unwinds past them) and the engine
+ * closes them untimed. Matching by function alone put every return of an
+ * 80-deep recursion on the wrong call (the outermost 18 had no return
+ * probe, found in a test).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,7 +19,7 @@ struct utask {
 	int pid;
 	long root; /* with roots: the depth of the root call it is in; -1: none */
 	size_t n, cap;
-	struct { unsigned long long key, ts; } *open;
+	struct { unsigned long long key, ts, sp; } *open;
 };
 
 struct nop_ucalls {
@@ -78,13 +83,17 @@ int nop_ucalls_place(struct nop_ucalls *u, struct nop_event *ev)
 			return -ENOMEM;
 		t->open[t->n].key = ev->ip;
 		t->open[t->n].ts = ev->ts;
+		t->open[t->n].sp = ev->usp;
 		if (u->is_root && t->root < 0 && u->is_root(u->ctx, ev->ip))
 			t->root = (long)t->n;
 		ev->depth = (int)t->n++ - (u->is_root ? (int)t->root : 0);
 		return u->is_root && t->root < 0;
 	}
-	for (i = t->n; i > 0 && t->open[i - 1].key != ev->ip; i--)
+	for (i = t->n; ev->usp && i > 0 && !(t->open[i - 1].key == ev->ip && t->open[i - 1].sp + 8 == ev->usp); i--)
 		;
+	if (!ev->usp) /* no stack pointer (a probe without it): the newest call */
+		for (i = t->n; i > 0 && t->open[i - 1].key != ev->ip; i--)
+			;
 	if (!i) {
 		/* its entry came before the probes (a -p task inside it) */
 		u->unmatched += !u->is_root || t->root >= 0;

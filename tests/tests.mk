@@ -9,7 +9,7 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 # suites: C static (non-PIE), dynamic PIE and non-PIE calling a shared
 # library found through RUNPATH, a stripped copy, and C++ with debug info
 UPROG := $(addprefix $(BUILD)/tests/helpers/,ufuncs-static ufuncs-pie ufuncs-nopie \
-	ufuncs-stripped libnopdemo.so ucxx udlopen ubench libubench.so libuwrap.so ubench-finstr)
+	ufuncs-stripped ufuncs-go libnopdemo.so ucxx udlopen ubench libubench.so libuwrap.so ubench-finstr)
 HELPERS += $(UPROG)
 UPROG_CFLAGS := -O0 -g -fno-omit-frame-pointer -pthread
 $(BUILD)/tests/helpers/libnopdemo.so: tests/uprog/nopdemo.c
@@ -23,6 +23,11 @@ $(BUILD)/tests/helpers/ufuncs-nopie: tests/uprog/ufuncs.c $(BUILD)/tests/helpers
 	$(CC) $(UPROG_CFLAGS) -no-pie -o $@ $< -L$(BUILD)/tests/helpers -lnopdemo -Wl,-rpath,'$$ORIGIN'
 $(BUILD)/tests/helpers/ufuncs-stripped: $(BUILD)/tests/helpers/ufuncs-pie
 	strip --strip-all -o $@ $<
+# what nopctl takes for a Go program: a .go.buildinfo section
+$(BUILD)/tests/helpers/ufuncs-go: $(BUILD)/tests/helpers/ufuncs-pie
+	printf 'go1.22' > $@.buildinfo
+	objcopy --add-section .go.buildinfo=$@.buildinfo $< $@
+	rm -f $@.buildinfo
 $(BUILD)/tests/helpers/udlopen: tests/uprog/udlopen.c $(BUILD)/tests/helpers/libnopdemo.so
 	$(CC) $(UPROG_CFLAGS) -o $@ $< -ldl -Wl,-rpath,'$$ORIGIN'
 $(BUILD)/tests/helpers/ucxx: tests/uprog/ucxx.cpp

@@ -291,6 +291,22 @@ static void user_calls_placed(void **state)
 	assert_int_equal(nop_ucalls_unmatched(u), 1);
 	nop_ucalls_free(u);
 
+	/* a recursion whose inner calls had no return probe (past the
+	 * kernel's 64): the return goes to the call whose stack it pops */
+	u = nop_ucalls_new(NULL, NULL);
+	for (int k = 0; k < 3; k++) {
+		e = uev(NOP_EV_ENTRY, 10, 5, 200 + (unsigned long long)k);
+		e.usp = 1000 - 100 * (unsigned long long)k;
+		assert_int_equal(nop_ucalls_place(u, &e), 0);
+		assert_int_equal(e.depth, k);
+	}
+	e = uev(NOP_EV_EXIT, 10, 5, 300);
+	e.usp = 1008; /* the outermost's */
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(e.depth, 0);
+	assert_int_equal(e.calltime, 200);
+	nop_ucalls_free(u);
+
 	/* roots: only calls inside 2, 2 at depth 0 */
 	u = nop_ucalls_new(root_is_2, NULL);
 	e = uev(NOP_EV_ENTRY, 10, 1, 100);

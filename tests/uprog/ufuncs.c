@@ -3,7 +3,9 @@
  * calls tokenize twice) and lib_add (in libnopdemo.so when built dynamic);
  * fact(5) once (5 nested calls); sleeper(20) once (20 ms). "threads" runs
  * the work in a second thread too, "fork" in a child too: counts double;
- * "paced" sleeps 1 ms after each parse_line (a process to attach to).
+ * "paced" sleeps 1 ms after each parse_line (a process to attach to);
+ * "deep" recurses fact 80 deep instead of 5 (past the kernel's 64 nested
+ * return probes per task).
  * Built -O0 so that every call stays a call. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -40,7 +42,7 @@ void sleeper(int ms)
 }
 
 static long n_rounds;
-static int paced;
+static int paced, fact_depth = 5;
 
 void *work(void *arg)
 {
@@ -51,7 +53,7 @@ void *work(void *arg)
 		if (paced)
 			usleep(1000);
 	}
-	sum += fact(5);
+	sum += fact(fact_depth);
 	sleeper(20);
 	return (void *)sum;
 }
@@ -62,6 +64,8 @@ int main(int argc, char **argv)
 
 	n_rounds = argc > 1 ? atol(argv[1]) : 10;
 	paced = argc > 2 && !strcmp(argv[2], "paced");
+	if (argc > 2 && !strcmp(argv[2], "deep"))
+		fact_depth = 80;
 	if (argc > 2 && !strcmp(argv[2], "threads")) {
 		if (pthread_create(&t, NULL, work, NULL))
 			return 1;

@@ -282,3 +282,21 @@ t_library_loaded_later() {
 	grep -q '"stop":"process exit"' "$T/out" || fail "did not end with the process"
 	reap "$p"
 }
+
+t_go_refused_and_deep_recursion() {
+	# a Go program (its .go.buildinfo): graph refuses return probes, trace works
+	expect_rc 2 nopctl graph "$U/ufuncs-go:main" -- ufuncs-go 1
+	grep -q 'is a Go program' "$T/err" || fail "Go not said"
+	expect_rc 0 nopctl trace -j "$U/ufuncs-go:fact" -- ufuncs-go 1
+	[ "$(count "$T/out" '.type == "func"')" = 5 ] || fail "trace of the Go program"
+	# 80 nested calls of fact: the kernel probes 64 returns per task (main
+	# and work hold two), so the innermost 18 end without their return;
+	# every return still lands on its own call (the stack pointer pairs them)
+	expect_rc 0 nopctl graph -j "$U/ufuncs-pie:fact" -- ufuncs-pie 1 deep
+	[ "$(count "$T/out" '.func == "fact" and .type != "entry"')" = 80 ] || fail "not 80 fact calls"
+	[ "$(count "$T/out" '.func == "fact" and .exit == "not seen"')" = 18 ] || fail "not 18 without return"
+	[ "$(count "$T/out" '.func == "fact" and .exit == "not seen" and .depth >= 62')" = 18 ] ||
+		fail "the calls without return are not the innermost"
+	[ "$(count "$T/out" '.func == "sleeper"')" = 0 ] || fail "sleeper shown under the root fact"
+	all_of summary '.no_exit == 18 and .gaps == 0' "$T/out"
+}
