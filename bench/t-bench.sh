@@ -232,58 +232,76 @@ t_bench_5_overhead() {
 
 # B6: the cost of one traced call of a user function (bench_fn in
 # libubench.so, tests/uprog): the workload's own loop time against the
-# untraced loop, for nopctl (entry probes: trace; entry and return probes:
-# stats), perf probe -x + perf record (the same kernel mechanism), the
-# LD_PRELOAD wrapper and -finstrument-functions. The tracer's CPU is its
-# process tree's less the workload's own (a probe's trap is charged to the
-# traced program). Events delivered are held against the calls made.
+# untraced loop, for nopctl (entry probes: trace, decoding and printing
+# every call as JSON, and record, keeping raw pages as perf record does;
+# entry and return probes: stats), perf probe -x + perf record of the same probes (the same kernel
+# mechanism), the LD_PRELOAD wrapper and -finstrument-functions. A tracer's
+# CPU per event: its process tree's CPU less the workload's own (a probe's
+# trap is charged to the traced program), with N calls less with none (its
+# start-up and teardown), over N. Events delivered are held against the
+# calls made.
+b6_run() { # how calls result-file: one traced run
+	_u=$3
+	case $1 in
+	untraced) ubench "$2" > "$_u" ;;
+	ld-preload) LD_PRELOAD=/usr/bin/libuwrap.so ubench "$2" > "$_u" 2> "$T/wrap.txt" ;;
+	finstrument) ubench-finstr "$2" > "$_u" ;;
+	nopctl-entry) rusage -o "$T/r.$2.json" nopctl trace -q -j -b $BKB --overwrite -o "$T/ev" "$lib:bench_fn" \
+		-- sh -c "ubench $2 > $_u"
+		got=$(grep -c '"func":"bench_fn"' "$T/ev") ;;
+	nopctl-record) rm -f "$T/u.dat"
+		rusage -o "$T/r.$2.json" nopctl record -q -b $BKB -o "$T/u.dat" "$lib:bench_fn" \
+			-- sh -c "ubench $2 > $_u"
+		got=$(nopctl report -j "$T/u.dat" | grep -c '"func":"bench_fn"') ;;
+	nopctl-return) rusage -o "$T/r.$2.json" nopctl stats -q -j -b $BKB --overwrite -o "$T/ev" "$lib:bench_fn" \
+		-- sh -c "ubench $2 > $_u"
+		got=$(jq -s '[.[] | select(.type == "func_stats") | .calls] | add // 0' "$T/ev") ;;
+	perf-entry|perf-return)
+		perf probe -q -x "$lib" -a bench_fn > /dev/null 2>&1 || fail "perf probe"
+		set -- "$@" -e probe_libubench:bench_fn
+		if [ "$1" = perf-return ]; then
+			perf probe -q -x "$lib" -a 'bench_fn%return' > /dev/null 2>&1 || fail "perf probe %return"
+			set -- "$@" -e probe_libubench:bench_fn__return
+		fi
+		_how=$1 _n=$2
+		shift 3
+		rusage -o "$T/r.$_n.json" perf record -q -m 1024 "$@" -o "$T/p.data" -- sh -c "ubench $_n > $_u" \
+			> /dev/null 2>&1
+		# a call is its entry (and return) event
+		got=$(perf script -i "$T/p.data" 2> /dev/null | grep -c 'bench_fn:')
+		perf probe -q -d 'probe_libubench:*' > /dev/null 2>&1 ;;
+	esac
+	[ -s "$_u" ] || fail "$1: no figures from the workload"
+}
+
 t_bench_6_uprobes() {
 	selected 6 || return 0
 	cd "$T"
-	n=$(scaled 20000)
+	# 100,000 calls: the tracers' per-event CPU then outweighs the noise of
+	# their start-up (perf record's varied by more than 20,000 events'
+	# worth between runs on 6.1)
+	n=$(scaled 100000)
 	lib=/usr/bin/libubench.so
-	for how in untraced nopctl-entry nopctl-return perf-entry perf-return ld-preload finstrument; do
-		rm -f "$T"/u.*.json "$T/r.json"
+	for how in untraced nopctl-entry nopctl-record nopctl-return perf-entry perf-return ld-preload finstrument; do
+		rm -f "$T"/u.*.json "$T"/z.*.json "$T"/r.*.json
 		got=
 		for i in $(seq "$RUNS"); do
-			u=$T/u.$i.json
-			case $how in
-			untraced) ubench "$n" > "$u" ;;
-			ld-preload) LD_PRELOAD=/usr/bin/libuwrap.so ubench "$n" > "$u" 2> "$T/wrap.txt" ;;
-			finstrument) ubench-finstr "$n" > "$u" ;;
-			nopctl-entry) rusage -o "$T/r.json" nopctl trace -q -j -b $BKB --overwrite -o "$T/ev" "$lib:bench_fn" \
-				-- sh -c "ubench $n > $u"
-				got=$(grep -c '"func":"bench_fn"' "$T/ev") ;;
-			nopctl-return) rusage -o "$T/r.json" nopctl stats -q -j -b $BKB --overwrite -o "$T/ev" "$lib:bench_fn" \
-				-- sh -c "ubench $n > $u"
-				got=$(jq -s '[.[] | select(.type == "func_stats") | .calls] | add' "$T/ev") ;;
-			perf-entry|perf-return)
-				ev=probe_libubench:bench_fn
-				if [ $how = perf-return ]; then
-					perf probe -q -x "$lib" -a 'bench_fn%return' > /dev/null 2>&1 || fail "perf probe %return"
-					ev=probe_libubench:bench_fn__return
-				else
-					perf probe -q -x "$lib" -a bench_fn > /dev/null 2>&1 || fail "perf probe"
-				fi
-				rusage -o "$T/r.json" perf record -q -m 1024 -e "$ev" -o "$T/p.data" -- sh -c "ubench $n > $u" \
-					> /dev/null 2>&1
-				got=$(perf script -i "$T/p.data" 2> /dev/null | grep -c bench_fn)
-				perf probe -q -d 'probe_libubench:*' > /dev/null 2>&1 ;;
-			esac
-			[ -s "$u" ] || fail "$how: no figures from the workload"
+			b6_run $how 0 "$T/z.$i.json"
+			b6_run $how "$n" "$T/u.$i.json"
 		done
 		loops=$(jq -s -c 'map(.loop_ns)' "$T"/u.*.json)
 		m=$(jq .loop_ns "$T"/u.*.json | median)
 		[ $how = untraced ] && base=$m
-		reader=null
-		if [ -f "$T/r.json" ]; then
-			# the tracer's CPU: its tree's less the workload's own, per event
-			cat "$T"/u.*.json | jq -s . > "$T/us.json"
-			reader=$(jq -s --slurpfile u "$T/us.json" \
-				'[range(0; length) as $i | (.[$i].user_s + .[$i].sys_s) - $u[0][$i].cpu_s] | sort | .[(length - 1) / 2 | floor]' \
-				"$T/r.json" 2> /dev/null || echo null)
+		per_event=null
+		if [ -f "$T/r.$n.json" ]; then
+			# CPU of the tracer's tree less the workload's, N calls and none
+			cn=$(cat "$T"/u.*.json | jq -s . | jq --slurpfile r "$T/r.$n.json" \
+				'[range(0; length) as $i | ($r[$i].user_s + $r[$i].sys_s) - .[$i].cpu_s] | sort | .[(length - 1) / 2 | floor]')
+			c0=$(cat "$T"/z.*.json | jq -s . | jq --slurpfile r "$T/r.0.json" \
+				'[range(0; length) as $i | ($r[$i].user_s + $r[$i].sys_s) - .[$i].cpu_s] | sort | .[(length - 1) / 2 | floor]')
+			per_event=$(echo "$cn $c0 $n" | awk '{ printf "%.2f", ($1 - $2) / $3 * 1e6 }')
 		fi
-		bench "\"bench\":\"B6\",\"tool\":\"$how\",\"calls\":$n,\"loop_ns\":$loops,\"median_loop_ns\":$m,\"ns_per_call\":$(echo "$m $n" | awk '{ printf "%.1f", $1 / $2 }'),\"overhead_ns_per_call\":$(echo "$m ${base:-$m} $n" | awk '{ printf "%.1f", ($1 - $2) / $3 }'),\"ratio_untraced\":$(echo "$m ${base:-$m}" | awk '{ printf "%.2f", $1 / $2 }'),\"reader_cpu_s\":$reader,\"delivered\":${got:-null}"
+		bench "\"bench\":\"B6\",\"tool\":\"$how\",\"calls\":$n,\"loop_ns\":$loops,\"median_loop_ns\":$m,\"ns_per_call\":$(echo "$m $n" | awk '{ printf "%.1f", $1 / $2 }'),\"overhead_ns_per_call\":$(echo "$m ${base:-$m} $n" | awk '{ printf "%.1f", ($1 - $2) / $3 }'),\"ratio_untraced\":$(echo "$m ${base:-$m}" | awk '{ printf "%.2f", $1 / $2 }'),\"reader_cpu_us_per_event\":$per_event,\"delivered\":${got:-null}"
 	done
 	# no loss at 100k calls/s: as many events as calls, whatever rate the
 	# traced program reaches under emulation (said beside it)

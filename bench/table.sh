@@ -25,14 +25,14 @@ def r(x): (x * 100 | round) / 100;
 "B5 workload wall time, seconds (median)",
 ( $r[] | select(.bench == "B5") | "  \(.tool | . + " " * (10 - length)) \(r(.median_wall_s))" ),
 "  target: nopctl graph no worse than trace-cmd record",
-"B6 user-space function (bench_fn in libubench.so): loop ns per call, the cost a traced call adds, x the untraced loop, tracer CPU-s, events delivered / calls",
+"B6 user-space function (bench_fn in libubench.so): loop ns per call, the cost a traced call adds, x the untraced loop, tracer CPU us per call, events delivered / calls (perf-return: entry and return events, two per call)",
 ( $r[] | select(.bench == "B6" and .rate == null) |
-  "  \(.tool | . + " " * (14 - length)) \(.ns_per_call) ns/call  +\(.overhead_ns_per_call) ns  x\(.ratio_untraced)  cpu \(.reader_cpu_s // "-")  \(.delivered // "-")/\(.calls)" ),
+  "  \(.tool | . + " " * (14 - length)) \(.ns_per_call) ns/call  +\(.overhead_ns_per_call) ns  x\(.ratio_untraced)  cpu \(.reader_cpu_us_per_event // "-") us/call  \(.delivered // "-")/\(.calls)" ),
 ( $r[] | select(.bench == "B6" and .rate != null) |
   "  at \(.rate)/s asked (\(.achieved_per_s)/s reached): \(.delivered)/\(.calls) delivered, exit \(.exit)" ),
 ( ($r | map(select(.bench == "B6" and .rate == null)) | map({(.tool): .}) | add) as $b |
   if $b and $b["nopctl-entry"] and $b["perf-entry"] then
-  "  nopctl/perf cost per call: entry x\(r($b["nopctl-entry"].overhead_ns_per_call / $b["perf-entry"].overhead_ns_per_call)), entry+return x\(r($b["nopctl-return"].overhead_ns_per_call / $b["perf-return"].overhead_ns_per_call)); tracer CPU: x\(r($b["nopctl-entry"].reader_cpu_s / $b["perf-entry"].reader_cpu_s)) perf"
+  "  nopctl/perf cost per call: entry x\(r($b["nopctl-entry"].overhead_ns_per_call / $b["perf-entry"].overhead_ns_per_call)), entry+return x\(r($b["nopctl-return"].overhead_ns_per_call / $b["perf-return"].overhead_ns_per_call)); tracer CPU per call: entry x\(r($b["nopctl-entry"].reader_cpu_us_per_event / $b["perf-entry"].reader_cpu_us_per_event)) (trace, printing each) x\(r($b["nopctl-record"].reader_cpu_us_per_event / $b["perf-entry"].reader_cpu_us_per_event)) (record), entry+return x\(r($b["nopctl-return"].reader_cpu_us_per_event / $b["perf-return"].reader_cpu_us_per_event)) perf"
   else empty end ),
 "  targets: cost per call within 1.5x of perf, tracer CPU <= 1/3 of perf, no loss at 100k calls/s"
 ' "$f"

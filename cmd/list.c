@@ -1,18 +1,63 @@
-/* list.c - nopctl list: the traceable functions. */
+/* list.c - nopctl list: the traceable functions, the kernel's or a
+ * binary's (BINARY:GLOB). */
 #include <string.h>
 
 #include "cmd.h"
+
+/* BINARY:GLOB: the binary's functions that a trace of it would probe (a
+ * library by name: as the dynamic loader finds it) */
+static int list_user(struct opts *o, const char *pat, struct nop_error *err)
+{
+	char bin[4096], path[4096];
+	const char *glob;
+	struct nop_ubin b;
+
+	if (nop_upattern_split(pat, bin, sizeof(bin), &glob, err) ||
+	    nop_ubin_find(bin, 0, NULL, path, sizeof(path), err) ||
+	    nop_ubin_load(path, &b, err))
+		return -1;
+	if (!nop_ubin_count(&b, glob)) {
+		nop_ubin_no_match(&b, glob, err);
+		nop_ubin_free(&b);
+		return -1;
+	}
+	for (size_t i = 0; i < b.n && !ferror(stdout); i++) {
+		struct nop_fields fl;
+		bool hit = false;
+
+		/* a function once, under the first of its names that matches */
+		for (size_t a = i; a < b.n && (a == i || b.v[a].alias) && !hit; a++)
+			if (!b.v[i].alias && nop_usym_matches(&b.v[a], glob)) {
+				nop_fields_open(&fl, stdout, o->enc == NOP_ENC_JSON);
+				nop_field_str(&fl, "func", "%s", nop_usym_shown(&b.v[a]));
+				nop_field_str(&fl, "binary", " [%s]", b.name);
+				nop_fields_close(&fl);
+				hit = true;
+			}
+	}
+	nop_ubin_free(&b);
+	return 0;
+}
 
 int cmd_list(struct opts *o)
 {
 	struct nop_error err = { 0 };
 	struct nop_funcs f;
 	const char *tdir;
-	size_t shown = 0;
+	size_t shown = 0, nk = 0;
 
 	for (size_t i = 0; i < o->npatterns; i++)
-		if (nop_pattern_check(o->patterns[i], &err))
+		if (pattern_arg_check(o->patterns[i], &err))
 			return report_error(o, &err);
+	for (size_t i = 0; i < o->npatterns; i++) {
+		if (!nop_upattern(o->patterns[i]))
+			o->patterns[nk++] = o->patterns[i]; /* the kernel's, listed below */
+		else if (list_user(o, o->patterns[i], &err))
+			return report_error(o, &err);
+	}
+	if (o->npatterns && !nk)
+		return 0;
+	o->npatterns = nk;
 	if (!(tdir = nop_tracefs_dir(&err)) || check_patterns(tdir, o, &err) ||
 	    nop_funcs_load(tdir, &f, &err))
 		return report_error(o, &err);

@@ -10,7 +10,10 @@
 
 /* Probes above this need --force: each probed function traps into the
  * kernel at every call (and at every return with a return probe) in every
- * process that maps the binary, traced or not */
+ * process that maps the binary, traced or not. What a probed call costs
+ * (bench B6's loop of one function, less the untraced loop): 10 us entry
+ * only, 11 us with the return, on the development host (Linux 6.18 in a
+ * VM); 25-42 us in the TCG guests. */
 #define PROBES_MAX 1000
 
 /* the ELF files named so far, loaded once each */
@@ -105,8 +108,9 @@ int user_probes(struct run *r, const char *command)
 	if (r->uprobes.n > PROBES_MAX && !o->force) {
 		nop_error_set(&r->err, NOP_EUSAGE, 0, "the pattern%s would place %zu probes (more than"
 			      " %d): every call%s of each probed function traps into the kernel, in every"
-			      " process that runs the binary. Narrow the glob, or add --force",
-			      r->nuser > 1 ? "s" : "", r->uprobes.n, PROBES_MAX,
+			      " process that runs the binary, at about 10 us a call where it was measured"
+			      " (bench B6; a one-line function takes nanoseconds). Narrow the glob, or add"
+			      " --force", r->nuser > 1 ? "s" : "", r->uprobes.n, PROBES_MAX,
 			      r->mode == RUN_TRACE ? "" : " and return");
 		return -1;
 	}

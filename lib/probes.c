@@ -23,20 +23,25 @@ int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char
 		      const struct nop_uprobes *u, struct nop_error *err)
 {
 	char ge[200], def[4400];
+	bool returns = false;
 
+	for (size_t i = 0; i < u->n; i++)
+		returns |= u->v[i].ret;
 	for (size_t i = 0; i < u->n; i++) {
 		const struct nop_uprobe *p = &u->v[i];
 
 		snprintf(ge, sizeof(ge), "%s/%s", group, p->event);
 		if (nop_journal_probe(j, ge, err))
 			return -1;
-		/* an entry also fetches its return address (the first word on
-		 * the stack): the call site, which the DOT view names; both
-		 * fetch the stack pointer, which pairs a return with its entry
-		 * exactly (recursion, and returns the kernel did not probe: at
-		 * most 64 nested per task) */
-		snprintf(def, sizeof(def), "%c:%s %s:0x%llx sp=%%sp:x64%s", p->ret ? 'r' : 'p', ge, p->path,
-			 p->offset, p->ret ? "" : " caller=$stack0:x64");
+		/* with returns probed (calls, not hits), an entry also fetches
+		 * its return address (the first word on the stack): the call
+		 * site, which the DOT view names; both fetch the stack pointer,
+		 * which pairs a return with its entry exactly (recursion, and
+		 * returns the kernel did not probe: at most 64 nested per
+		 * task). Hits need neither: each fetch is a read of the traced
+		 * program's memory at every call */
+		snprintf(def, sizeof(def), "%c:%s %s:0x%llx%s%s", p->ret ? 'r' : 'p', ge, p->path,
+			 p->offset, returns ? " sp=%sp:x64" : "", returns && !p->ret ? " caller=$stack0:x64" : "");
 		if (write_def(tracing_dir, def, err)) {
 			if (err->sys_errno == ENOENT)
 				nop_error_set(err, NOP_EKERNEL, ENOENT, "this kernel has no uprobe_events"

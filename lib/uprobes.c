@@ -68,7 +68,7 @@ int nop_upattern_split(const char *pat, char *bin, size_t len, const char **glob
 	return 0;
 }
 
-static bool sym_matches(const struct nop_usym *u, const char *glob)
+bool nop_usym_matches(const struct nop_usym *u, const char *glob)
 {
 	return fnmatch(glob, u->name, 0) == 0 || (u->demangled && fnmatch(glob, u->demangled, 0) == 0);
 }
@@ -78,7 +78,7 @@ static bool sym_matches(const struct nop_usym *u, const char *glob)
 static long match_at(const struct nop_ubin *b, size_t i, const char *glob)
 {
 	for (size_t a = i; a < b->n && (a == i || b->v[a].alias); a++)
-		if (sym_matches(&b->v[a], glob))
+		if (nop_usym_matches(&b->v[a], glob))
 			return (long)a;
 	return -1;
 }

@@ -64,7 +64,7 @@ vm-check: all $(HELPERS)
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_APPEND=lockdown=confidentiality sh tests/vm/run.sh lockdown
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_APPEND="lockdown=confidentiality nopctl.nosecurityfs" sh tests/vm/run.sh lockdown
 
-host-check: all
+host-check: all $(UPROG)
 	NOPCTL_BUILD=$(BUILD) sh tests/host/check-docs.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-golden.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-cli.sh

@@ -73,5 +73,17 @@ has err "'\\$'"
 run 2 "$n" trace -d 1e3 do_sys_openat2
 has err "invalid value '1e3' for --duration"
 
+# issue 14: a binary's functions, listed without the kernel (an alias once)
+h=$b/tests/helpers
+run 0 "$n" list "$h/ufuncs-pie:parse_*"
+[ "$(cat "$tmp/out")" = "parse_alias [ufuncs-pie]" ] && ok || bad "list of parse_*: $(cat "$tmp/out")"
+run 0 "$n" list -j "$h/ucxx:ns::Parser::parse*"
+[ "$(jq -r '.func' "$tmp/out" | sort | tr '\n' ,)" = "ns::Parser::parse(char const*),ns::Parser::parse(int)," ] && ok ||
+	bad "list of C++ overloads: $(cat "$tmp/out")"
+run 2 "$n" list "$h/ufuncs-pie:parse_lin"
+has err 'close names: parse_line'
+run 2 "$n" trace "$h/ufuncs-pie:parse_line" -d 1 -j 'x y:z'
+has err 'invalid binary'
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

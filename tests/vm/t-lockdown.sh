@@ -45,6 +45,9 @@ t_lockdown_commands_refused() {
 	grep -q "lockdown is 'confidentiality'" "$T/err" || { cat "$T/err"; fail "graph does not name lockdown"; }
 	expect_rc 3 nopctl inspect do_sys_openat2
 	grep -q "confidentiality" "$T/err" || { cat "$T/err"; fail "inspect does not name lockdown"; }
+	# user-space functions (uprobes) too
+	expect_rc 3 nopctl trace /usr/bin/ufuncs-pie:parse_line -- ufuncs-pie 1
+	grep -q "lockdown is 'confidentiality'" "$T/err" || { cat "$T/err"; fail "a uprobe trace does not name lockdown"; }
 	[ -z "$(ls "$TR/instances")" ] || fail "an instance was left"
 	securityfs_as_it_was
 }
