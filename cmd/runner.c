@@ -253,6 +253,7 @@ static int open_pipeline(struct run *r)
 		.recording = r->mode == RUN_RECORD,
 		.roots = r->nuser ? r->proots : r->roots, .nroots = r->nuser ? r->nproots : r->nroots,
 		.count = o->count, .thresh_ns = (o->thresh_ns + 999) / 1000 * 1000, /* the kernel's us */
+		.max_depth = o->depth,
 		.by_task = o->npids || o->command ? r->sess : NULL,
 		.show_others = r->mode == RUN_GRAPH && o->view == NOP_VIEW_LINES,
 	};

@@ -51,6 +51,7 @@ typedef bool (*nop_uroot_fn)(void *ctx, unsigned long long key);
 /* is_root NULL: every call; else only calls inside a root's */
 struct nop_ucalls *nop_ucalls_new(nop_uroot_fn is_root, void *ctx);
 int nop_ucalls_place(struct nop_ucalls *u, struct nop_event *ev);
+void nop_ucalls_max_depth(struct nop_ucalls *u, int depth); /* -D (0: no limit) */
 unsigned long long nop_ucalls_unmatched(const struct nop_ucalls *u);
 void nop_ucalls_free(struct nop_ucalls *u);
 

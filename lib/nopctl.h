@@ -484,6 +484,9 @@ struct nop_pipeline_cfg {
 	/* a recording: whether it holds only returns (a tracing_thresh
 	 * capture) is found from its events */
 	bool recorded;
+	/* user functions' calls (uprobes): -D levels from the root (0: all);
+	 * the kernel applies -D and -t to its own, the pipeline to these */
+	int max_depth;
 	/* tracing chosen tasks: only theirs counted; other tasks' calls (their
 	 * half of a context switch) shown marked in the tree, else left out */
 	struct nop_session *by_task;

@@ -63,8 +63,12 @@ int nop_pipeline_new(struct nop_pipeline **pp, const struct nop_pipeline_cfg *cf
 		nop_pipeline_free(p);
 		return -1;
 	}
-	if (p->graph && cfg->thresh_ns)
+	if (p->ucalls)
+		nop_ucalls_max_depth(p->ucalls, cfg->max_depth);
+	if (p->graph && cfg->thresh_ns) {
 		nop_graph_exits_only(p->graph);
+		nop_graph_exits_only(p->ugraph);
+	}
 	else if (p->graph && cfg->recorded)
 		nop_graph_find_exits_only(p->graph);
 	*pp = p;
@@ -279,6 +283,11 @@ static int on_user_call(struct nop_pipeline *p, const struct nop_event *ev)
 	p->saw_graph = true;
 	p->saw_entry |= ev->type == NOP_EV_ENTRY;
 	if ((ret = nop_ucalls_place(p->ucalls, &e)) == 1)
+		return NOP_FLOW_GO;
+	/* -t: as tracing_thresh does for the kernel's calls, only the returns
+	 * of calls that lasted that long, trees built from them */
+	if (ret == 0 && p->cfg.thresh_ns &&
+	    (e.type == NOP_EV_ENTRY || e.rettime - e.calltime < p->cfg.thresh_ns))
 		return NOP_FLOW_GO;
 	if (ret == 0)
 		ret = nop_graph_feed(p->ugraph, &e, on_call, p);

@@ -29,7 +29,13 @@ struct nop_ucalls {
 	unsigned long long unmatched;
 	nop_uroot_fn is_root;
 	void *ctx;
+	int max_depth; /* calls at this depth or deeper left out (0: none) */
 };
+
+void nop_ucalls_max_depth(struct nop_ucalls *u, int depth)
+{
+	u->max_depth = depth;
+}
 
 struct nop_ucalls *nop_ucalls_new(nop_uroot_fn is_root, void *ctx)
 {
@@ -68,6 +74,12 @@ static struct utask *task(struct nop_ucalls *u, int pid)
 	return &u->t[u->n++];
 }
 
+/* -D: as max_graph_depth does for the kernel's, N levels from the root */
+static bool too_deep(const struct nop_ucalls *u, const struct nop_event *ev)
+{
+	return u->max_depth > 0 && ev->depth >= u->max_depth;
+}
+
 /* With roots (graph ./app:main), only calls inside a root call are
  * shown, the root at depth 0: what set_graph_function does for the
  * kernel's functions. */
@@ -87,7 +99,7 @@ int nop_ucalls_place(struct nop_ucalls *u, struct nop_event *ev)
 		if (u->is_root && t->root < 0 && u->is_root(u->ctx, ev->ip))
 			t->root = (long)t->n;
 		ev->depth = (int)t->n++ - (u->is_root ? (int)t->root : 0);
-		return u->is_root && t->root < 0;
+		return (u->is_root && t->root < 0) || too_deep(u, ev);
 	}
 	for (i = t->n; ev->usp && i > 0 && !(t->open[i - 1].key == ev->ip && t->open[i - 1].sp + 8 == ev->usp); i--)
 		;
@@ -110,7 +122,7 @@ int nop_ucalls_place(struct nop_ucalls *u, struct nop_event *ev)
 		ev->depth = (int)(t->n - (size_t)t->root);
 	if (u->is_root && (long)t->n == t->root)
 		t->root = -1; /* the root returned */
-	return 0;
+	return too_deep(u, ev);
 }
 
 unsigned long long nop_ucalls_unmatched(const struct nop_ucalls *u)

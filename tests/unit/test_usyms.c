@@ -291,6 +291,20 @@ static void user_calls_placed(void **state)
 	assert_int_equal(nop_ucalls_unmatched(u), 1);
 	nop_ucalls_free(u);
 
+	/* -D 2: calls two levels down are left out, their stack kept */
+	u = nop_ucalls_new(NULL, NULL);
+	nop_ucalls_max_depth(u, 2);
+	for (int k = 0; k < 3; k++) {
+		e = uev(NOP_EV_ENTRY, 10, (unsigned long long)k, 100 + (unsigned long long)k);
+		assert_int_equal(nop_ucalls_place(u, &e), k >= 2);
+	}
+	for (int k = 2; k >= 0; k--) {
+		e = uev(NOP_EV_EXIT, 10, (unsigned long long)k, 200 - (unsigned long long)k);
+		assert_int_equal(nop_ucalls_place(u, &e), k >= 2);
+		assert_int_equal(e.depth, k);
+	}
+	nop_ucalls_free(u);
+
 	/* a recursion whose inner calls had no return probe (past the
 	 * kernel's 64): the return goes to the call whose stack it pops */
 	u = nop_ucalls_new(NULL, NULL);

@@ -89,6 +89,16 @@ t_graph_tree_under_main() {
 		jq -e '[.[] | select(.name == "fact")] | length == 5' "$T/out" > /dev/null || fail "chrome events"
 	expect_rc 0 nopctl graph -F dot "$U/ufuncs-pie:main" -- ufuncs-pie 1
 	grep -q '"main" -> "work"' "$T/out" || fail "dot edges"
+	# -D and -t, applied by nopctl to user calls as the kernel applies
+	# max_graph_depth and tracing_thresh to its own
+	expect_rc 0 nopctl graph -j -D 3 "$U/ufuncs-pie:main" -- ufuncs-pie 2
+	[ "$(count "$T/out" '.depth >= 3')" = 0 ] || fail "-D 3 shows deeper calls"
+	[ "$(count "$T/out" '.type == "call" and .depth == 2 and (.func == "parse_line" or .func == "parse_alias")')" = 2 ] ||
+		fail "-D 3: parse_line not 2 leaves at depth 2"
+	expect_rc 0 nopctl graph -j -t 5ms "$U/ufuncs-pie:main" -- ufuncs-pie 2
+	[ "$(count "$T/out" '.type == "exit" or .type == "call"')" = 3 ] || { cat "$T/out"; fail "-t 5ms: not main, work, sleeper"; }
+	[ "$(count "$T/out" '.type == "call" and .func == "sleeper" and .depth == 2')" = 1 ] || fail "-t: sleeper"
+	all_of summary '.threshold_ns == 5000000' "$T/out"
 }
 
 t_pid_library_from_maps() {
