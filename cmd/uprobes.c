@@ -92,8 +92,10 @@ int user_probes(struct run *r, const char *command)
 	for (size_t i = 0; i < o->npatterns && !ret; i++) {
 		if (!nop_upattern(o->patterns[i])) {
 			o->patterns[nk++] = o->patterns[i]; /* the kernel's, in order */
-			if (add_root(r, o->patterns[i]))
+			if (add_root(r, o->patterns[i])) {
+				nop_error_set(&r->err, NOP_EINTERNAL, ENOMEM, "out of memory");
 				ret = -1;
+			}
 			continue;
 		}
 		ret = one_pattern(r, &bs, o->patterns[i], command);

@@ -16,21 +16,28 @@ $(BUILD)/tests/helpers/libnopdemo.so: tests/uprog/nopdemo.c
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -shared -fPIC -o $@ $<
 $(BUILD)/tests/helpers/ufuncs-static: tests/uprog/ufuncs.c tests/uprog/nopdemo.c
+	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -static -no-pie -o $@ $^
 $(BUILD)/tests/helpers/ufuncs-pie: tests/uprog/ufuncs.c $(BUILD)/tests/helpers/libnopdemo.so
+	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -fPIE -pie -o $@ $< -L$(BUILD)/tests/helpers -lnopdemo -Wl,-rpath,'$$ORIGIN'
 $(BUILD)/tests/helpers/ufuncs-nopie: tests/uprog/ufuncs.c $(BUILD)/tests/helpers/libnopdemo.so
+	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -no-pie -o $@ $< -L$(BUILD)/tests/helpers -lnopdemo -Wl,-rpath,'$$ORIGIN'
 $(BUILD)/tests/helpers/ufuncs-stripped: $(BUILD)/tests/helpers/ufuncs-pie
+	@mkdir -p $(dir $@)
 	strip --strip-all -o $@ $<
 # what nopctl takes for a Go program: a .go.buildinfo section
 $(BUILD)/tests/helpers/ufuncs-go: $(BUILD)/tests/helpers/ufuncs-pie
+	@mkdir -p $(dir $@)
 	printf 'go1.22' > $@.buildinfo
 	objcopy --add-section .go.buildinfo=$@.buildinfo $< $@
 	rm -f $@.buildinfo
 $(BUILD)/tests/helpers/udlopen: tests/uprog/udlopen.c $(BUILD)/tests/helpers/libnopdemo.so
+	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -o $@ $< -ldl -Wl,-rpath,'$$ORIGIN'
 $(BUILD)/tests/helpers/ucxx: tests/uprog/ucxx.cpp
+	@mkdir -p $(dir $@)
 	g++ $(UPROG_CFLAGS) -fPIE -pie -o $@ $<
 # bench B6: one function called N times, in a shared library (traced by
 # uprobes, perf probe, or wrapped by LD_PRELOAD), or compiled in with
@@ -42,8 +49,10 @@ $(BUILD)/tests/helpers/libuwrap.so: tests/uprog/uwrap.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -shared -fPIC -o $@ $< -ldl
 $(BUILD)/tests/helpers/ubench: tests/uprog/ubench.c $(BUILD)/tests/helpers/libubench.so
+	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -o $@ $< -L$(BUILD)/tests/helpers -lubench -Wl,-rpath,'$$ORIGIN'
 $(BUILD)/tests/helpers/ubench-finstr: tests/uprog/ubench.c tests/uprog/ubench_fn.c tests/uprog/finstr.c
+	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -fno-inline -finstrument-functions -finstrument-functions-exclude-file-list=finstr.c \
 		-o $@ $^
 

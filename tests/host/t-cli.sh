@@ -85,5 +85,16 @@ has err 'close names: parse_line'
 run 2 "$n" trace "$h/ufuncs-pie:parse_line" -d 1 -j 'x y:z'
 has err 'invalid binary'
 
+# issue 14: recordings of user functions (uprobes on the host's 6.18: record -G of
+# tokenize and parse_line, ufuncs-pie 5; record of ucxx's parse overloads, ucxx 3)
+run 0 "$n" report --stats -j "$dat/uprobes-graph-6.18.dat"
+[ "$(jq -r 'select(.func == "tokenize") | "\(.calls) \(.max_depth)"' "$tmp/out")" = "10 1" ] && ok ||
+	bad "report of a user -G recording: $(cat "$tmp/out")"
+[ "$(jq -r 'select(.func == "parse_line") | .calls' "$tmp/out")" = 5 ] && ok || bad "parse_line calls"
+run 0 "$n" report -j "$dat/uprobes-hits-6.18.dat"
+[ "$(grep -c '"func":"ns::Parser::parse(int)"' "$tmp/out")" = 3 ] && ok || bad "report of user hits: $(head -c 300 "$tmp/out")"
+run 2 "$n" report --stats "$dat/uprobes-hits-6.18.dat"
+has err 'record -G'
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
