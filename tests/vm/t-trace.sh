@@ -363,8 +363,14 @@ t_closed_pipe_ends_quietly() {
 	kill "$a"
 	[ "$(cat "$T/rc2")" = 0 ] || { cat "$T/err2"; fail "graph -p | head exited $(cat "$T/rc2")"; }
 	grep -qi 'error' "$T/err2" && fail "an error message: $(cat "$T/err2")"
-	{ nopctl stats -j do_sys_openat2 -- opener 3000 2> "$T/err3"; echo $? > "$T/rc3"; } | head -1 > /dev/null
-	[ "$(cat "$T/rc3")" = 0 ] || { cat "$T/err3"; fail "stats | head exited $(cat "$T/rc3")"; }
+	# stats writes only at the end, and its table fits in a pipe's buffer:
+	# with '| head -1' head may still be reading when it is all written,
+	# no write fails, and a loss of events rightly gives 5 (6.19, in the
+	# CI run of 6e62444). A reader gone before the table is written is
+	# what this checks: exit 0, no message
+	{ nopctl stats -j do_sys_openat2 -- opener 3000 2> "$T/err3"; echo $? > "$T/rc3"; } | true
+	[ "$(cat "$T/rc3")" = 0 ] || { cat "$T/err3"; fail "stats | true exited $(cat "$T/rc3")"; }
+	grep -qi 'error' "$T/err3" && fail "an error message: $(cat "$T/err3")"
 	true
 }
 
