@@ -23,17 +23,15 @@ static int list_user(struct opts *o, const char *pat, struct nop_error *err)
 	}
 	for (size_t i = 0; i < b.n && !ferror(stdout); i++) {
 		struct nop_fields fl;
-		bool hit = false;
-
 		/* a function once, under the first of its names that matches */
-		for (size_t a = i; a < b.n && (a == i || b.v[a].alias) && !hit; a++)
-			if (!b.v[i].alias && nop_usym_matches(&b.v[a], glob)) {
-				nop_fields_open(&fl, stdout, o->enc == NOP_ENC_JSON);
-				nop_field_str(&fl, "func", "%s", nop_usym_shown(&b.v[a]));
-				nop_field_str(&fl, "binary", " [%s]", b.name);
-				nop_fields_close(&fl);
-				hit = true;
-			}
+		long a = b.v[i].alias ? -1 : nop_ubin_match(&b, i, glob);
+
+		if (a < 0)
+			continue;
+		nop_fields_open(&fl, stdout, o->enc == NOP_ENC_JSON);
+		nop_field_str(&fl, "func", "%s", nop_usym_shown(&b.v[a]));
+		nop_field_str(&fl, "binary", " [%s]", b.name);
+		nop_fields_close(&fl);
 	}
 	nop_ubin_free(&b);
 	return 0;

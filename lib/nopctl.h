@@ -74,8 +74,9 @@ int nop_ubin_load(const char *path, struct nop_ubin *b, struct nop_error *err);
 void nop_ubin_free(struct nop_ubin *b);
 const char *nop_usym_shown(const struct nop_usym *u); /* demangled, else name */
 size_t nop_ubin_count(const struct nop_ubin *b, const char *glob);
-/* glob matches its name or its demangled name */
-bool nop_usym_matches(const struct nop_usym *u, const char *glob);
+/* The function whose first name is at i or one of its aliases after it,
+ * whichever glob matches first (name or demangled name): its index, or -1 */
+long nop_ubin_match(const struct nop_ubin *b, size_t i, const char *glob);
 /* glob matched nothing: the error (exit 2) with the closest names, or what
  * a stripped binary has left */
 int nop_ubin_no_match(const struct nop_ubin *b, const char *glob, struct nop_error *err);

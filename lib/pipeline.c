@@ -265,6 +265,13 @@ static int on_call(void *ctx, const struct nop_gitem *gi)
 	return count_reached(p);
 }
 
+/* what the call-graph engine returned: its own errors are -errno, the
+ * callbacks' results are flows */
+static int engine_result(struct nop_pipeline *p, int ret)
+{
+	return ret < NOP_FLOW_FAIL ? fail(p, -ret, "building the call trees") : ret;
+}
+
 static bool user_call(const struct nop_event *ev)
 {
 	return (ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_EXIT) &&
@@ -291,7 +298,7 @@ static int on_user_call(struct nop_pipeline *p, const struct nop_event *ev)
 		return NOP_FLOW_GO;
 	if (ret == 0)
 		ret = nop_graph_feed(p->ugraph, &e, on_call, p);
-	return ret < NOP_FLOW_FAIL ? fail(p, -ret, "building the call trees") : ret;
+	return engine_result(p, ret);
 }
 
 /* Every decoded event: hits to the sink, graph events through the call
@@ -322,13 +329,11 @@ static int on_event(void *ctx, const struct nop_event *ev)
 		return on_user_call(p, ev);
 	if (ev->type == NOP_EV_LOST && p->ugraph &&
 	    (ret = nop_graph_feed(p->ugraph, ev, on_call, p)) != 0)
-		return ret < NOP_FLOW_FAIL ? fail(p, -ret, "building the call trees") : ret;
+		return engine_result(p, ret);
 	if (p->graph && ev->type != NOP_EV_FUNC && ev->type != NOP_EV_STACK) {
 		p->saw_graph |= ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_EXIT;
 		p->saw_entry |= ev->type == NOP_EV_ENTRY;
-		ret = nop_graph_feed(p->graph, ev, on_call, p);
-		/* the engine's own errors are -errno; the callbacks' are flows */
-		return ret < NOP_FLOW_FAIL ? fail(p, -ret, "building the call trees") : ret;
+		return engine_result(p, nop_graph_feed(p->graph, ev, on_call, p));
 	}
 	p->saw_func |= ev->type == NOP_EV_FUNC;
 	if (ev->type == NOP_EV_LOST || !p->sink.ops->event)

@@ -111,33 +111,32 @@ int nop_probe_remove(const char *tracing_dir, const char *ge, struct nop_replay 
 
 /* Groups nopctl_<pid> of a nopctl that no longer runs (killed before its
  * journal said so, or its journal lost): every event of them removed */
+struct stale {
+	const char *tracing_dir;
+	struct nop_replay *rep;
+	struct nop_error *err;
+	int ret;
+};
+
+static void remove_stale(void *ctx, const struct nop_probe_info *p)
+{
+	struct stale *st = ctx;
+	struct nop_error e2;
+	char ge[300];
+
+	if (strcmp(p->kind, "uprobe") || !p->owner || p->owner == getpid() || nop_owner_alive(p->owner))
+		return;
+	snprintf(ge, sizeof(ge), "%s/%s", p->group, p->event);
+	if (nop_probe_remove(st->tracing_dir, ge, st->rep, st->ret ? &e2 : st->err))
+		st->ret = -1;
+}
+
 int nop_probes_reset_stale(const char *tracing_dir, struct nop_replay *rep, struct nop_error *err)
 {
-	char path[4200], *text, *save;
-	struct nop_error e2;
-	int ret = 0;
+	struct stale st = { .tracing_dir = tracing_dir, .rep = rep, .err = err };
 
-	snprintf(path, sizeof(path), "%s/uprobe_events", tracing_dir);
-	if (!(text = nop_read_file(path, NULL, &e2)))
-		return 0;
-	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		char *ge = strchr(l, ':'), *sp;
-		pid_t owner;
-		char group[128];
-
-		if (!ge || !(sp = strchr(ge, ' ')))
-			continue;
-		*sp = 0;
-		ge++;
-		snprintf(group, sizeof(group), "%.*s", (int)strcspn(ge, "/"), ge);
-		owner = nop_probe_group_owner(group);
-		if (!owner || owner == getpid() || nop_owner_alive(owner))
-			continue;
-		if (nop_probe_remove(tracing_dir, ge, rep, ret ? &e2 : err))
-			ret = -1;
-	}
-	free(text);
-	return ret;
+	nop_probes_list(tracing_dir, remove_stale, &st);
+	return st.ret;
 }
 
 /* uprobe_events and kprobe_events, line by line ("p:grp/ev target...") */

@@ -68,14 +68,12 @@ int nop_upattern_split(const char *pat, char *bin, size_t len, const char **glob
 	return 0;
 }
 
-bool nop_usym_matches(const struct nop_usym *u, const char *glob)
+static bool nop_usym_matches(const struct nop_usym *u, const char *glob)
 {
 	return fnmatch(glob, u->name, 0) == 0 || (u->demangled && fnmatch(glob, u->demangled, 0) == 0);
 }
 
-/* The function at i (its first name) or one of its aliases after it,
- * whichever glob matches first: its index, or -1 */
-static long match_at(const struct nop_ubin *b, size_t i, const char *glob)
+long nop_ubin_match(const struct nop_ubin *b, size_t i, const char *glob)
 {
 	for (size_t a = i; a < b->n && (a == i || b->v[a].alias); a++)
 		if (nop_usym_matches(&b->v[a], glob))
@@ -88,7 +86,7 @@ size_t nop_ubin_count(const struct nop_ubin *b, const char *glob)
 	size_t n = 0;
 
 	for (size_t i = 0; i < b->n; i++)
-		n += !b->v[i].alias && match_at(b, i, glob) >= 0;
+		n += !b->v[i].alias && nop_ubin_match(b, i, glob) >= 0;
 	return n;
 }
 
@@ -206,7 +204,7 @@ int nop_uprobes_add(struct nop_uprobes *u, const struct nop_ubin *b, const char 
 		long a;
 
 		/* the function's first name, or an alias's, matches */
-		if (s->alias || (a = match_at(b, i, glob)) < 0)
+		if (s->alias || (a = nop_ubin_match(b, i, glob)) < 0)
 			continue;
 		/* named as the pattern named it. The entry point gets no return
 		 * probe: it never returns, and at its first instruction the
