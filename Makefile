@@ -6,7 +6,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR   ?=
 
 CC        ?= cc
-PKGS      := libtracefs libtraceevent libtracecmd libelf libdw
+PKGS      := libtracefs libtraceevent libtracecmd libelf libdw libbpf
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS  := $(shell pkg-config --libs $(PKGS)) -lstdc++
 # -O3 and link-time optimization: about a tenth fewer instructions per

@@ -3,7 +3,8 @@
 #include "cmd.h"
 
 #define TRACE_OPTS (O_PATTERNS | O_PID | O_MODULE | O_NOTRACE | O_DURATION | O_COUNT | \
-		    O_BUFFER | O_CPUS | O_STACK | O_OUTPUT | O_OVERWRITE | O_FORMAT | O_QUIET | O_FORCE | O_COMMAND | O_USER | O_TOPLEVEL)
+		    O_BUFFER | O_CPUS | O_STACK | O_OUTPUT | O_OVERWRITE | O_FORMAT | O_QUIET | O_FORCE | O_COMMAND | O_USER | O_TOPLEVEL | \
+		    O_RETVAL | O_ARGS | O_ERRORS)
 
 #define GRAPH_OPTS (O_PATTERNS | O_PID | O_MODULE | O_NOTRACE | O_DURATION | O_COUNT | \
 		    O_BUFFER | O_CPUS | O_OUTPUT | O_OVERWRITE | O_QUIET | O_FORCE | O_COMMAND | O_USER | O_TOPLEVEL | \
@@ -12,15 +13,15 @@
 const struct cmd nop_commands[] = {
 	{ "trace", cmd_trace, TRACE_OPTS, "[OPTIONS] PATTERN... [-- COMMAND [ARG...]]",
 	  "Trace calls of kernel functions (function tracer) or of a program's, BINARY:GLOB (uprobes)." },
-	{ "graph", cmd_graph, GRAPH_OPTS | O_GRAPHFMT, "[OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
+	{ "graph", cmd_graph, GRAPH_OPTS | O_GRAPHFMT | O_ARGS | O_ERRORS, "[OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
 	  "Show call trees with durations (function_graph; uprobes for BINARY:GLOB); PATTERN sets the roots." },
 	{ "stats", cmd_stats, GRAPH_OPTS | O_FORMAT | O_SORT | O_HIST,
 	  "[OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
 	  "Summarize calls per function: count, total, self, avg, min, max, p50, p99, depth." },
-	{ "record", cmd_record, GRAPH_OPTS | O_STACK | O_GRAPHFLAG, "-o FILE [OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
+	{ "record", cmd_record, GRAPH_OPTS | O_STACK | O_GRAPHFLAG | O_ARGS, "-o FILE [OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
 	  "Record raw events into a trace.dat (trace-cmd's format) to look at later or elsewhere." },
 	{ "report", cmd_report, O_PATTERNS | O_GRAPHFMT | O_OUTPUT | O_OVERWRITE | O_QUIET | O_COUNT | O_STATSFLAG |
-	  O_SORT | O_HIST, "[OPTIONS] FILE",
+	  O_SORT | O_HIST | O_ERRORS, "[OPTIONS] FILE",
 	  "Show a trace.dat (nopctl's or trace-cmd's) in any format trace, graph and stats print." },
 	{ "list", cmd_list, O_PATTERNS | O_MODULE | O_FORMAT, "[OPTIONS] [PATTERN...]",
 	  "List the traceable kernel functions, with their module." },

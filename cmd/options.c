@@ -33,7 +33,9 @@ static const struct optdef defs[] = {
 	{ O_QUIET, { "quiet", no_argument, 0, 'q' }, NULL, "no progress or summary on stderr" },
 	{ O_DEPTH, { "depth", required_argument, 0, 'D' }, "N", "follow calls N levels deep (max_graph_depth)" },
 	{ O_THRESH, { "threshold", required_argument, 0, 't' }, "TIME", "only calls that take at least TIME (100us, 2ms)" },
-	{ O_RETVAL, { "retval", no_argument, 0, 300 }, NULL, "show return values (funcgraph-retval)" },
+	{ O_RETVAL, { "retval", no_argument, 0, 300 }, NULL, "show kernel functions' return values (funcgraph-retval, else return probes on PATTERN's functions)" },
+	{ O_ARGS, { "args", no_argument, 0, 307 }, NULL, "show PATTERN's kernel functions' arguments by name (BTF; fprobe events, 6.6+)" },
+	{ O_ERRORS, { "errors", no_argument, 0, 308 }, NULL, "only calls that returned a negative errno, and the calls they came from" },
 	{ O_NOSLEEP, { "no-sleep-time", no_argument, 0, 301 }, NULL, "do not count time a task sleeps in a call" },
 	{ O_NOIRQS, { "no-irqs", no_argument, 0, 302 }, NULL, "leave out interrupt handlers" },
 	{ O_SORT, { "sort", required_argument, 0, 303 }, "KEY", "sort by total, self, calls, avg, max or name" },
@@ -281,6 +283,8 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o, str
 				return bad(err, name, optarg, "give a time of at least 1us, such as 100us or 2ms");
 			break;
 		case 300: o->retval = true; break;
+		case 307: o->args = true; break;
+		case 308: o->errors = o->retval = true; break;
 		case 301: o->no_sleep_time = true; break;
 		case 302: o->no_irqs = true; break;
 		case 303: {

@@ -27,6 +27,7 @@ int cmd_report(struct opts *o)
 				  .diag = stderr, .res = res, .quiet = o->quiet,
 				  .stats = { .sort = o->sort, .hist_func = o->hist } },
 			.out_name = o->output, .graph = true, .count = o->count, .recorded = true,
+			.errors = o->errors,
 		};
 
 		if (nop_pipeline_new(&pipe, &pc, &err) == 0) {

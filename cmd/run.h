@@ -50,10 +50,17 @@ struct run {
 	size_t nuser;
 	const char **proots;
 	size_t nproots;
+	/* --retval, --args (kprobes.c): probes added to uprobes, or
+	 * function_graph's own return values */
+	size_t nkprobes;
+	bool graph_retval;
 };
 
 /* uprobes.c: BINARY:GLOB patterns to r->uprobes (command: COMMAND's path) */
 int user_probes(struct run *r, const char *command);
+
+/* kprobes.c: --retval, --args on the kernel PATTERNs' functions */
+int kernel_probes(struct run *r);
 
 /* process.c: signals into a signalfd; COMMAND started and reaped */
 int signals_block(sigset_t *set);

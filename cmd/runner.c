@@ -203,7 +203,7 @@ static int open_session(struct run *r)
 	bool functions = r->tracer != NOP_TRACER_GRAPH;
 
 	if (!(r->tdir = prepare_tracefs(&r->err)) ||
-	    (r->tracer != NOP_TRACER_NONE && check_patterns(r->tdir, o, &r->err)))
+	    (r->tracer != NOP_TRACER_NONE && check_patterns(r->tdir, o, &r->err)) || kernel_probes(r))
 		return -1;
 	if (r->mode == RUN_RECORD) {
 		/* the trace.dat is created after the session: -o checked before */
@@ -225,7 +225,7 @@ static int open_session(struct run *r)
 		.nfilters = functions ? o->npatterns : 0,
 		.roots = r->roots, .nroots = r->nroots,
 		.max_depth = o->depth, .thresh_us = (o->thresh_ns + 999) / 1000,
-		.retval = o->retval, .no_sleep_time = o->no_sleep_time, .no_irqs = o->no_irqs,
+		.retval = r->graph_retval, .no_sleep_time = o->no_sleep_time, .no_irqs = o->no_irqs,
 		.notrace = o->notrace, .nnotrace = o->nnotrace,
 		.module = functions ? o->module : NULL,
 		.pids = o->pids, .npids = o->npids,
@@ -256,6 +256,7 @@ static int open_pipeline(struct run *r)
 		.max_depth = o->depth,
 		.by_task = o->npids || o->command ? r->sess : NULL,
 		.show_others = r->mode == RUN_GRAPH && o->view == NOP_VIEW_LINES,
+		.probes = &r->uprobes, .errors = o->errors,
 	};
 
 	if (!(r->res = nop_resolver_new(r->tdir, &r->err)) ||
@@ -308,7 +309,7 @@ static int start(struct run *r)
 			o->npatterns + r->nuser, o->npatterns + r->nuser == 1 ? "" : "s",
 			r->tracer == NOP_TRACER_GRAPH ? "function_graph"
 			: r->tracer == NOP_TRACER_FUNCTION ? "function" : "uprobes",
-			r->tracer != NOP_TRACER_NONE && r->uprobes.n ? " and uprobes" : "",
+			r->tracer != NOP_TRACER_NONE && r->uprobes.n > r->nkprobes ? " and uprobes" : "",
 			nop_session_instance(r->sess) ? "instance " : "the top-level buffer",
 			nop_session_instance(r->sess) ? nop_session_instance(r->sess) : "");
 	if (!o->quiet && nop_session_note(r->sess))

@@ -9,11 +9,11 @@ _nopctl() {
 	fi
 	local cmd=${words[1]} opts
 	case $cmd in
-	trace) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --stack --output --overwrite --format --json --quiet --user --top-level --force --help" ;;
-	graph) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --help" ;;
+	trace) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --stack --output --overwrite --format --json --quiet --user --top-level --force --retval --args --errors --help" ;;
+	graph) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --errors --no-sleep-time --no-irqs --help" ;;
 	stats) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --sort --hist --help" ;;
-	record) opts="--output --overwrite --graph --pid --module --notrace --duration --count --buffer-kb --cpus --stack --quiet --user --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --help" ;;
-	report) opts="--format --json --output --overwrite --quiet --count --stats --sort --hist --help" ;;
+	record) opts="--output --overwrite --graph --pid --module --notrace --duration --count --buffer-kb --cpus --stack --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
+	report) opts="--format --json --output --overwrite --quiet --count --stats --sort --hist --errors --help" ;;
 	list) opts="--module --format --json --help" ;;
 	status) opts="--format --json --help" ;;
 	reset) opts="--format --json --quiet --help" ;;

@@ -124,6 +124,7 @@ static void from_frame(struct nop_gitem *gi, const struct frame *f)
 {
 	gi->uip = f->uip;
 	gi->ucaller = f->ucaller;
+	gi->args = f->args;
 }
 
 /* Credit a finished call to its caller's callee time. */
@@ -146,6 +147,19 @@ static int show_pending(struct nop_graph *g, nop_gitem_fn fn, void *ctx)
 	gi.func = g->pend_ip;
 	from_frame(&gi, &t->f[t->n - 1]);
 	return cg_emit(g, t, &gi, t->n - 1, fn, ctx);
+}
+
+int nop_graph_show_pending_of(struct nop_graph *g, int pid, nop_gitem_fn fn, void *ctx)
+{
+	return g->pending && g->pending->pid == pid ? show_pending(g, fn, ctx) : 0;
+}
+
+int nop_graph_open_calls(struct nop_graph *g, int pid, const unsigned long long **path)
+{
+	struct task *t = g->used ? cg_task(g, pid) : NULL;
+
+	*path = t ? t->func : NULL;
+	return t ? t->n : 0;
 }
 
 /* Close frames down to (not including) index keep: their exits were lost;
@@ -196,7 +210,7 @@ static int graph_entry(struct nop_graph *g, const struct nop_event *ev, nop_gite
 		return -ENOMEM;
 	t->func[t->n] = ev->ip;
 	t->f[t->n++] = (struct frame){ .entry_ts = ev->ts, .kdepth = ev->depth, .cpu = ev->cpu,
-				       .uip = ev->uip, .ucaller = ev->ucaller };
+				       .uip = ev->uip, .ucaller = ev->ucaller, .args = ev->args };
 	g->pending = t;
 	g->pend_cpu = ev->cpu;
 	g->pend_ts = ev->ts;

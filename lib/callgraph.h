@@ -11,6 +11,7 @@ struct frame {
 	int kdepth;
 	int cpu; /* of the entry */
 	unsigned long long uip, ucaller; /* a user function's entry (uprobe) */
+	const char *args; /* a kernel function's, joined to its entry (--args) */
 };
 
 /* A task's stack grows as deep as its calls go: most tasks of a

@@ -42,6 +42,17 @@ static unsigned long long num(const struct nop_decoder *d, const struct tep_form
 	return v;
 }
 
+/* a signed field of any size, sign-extended */
+static long long snum(const struct nop_decoder *d, const struct tep_format_field *f, const struct rec *rec)
+{
+	unsigned long long v = num(d, f, rec);
+
+	if (f && (f->flags & TEP_FIELD_IS_SIGNED) && f->size > 0 && f->size < 8 &&
+	    (v >> (f->size * 8 - 1)) & 1)
+		v |= ~0ULL << (f->size * 8);
+	return (long long)v;
+}
+
 /* end: the end of the page: a damaged record's size cannot reach past it */
 static int read_stack(struct nop_decoder *d, const struct rec *rec, struct nop_event *ev,
 		      const char *end)
@@ -196,6 +207,20 @@ static int decode_record(struct nop_decoder *d, const struct rec *rec, const cha
 		 * (ucalls.c) */
 		const struct nop_uev *u = &d->uev[type - d->uev_base];
 
+		if (u->kind != NOP_PROBE_USER) { /* a kernel function's (--retval, --args) */
+			ev.ip = num(d, u->kfn, rec);
+			if (u->kind != NOP_PROBE_FARGS) {
+				ev.type = NOP_EV_RETVAL;
+				ev.retval = snum(d, u->kret, rec);
+				ev.has_retval = u->kret != NULL;
+				return emit(ctx, &ev);
+			}
+			ev.type = NOP_EV_ARGS;
+			if (!(ev.args = nop_args_format(u->kev, rec->data, rec->size, d->native, &d->argsbuf,
+							&d->argscap)))
+				return 0; /* out of memory: the call is shown without them */
+			return emit(ctx, &ev);
+		}
 		ev.ip = u->key;
 		if (!d->uev_returns) { /* entries only: hits, as the function tracer's */
 			ev.type = NOP_EV_FUNC;

@@ -350,8 +350,16 @@ static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct te
 	for (size_t i = 0; i < u->n; i++) {
 		struct nop_uev *e = &d->uev[evs[i]->id - lo];
 
-		e->key = NOP_UKEY | u->v[i].func;
+		e->kind = u->v[i].kind;
 		e->ret = u->v[i].ret;
+		if (e->kind != NOP_PROBE_USER) {
+			e->key = 1; /* decoded: the function is in the event */
+			e->kev = evs[i];
+			e->kfn = field(evs[i], e->kind == NOP_PROBE_FARGS ? "__probe_ip" : "__probe_func");
+			e->kret = field(evs[i], "ret");
+			continue;
+		}
+		e->key = NOP_UKEY | u->v[i].func;
 		e->ip = u->v[i].ret ? NULL : field(evs[i], "__probe_ip");
 		e->caller = u->v[i].ret ? NULL : field(evs[i], "caller");
 		e->sp = field(evs[i], "sp");
@@ -399,6 +407,19 @@ static bool recorded_group(const char *system)
 	return system && !strncmp(system, "nopctl_", 7);
 }
 
+/* a kernel function's probe, by the suffix nopctl gave its event (its
+ * kind of return probe does not matter once recorded) */
+static enum nop_probe_kind recorded_kind(const char *name)
+{
+	size_t len = strlen(name), r = strlen(NOP_KRET_SUFFIX), a = strlen(NOP_KARGS_SUFFIX);
+
+	if (len > r && !strcmp(name + len - r, NOP_KRET_SUFFIX))
+		return NOP_PROBE_FEXIT;
+	if (len > a && !strcmp(name + len - a, NOP_KARGS_SUFFIX))
+		return NOP_PROBE_FARGS;
+	return NOP_PROBE_USER;
+}
+
 /* A recording's probe events (system nopctl_<pid>): the functions they
  * name, into u (entries first; a return "NAME__return" shares its
  * entry's key). The binary is not in a recording: u's bin stays "". */
@@ -419,11 +440,20 @@ int nop_decoder_recorded_probes(struct nop_decoder *d, struct nop_uprobes *u, st
 			const char *name = all[i]->name;
 			size_t len = strlen(name);
 			bool isret = len > 8 && !strcmp(name + len - 8, "__return");
+			enum nop_probe_kind kind = recorded_kind(name);
 
-			if (!recorded_group(all[i]->system) || isret != (pass == 1))
+			if (!recorded_group(all[i]->system) || (isret || kind) != (pass == 1))
 				continue;
 			if (nop_uprobes_add_named(u, name, isret))
 				goto oom;
+			if (kind) {
+				char *sym = u->v[u->n - 1].sym;
+
+				sym[strlen(sym) - strlen(kind == NOP_PROBE_FARGS ? NOP_KARGS_SUFFIX
+									     : NOP_KRET_SUFFIX)] = 0;
+				u->v[u->n - 1].kind = kind;
+				u->v[u->n - 1].ret = kind != NOP_PROBE_FARGS;
+			}
 			evs[u->n - 1] = all[i];
 		}
 	ret = set_uev(d, u, evs, err);
@@ -440,6 +470,7 @@ void nop_decoder_free(struct nop_decoder *d)
 	if (!d)
 		return;
 	free(d->uev);
+	free(d->argsbuf);
 	if (d->own_tep)
 		tep_free(d->tep);
 	free(d);

@@ -33,7 +33,15 @@ struct nop_decoder {
 		bool ret;
 		const struct tep_format_field *ip, *caller; /* entries: __probe_ip, caller */
 		const struct tep_format_field *sp; /* both: the stack pointer */
+		/* a kernel function's probe (--retval, --args): its kind, the
+		 * function's address (__probe_func, __probe_ip), the return
+		 * value; arguments are every field after __probe_ip */
+		enum nop_probe_kind kind;
+		const struct tep_format_field *kfn, *kret;
+		struct tep_event *kev;
 	} *uev;
+	char *argsbuf; /* the last ARGS event's text and JSON */
+	size_t argscap;
 	int uev_base, nuev;
 	bool uev_returns; /* some are returns */
 };

@@ -292,12 +292,29 @@ static void check_settings(struct doc *d)
 	struct nop_error e;
 	char *v, *b;
 
-	if (doc_has(d, "options/funcgraph-retval"))
-		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_OK, NULL, "supported: graph --retval works");
+	struct nop_kcaps c;
+
+	nop_kcaps_read(d->tdir, &c);
+	if (c.graph_retval)
+		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_OK, NULL,
+			"supported: graph --retval shows every traced function's return value");
+	else if (c.fprobe || c.kretprobe)
+		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_OK, NULL, c.fprobe
+			? "no options/funcgraph-retval: --retval places fprobe exit events on the functions"
+			  " PATTERN names (not their callees)"
+			: "no options/funcgraph-retval: --retval places kretprobes on the functions PATTERN"
+			  " names (not their callees)");
 	else
 		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_WARN,
-			"return values need Linux 6.5 or later built with CONFIG_FUNCTION_GRAPH_RETVAL",
-			"no options/funcgraph-retval: graph --retval exits 3 here");
+			"return values need Linux 6.5 or later built with CONFIG_FUNCTION_GRAPH_RETVAL, or kprobe events",
+			"no options/funcgraph-retval and no kprobe_events: --retval exits 3 here");
+	if (c.btf_args)
+		doc_say(d, "args", NULL, NOP_CHECK_OK, NULL,
+			"--args fetches arguments by their BTF names through fprobe events");
+	else
+		doc_say(d, "args", NULL, NOP_CHECK_WARN, "arguments by name need Linux 6.6 or later built"
+			" with CONFIG_PROBE_EVENTS_BTF_ARGS (Debian's 6.12 and 6.19)",
+			"no BTF probe arguments: --args exits 3 here");
 	v = doc_read(d, "trace_clock", &e);
 	if (v && (b = strchr(v, '['))) {
 		b[strcspn(b, "]")] = 0;

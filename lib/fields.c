@@ -204,3 +204,11 @@ void nop_fields_close(struct nop_fields *f)
 		putc_unlocked('\n', f->out);
 	}
 }
+
+void nop_field_json(struct nop_fields *f, const char *k, const char *json)
+{
+	if (!f->json)
+		return;
+	key(f, k);
+	jput(f, json, strlen(json));
+}

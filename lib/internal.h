@@ -42,6 +42,25 @@ bool nop_graph_returns_only(const struct nop_graph *g);
 /* End of the stream: calls still open are returned untimed. */
 int nop_graph_finish(struct nop_graph *g, nop_gitem_fn fn, void *ctx);
 void nop_graph_free(struct nop_graph *g);
+/* pid's entry not shown yet (it has callees after all: the kernel's) */
+int nop_graph_show_pending_of(struct nop_graph *g, int pid, nop_gitem_fn fn, void *ctx);
+/* pid's open calls, outermost first: how many (path valid until the next feed) */
+int nop_graph_open_calls(struct nop_graph *g, int pid, const unsigned long long **path);
+
+/* --errors (errfilter.c): a task's trees held until they end, then only
+ * the calls that returned a negative errno and the paths to them */
+struct nop_errf;
+struct nop_errf *nop_errf_new(void);
+int nop_errf_item(struct nop_errf *e, const struct nop_gitem *gi, nop_gitem_fn out, void *ctx);
+int nop_errf_finish(struct nop_errf *e, nop_gitem_fn out, void *ctx);
+void nop_errf_free(struct nop_errf *e);
+/* a negative errno: -4095..-1, the kernel's IS_ERR_VALUE range */
+static inline bool nop_is_errno(long long v)
+{
+	return v < 0 && v >= -4095;
+}
+/* -2: "ENOENT"; NULL for a value that is no errno the C library names */
+const char *nop_errno_name(long long v);
 
 /* User functions' entries and returns given a depth and their call's
  * start (ucalls.c): 0, 1 for a return whose entry was not seen (left
@@ -57,6 +76,8 @@ void nop_ucalls_free(struct nop_ucalls *u);
 
 /* Names from a recorded file's handle (kallsyms and cmdlines it carries). */
 struct tep_handle;
+/* the probes set with nop_resolver_set_probes (a recording's, for report) */
+const struct nop_uprobes *nop_resolver_probes(const struct nop_resolver *r);
 struct nop_resolver *nop_resolver_from_tep(struct tep_handle *tep, struct nop_error *err);
 
 /* The raw-page decoder: event formats from <tracing_dir>/events. */
@@ -78,11 +99,47 @@ struct nop_decoder *nop_decoder_from_tep(struct tep_handle *tep, struct nop_erro
 int nop_decode_record(struct nop_decoder *d, struct tep_record *rec, nop_emit_fn emit, void *ctx);
 int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx);
 
+/* Kernel probes' return values and arguments joined to their calls'
+ * events (probejoin.c); name: a kernel address's function name */
+struct nop_join;
+typedef const char *(*nop_join_name_fn)(void *ctx, unsigned long long addr);
+struct nop_join *nop_join_new(const struct nop_uprobes *u, bool graph, nop_join_name_fn name, void *ctx);
+int nop_join_event(struct nop_join *j, const struct nop_event *ev, nop_emit_fn out, void *ctx);
+int nop_join_finish(struct nop_join *j, nop_emit_fn out, void *ctx);
+void nop_join_free(struct nop_join *j);
+
+
 int nop_decoder_add_probes(struct nop_decoder *d, const char *dir, const char *group,
 			   const struct nop_uprobes *u, struct nop_error *err);
 /* a recording's probe events (system nopctl_<pid>) into u, decoded */
 int nop_decoder_recorded_probes(struct nop_decoder *d, struct nop_uprobes *u, struct nop_error *err);
 /* a probe named by its event only (a recording: no path, no binary) */
+/* a probe's event name: sym's [A-Za-z0-9_], unique in u, then suffix */
+void nop_probe_event_name(const struct nop_uprobes *u, const char *sym, const char *suffix, char *out,
+			  size_t len);
+/* kernel functions' signatures from BTF (kfuncsig.c) */
+#define NOP_KSIG_MAX 8
+enum nop_kp_kind { NOP_KP_VOID, NOP_KP_SIGNED, NOP_KP_UNSIGNED, NOP_KP_POINTER, NOP_KP_STRING,
+		   NOP_KP_OTHER };
+struct nop_kparam {
+	char name[64];
+	enum nop_kp_kind kind;
+	int size; /* bytes */
+};
+struct nop_ksig {
+	bool found; /* BTF knows the function */
+	struct nop_kparam ret, p[NOP_KSIG_MAX];
+	int n;
+};
+int nop_kfunc_sig(const char *func, const char *module, struct nop_ksig *sig, struct nop_error *err);
+/* an argument probe's record to "TEXT\0JSON" in *buf (grown as needed);
+ * NULL: out of memory */
+struct tep_event;
+const char *nop_args_format(struct tep_event *ev, const void *rec, int size, bool native, char **buf,
+			    size_t *cap);
+/* suffixes of kernel probes' events: a recording tells them apart */
+#define NOP_KRET_SUFFIX "__kret"
+#define NOP_KARGS_SUFFIX "__kargs"
 int nop_uprobes_add_named(struct nop_uprobes *u, const char *event, bool ret);
 /* a C++ name demangled (malloc'd), NULL if it is not one (usyms.c) */
 char *nop_demangle(const char *name);
@@ -185,6 +242,11 @@ void *nop_zalloc(size_t size, struct nop_error *err);
 
 /* Grow *v (of element size sz) so that it holds at least need elements. */
 int nop_grow(void **v, size_t *cap, size_t need, size_t sz);
+/* Per-task state kept in a vector of structs of size sz that each start
+ * with their task's int pid: pid's, or a new zeroed one (*added) at the
+ * end; *last remembers where the last one was (most events are the same
+ * task's as the one before). NULL: out of memory. */
+void *nop_task_slot(void **v, size_t *n, size_t *cap, size_t sz, int pid, size_t *last, bool *added);
 /* Does a process hold an flock on path (a journal, top-level.lock)? (owners.c) */
 bool nop_lock_held(const char *path);
 

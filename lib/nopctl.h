@@ -81,8 +81,18 @@ long nop_ubin_match(const struct nop_ubin *b, size_t i, const char *glob);
  * a stripped binary has left */
 int nop_ubin_no_match(const struct nop_ubin *b, const char *glob, struct nop_error *err);
 
-/* The uprobes of a run, in nopctl's event group nopctl_<pid> */
+/* The probes of a run, in nopctl's event group nopctl_<pid>: uprobes on
+ * user functions, and on kernel functions (--retval, --args) kretprobes
+ * or fprobes, whichever the kernel has */
+enum nop_probe_kind {
+	NOP_PROBE_USER,	     /* uprobe: path, offset */
+	NOP_PROBE_KRETPROBE, /* kernel return value, kprobe_events "r:" */
+	NOP_PROBE_FEXIT,     /* kernel return value, dynamic_events "f:...%return" */
+	NOP_PROBE_FARGS,     /* kernel arguments by name (BTF), dynamic_events "f:" */
+};
 struct nop_uprobe {
+	enum nop_probe_kind kind;
+	char *fetch; /* kernel probes: what the event fetches, built by nopctl */
 	char *path, *sym, *shown;
 	char bin[256];
 	char event[64];	/* built by nopctl: [A-Za-z0-9_] */
@@ -99,6 +109,24 @@ struct nop_uprobes {
 int nop_uprobes_add(struct nop_uprobes *u, const struct nop_ubin *b, const char *glob, bool entry,
 		    bool ret, struct nop_error *err);
 void nop_uprobes_free(struct nop_uprobes *u);
+/* What this kernel offers for kernel functions' return values and
+ * arguments */
+struct nop_kcaps {
+	bool graph_retval; /* options/funcgraph-retval (CONFIG_FUNCTION_GRAPH_RETVAL) */
+	bool kretprobe;	   /* kprobe_events */
+	bool fprobe;	   /* fprobe events in dynamic_events (6.x) */
+	bool btf_args;	   /* probe arguments by BTF name (CONFIG_PROBE_EVENTS_BTF_ARGS) */
+	bool func_args;	   /* options/func-args (6.15+): raw values, no strings */
+};
+void nop_kcaps_read(const char *tracing_dir, struct nop_kcaps *c);
+/* a return-value probe (ret) and/or an argument probe (args) on the kernel
+ * function func (a name from available_filter_functions), by the best
+ * mechanism c offers; a function BTF says returns void gets none */
+int nop_kprobes_add(struct nop_uprobes *u, const char *func, const char *module, bool ret,
+		    bool args, const struct nop_kcaps *c, struct nop_error *err);
+/* how the kernel probes of u work, for messages: "fprobe", "kretprobe" */
+const char *nop_kprobes_mechanism(const struct nop_uprobes *u);
+size_t nop_kprobes_count(const struct nop_uprobes *u, enum nop_probe_kind kind);
 /* The address an event of a user function carries (its key) */
 #define NOP_UKEY 0x7ff0000000000000ULL
 #define NOP_UKEY_MASK 0xfff0000000000000ULL
@@ -106,7 +134,7 @@ int nop_uprobe_find(const struct nop_uprobes *u, unsigned long long key); /* ind
 /* Every probe event defined now (uprobe_events, kprobe_events), nopctl's
  * (owner: its pid) and others' (owner 0); returns how many */
 struct nop_probe_info {
-	const char *kind;   /* "uprobe", "kprobe" */
+	const char *kind;   /* "uprobe", "kprobe", "fprobe" */
 	char type;	    /* 'p' entry, 'r' return */
 	const char *group, *event, *target;
 	pid_t owner;
@@ -269,6 +297,11 @@ enum nop_ev_type {
 	NOP_EV_ENTRY, /* function_graph: a function was entered */
 	NOP_EV_EXIT,  /* function_graph: a function returned */
 	NOP_EV_COUNTS, /* a page only counted (nop_stream_set_count_only) */
+	/* a kernel function's return value (ip: the function, retval) or
+	 * arguments (ip, args) from nopctl's probes, joined by the pipeline
+	 * to the call they belong to */
+	NOP_EV_RETVAL,
+	NOP_EV_ARGS,
 };
 
 struct nop_event {
@@ -278,7 +311,10 @@ struct nop_event {
 	int nstack; /* 0 unless FUNC or STACK carries a stack */
 	unsigned long long ts; /* ns, trace clock */
 	unsigned long long ip; /* function_graph: the function */
-	union { /* by type: 64 bytes in all, copied once per event */
+	/* ARGS, and the ENTRY or FUNC they were joined to: "TEXT\0JSON",
+	 * e.g. 'dfd=-100, filename="/etc/hostname"' and '{"dfd":-100,...}' */
+	const char *args;
+	union { /* by type: 72 bytes in all, copied once per event */
 		struct { /* FUNC, STACK */
 			unsigned long long parent_ip;
 			const unsigned long long *stack;
@@ -340,6 +376,7 @@ struct nop_gitem {
 	unsigned long long func;
 	unsigned long long duration, self; /* ns, when timed */
 	long long retval;
+	const char *args; /* ENTER, LEAF: as nop_event's (NULL: none) */
 	const unsigned long long *path; /* outermost .. func */
 	/* a user function (ENTER, LEAF, RETURN): the address its entry ran at
 	 * and its return address, as the process had them (0: not known) */
@@ -492,6 +529,12 @@ struct nop_pipeline_cfg {
 	 * half of a context switch) shown marked in the tree, else left out */
 	struct nop_session *by_task;
 	bool show_others;
+	/* the run's probes: kernel ones' return values and arguments are
+	 * joined to their calls (NULL: none) */
+	const struct nop_uprobes *probes;
+	/* --errors: only calls that returned a negative errno, and in call
+	 * trees the calls they were made from */
+	bool errors;
 };
 struct nop_pipeline;
 int nop_pipeline_new(struct nop_pipeline **p, const struct nop_pipeline_cfg *cfg,
@@ -540,6 +583,8 @@ void nop_field_str(struct nop_fields *f, const char *key, const char *fmt, const
 void nop_field_ts(struct nop_fields *f, const char *key, unsigned long long ns);
 /* text: fmt as it is (no conversion), or nothing when NULL */
 void nop_field_bool(struct nop_fields *f, const char *key, const char *fmt, bool v);
+/* JSON only: a value already in JSON (an object nopctl built) */
+void nop_field_json(struct nop_fields *f, const char *key, const char *json);
 void nop_field_array_open(struct nop_fields *f, const char *key);
 void nop_field_item_str(struct nop_fields *f, const char *fmt, const char *v);
 void nop_field_array_close(struct nop_fields *f);

@@ -20,6 +20,10 @@ struct nop_pipeline {
 	 * kernel's), fed through the per-task stacks of ucalls.c */
 	struct nop_graph *ugraph;
 	struct nop_ucalls *ucalls;
+	struct nop_join *join;	/* kernel probes' values to their calls */
+	struct nop_errf *errf;	/* --errors */
+	/* a kernel call under a task's open user calls: one path of both */
+	unsigned long long jpath[2 * NOP_GRAPH_MAX_DEPTH + 2];
 	struct nop_summary sum; /* events, lost_pages, other_tasks */
 	enum nop_stop stop;
 	bool saw_graph;		/* function_graph events came: the summary counts calls */
@@ -36,6 +40,21 @@ struct nop_pipeline {
 };
 
 static bool root_name(struct nop_pipeline *p, unsigned long long addr);
+
+static const char *func_name(void *ctx, unsigned long long addr)
+{
+	struct nop_pipeline *p = ctx;
+
+	return nop_sink_func(&p->sink, addr);
+}
+
+static bool has_kernel_probes(const struct nop_uprobes *u)
+{
+	for (size_t i = 0; u && i < u->n; i++)
+		if (u->v[i].kind != NOP_PROBE_USER)
+			return true;
+	return false;
+}
 
 /* a user function a root pattern names (ucalls.c) */
 static bool user_root(void *ctx, unsigned long long key)
@@ -63,6 +82,15 @@ int nop_pipeline_new(struct nop_pipeline **pp, const struct nop_pipeline_cfg *cf
 		nop_pipeline_free(p);
 		return -1;
 	}
+	if (!p->cfg.probes) /* a recording's, as its reader found them */
+		p->cfg.probes = nop_resolver_probes(cfg->sink.res);
+	if ((has_kernel_probes(p->cfg.probes) && !cfg->recording &&
+	     !(p->join = nop_join_new(p->cfg.probes, cfg->graph, func_name, p))) ||
+	    (cfg->errors && cfg->graph && !(p->errf = nop_errf_new()))) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		nop_pipeline_free(p);
+		return -1;
+	}
 	if (p->ucalls)
 		nop_ucalls_max_depth(p->ucalls, cfg->max_depth);
 	if (p->graph && cfg->thresh_ns) {
@@ -83,6 +111,8 @@ void nop_pipeline_free(struct nop_pipeline *p)
 	nop_graph_free(p->graph);
 	nop_graph_free(p->ugraph);
 	nop_ucalls_free(p->ucalls);
+	nop_join_free(p->join);
+	nop_errf_free(p->errf);
 	free(p);
 }
 
@@ -226,26 +256,73 @@ static int count_reached(struct nop_pipeline *p)
 	return NOP_FLOW_GO;
 }
 
-/* A call out of the call-graph engine: counted, then to the sink. */
+static int show_call(void *ctx, const struct nop_gitem *gi);
+static int on_call(void *ctx, const struct nop_gitem *gi);
+
+/* One timeline: a kernel call made while user functions of its task are
+ * open (the system call of a traced program) nests under them, its depth
+ * and path after theirs; the user call not yet shown is shown first, as
+ * a call with callees */
+static int under_user_calls(struct nop_pipeline *p, const struct nop_gitem *gi, struct nop_gitem *joined)
+{
+	const unsigned long long *up;
+	int nu, ret;
+
+	if (!p->ugraph || (gi->func & NOP_UKEY_MASK) == NOP_UKEY)
+		return 0;
+	if ((ret = nop_graph_show_pending_of(p->ugraph, gi->pid, on_call, p)))
+		return ret;
+	if (!(nu = nop_graph_open_calls(p->ugraph, gi->pid, &up)) ||
+	    nu + gi->npath > (int)ARRAY_SIZE(p->jpath))
+		return 0;
+	*joined = *gi;
+	memcpy(p->jpath, up, (size_t)nu * sizeof(*up));
+	memcpy(p->jpath + nu, gi->path, (size_t)gi->npath * sizeof(*up));
+	joined->path = p->jpath;
+	joined->npath = gi->npath + nu;
+	joined->depth = gi->depth + nu;
+	return 1;
+}
+
+/* A call out of the call-graph engine: filtered, counted, then to the sink. */
 static int on_call(void *ctx, const struct nop_gitem *gi)
 {
 	struct nop_pipeline *p = ctx;
-	struct nop_gitem other;
+	struct nop_gitem other, joined;
+	int ret;
 
 	if (p->counted)
 		return NOP_FLOW_STOP;
+	if ((ret = under_user_calls(p, gi, &joined)) < 0)
+		return ret;
+	if (ret)
+		gi = &joined;
 	if (!root_wanted(p, gi))
 		return NOP_FLOW_GO;
 	if (p->cfg.by_task && !traced_task(p, gi->pid)) {
 		/* shown, marked, in the tree view; left out of sums and pictures */
 		if (gi->kind != NOP_GI_ENTER)
 			p->sum.other_tasks++;
-		if (!p->cfg.show_others)
+		if (!p->cfg.show_others || p->errf)
 			return NOP_FLOW_GO;
 		other = *gi;
 		other.other_task = true;
 		return p->sink.ops->graph(&p->sink, &other) ? sink_failed(p) : NOP_FLOW_GO;
 	}
+	if (p->errf) {
+		ret = nop_errf_item(p->errf, gi, show_call, p);
+		return ret == NOP_FLOW_FAIL && !p->failed ? fail(p, ENOMEM, "--errors") : ret;
+	}
+	return show_call(p, gi);
+}
+
+/* a call to show: counted, to the sink */
+static int show_call(void *ctx, const struct nop_gitem *gi)
+{
+	struct nop_pipeline *p = ctx;
+
+	if (p->counted)
+		return NOP_FLOW_STOP;
 	if (gi->kind != NOP_GI_ENTER) {
 		p->sum.events++;
 		p->sum.no_entry += gi->no_entry;
@@ -301,9 +378,23 @@ static int on_user_call(struct nop_pipeline *p, const struct nop_event *ev)
 	return engine_result(p, ret);
 }
 
+static int route(void *ctx, const struct nop_event *ev);
+
 /* Every decoded event: hits to the sink, graph events through the call
- * engine, losses to both; when recording, only counted. */
+ * engine, losses to both; when recording, only counted. Kernel probes'
+ * values first join their calls' events. */
 static int on_event(void *ctx, const struct nop_event *ev)
+{
+	struct nop_pipeline *p = ctx;
+
+	if (p->counted)
+		return NOP_FLOW_STOP;
+	if (p->join && !p->cfg.recording)
+		return nop_join_event(p->join, ev, route, p);
+	return route(p, ev);
+}
+
+static int route(void *ctx, const struct nop_event *ev)
 {
 	struct nop_pipeline *p = ctx;
 	int ret;
@@ -323,6 +414,8 @@ static int on_event(void *ctx, const struct nop_event *ev)
 							    : ev->type == NOP_EV_FUNC || ev->type == NOP_EV_EXIT;
 		return count_reached(p);
 	}
+	if (ev->type == NOP_EV_ARGS || (ev->type == NOP_EV_RETVAL && p->graph))
+		return NOP_FLOW_GO; /* not joined to a call: nothing to show them on */
 	if (ev->type == NOP_EV_LOST && p->sink.ops->event && p->sink.ops->event(&p->sink, ev))
 		return sink_failed(p);
 	if (user_call(ev))
@@ -342,7 +435,10 @@ static int on_event(void *ctx, const struct nop_event *ev)
 		p->sum.other_tasks += ev->type == NOP_EV_FUNC;
 		return NOP_FLOW_GO;
 	}
-	p->sum.events += ev->type == NOP_EV_FUNC;
+	/* --errors: only the returns that failed */
+	if (p->cfg.errors && (ev->type != NOP_EV_RETVAL || !nop_is_errno(ev->retval)))
+		return NOP_FLOW_GO;
+	p->sum.events += ev->type == NOP_EV_FUNC || ev->type == NOP_EV_RETVAL;
 	if (p->sink.ops->event(&p->sink, ev))
 		return sink_failed(p);
 	return count_reached(p);
@@ -393,8 +489,11 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 			      " record -p function_graph), or show the hits with plain 'nopctl report'");
 		return -1;
 	}
+	if (p->join && out_ok && nop_join_finish(p->join, route, p) < 0 && !p->failed)
+		fail(p, ENOMEM, "joining return values");
 	if (p->graph && out_ok && ((ret = nop_graph_finish(p->graph, on_call, p)) < 0 ||
-				   (ret = nop_graph_finish(p->ugraph, on_call, p)) < 0)) {
+				   (ret = nop_graph_finish(p->ugraph, on_call, p)) < 0 ||
+				   (p->errf && (ret = nop_errf_finish(p->errf, show_call, p)) < 0))) {
 		if (!p->failed)
 			fail(p, ret < NOP_FLOW_FAIL ? -ret : ENOMEM, "building the call trees");
 		*err = p->err;

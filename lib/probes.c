@@ -11,12 +11,32 @@
 
 #include "internal.h"
 
-static int write_def(const char *tracing_dir, const char *def, struct nop_error *err)
+static int write_def(const char *tracing_dir, const char *file, const char *def, struct nop_error *err)
 {
 	char path[4200];
 
-	snprintf(path, sizeof(path), "%s/uprobe_events", tracing_dir);
+	snprintf(path, sizeof(path), "%s/%s", tracing_dir, file);
 	return nop_write_file(path, def, true, err);
+}
+
+/* a kernel function's probe: kprobe_events takes kretprobes on every
+ * kernel, fprobes are in dynamic_events only */
+static int create_kernel(const char *tracing_dir, const char *ge, const struct nop_uprobe *p,
+			 struct nop_error *err)
+{
+	char def[4400];
+	const char *file = p->kind == NOP_PROBE_KRETPROBE ? "kprobe_events" : "dynamic_events";
+
+	snprintf(def, sizeof(def), "%c:%s %s%s %s", p->kind == NOP_PROBE_KRETPROBE ? 'r' : 'f', ge, p->sym,
+		 p->kind == NOP_PROBE_FEXIT ? "%return" : "", p->fetch);
+	if (write_def(tracing_dir, file, def, err) == 0)
+		return 0;
+	nop_error_set(err, err->sys_errno == ENOENT ? NOP_EKERNEL : err->sys_errno == EINVAL ||
+		      err->sys_errno == E2BIG ? NOP_EUSAGE : NOP_EKERNEL, err->sys_errno,
+		      "the kernel refused the %s on %s (%s in %s): %s%s",
+		      p->kind == NOP_PROBE_FARGS ? "argument probe" : "return probe", p->sym, def, file,
+		      strerror(err->sys_errno), err->sys_errno == ENOENT ? " (no such tracefs file)" : "");
+	return -1;
 }
 
 int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char *group,
@@ -26,13 +46,18 @@ int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char
 	bool returns = false;
 
 	for (size_t i = 0; i < u->n; i++)
-		returns |= u->v[i].ret;
+		returns |= u->v[i].ret && u->v[i].kind == NOP_PROBE_USER;
 	for (size_t i = 0; i < u->n; i++) {
 		const struct nop_uprobe *p = &u->v[i];
 
 		snprintf(ge, sizeof(ge), "%s/%s", group, p->event);
 		if (nop_journal_probe(j, ge, err))
 			return -1;
+		if (p->kind != NOP_PROBE_USER) {
+			if (create_kernel(tracing_dir, ge, p, err))
+				return -1;
+			continue;
+		}
 		/* with returns probed (calls, not hits), an entry also fetches
 		 * its return address (the first word on the stack): the call
 		 * site, which the DOT view names; both fetch the stack pointer,
@@ -42,7 +67,7 @@ int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char
 		 * program's memory at every call */
 		snprintf(def, sizeof(def), "%c:%s %s:0x%llx%s%s", p->ret ? 'r' : 'p', ge, p->path,
 			 p->offset, returns ? " sp=%sp:x64" : "", returns && !p->ret ? " caller=$stack0:x64" : "");
-		if (write_def(tracing_dir, def, err)) {
+		if (write_def(tracing_dir, "uprobe_events", def, err)) {
 			if (err->sys_errno == ENOENT)
 				nop_error_set(err, NOP_EKERNEL, ENOENT, "this kernel has no uprobe_events"
 					      " (CONFIG_UPROBE_EVENTS is off): user-space functions cannot be"
@@ -101,8 +126,12 @@ int nop_probe_remove(const char *tracing_dir, const char *ge, struct nop_replay 
 	if ((v = nop_read_file(path, NULL, &e2)) && strcmp(nop_trim(v), "0"))
 		nop_write_file(path, "0", false, &e2);
 	free(v);
+	/* dynamic_events removes any kind (6.1 and later); uprobe_events and
+	 * kprobe_events each their own */
 	snprintf(def, sizeof(def), "-:%s", ge);
-	if (write_def(tracing_dir, def, err) == 0)
+	if (write_def(tracing_dir, "dynamic_events", def, err) == 0 ||
+	    write_def(tracing_dir, "uprobe_events", def, &e2) == 0 ||
+	    write_def(tracing_dir, "kprobe_events", def, &e2) == 0)
 		return 0;
 	nop_replay_left(rep, ge, err->sys_errno == EBUSY ? "probe in use by another tool (perf?):"
 			" left" : "probe could not be removed");
@@ -124,7 +153,7 @@ static void remove_stale(void *ctx, const struct nop_probe_info *p)
 	struct nop_error e2;
 	char ge[300];
 
-	if (strcmp(p->kind, "uprobe") || !p->owner || p->owner == getpid() || nop_owner_alive(p->owner))
+	if (!p->owner || p->owner == getpid() || nop_owner_alive(p->owner))
 		return;
 	snprintf(ge, sizeof(ge), "%s/%s", p->group, p->event);
 	if (nop_probe_remove(st->tracing_dir, ge, st->rep, st->ret ? &e2 : st->err))
@@ -139,10 +168,12 @@ int nop_probes_reset_stale(const char *tracing_dir, struct nop_replay *rep, stru
 	return st.ret;
 }
 
-/* uprobe_events and kprobe_events, line by line ("p:grp/ev target...") */
+/* uprobe_events and kprobe_events, line by line ("p:grp/ev target..."),
+ * and the fprobes of dynamic_events (which repeats the others) */
 int nop_probes_list(const char *tracing_dir, nop_probe_fn fn, void *ctx)
 {
-	static const char *const files[] = { "uprobe_events", "kprobe_events" };
+	static const char *const files[] = { "uprobe_events", "kprobe_events", "dynamic_events" };
+	static const char *const kinds[] = { "uprobe", "kprobe", "fprobe" };
 	int n = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
@@ -153,10 +184,10 @@ int nop_probes_list(const char *tracing_dir, nop_probe_fn fn, void *ctx)
 		if (!(text = nop_read_file(path, NULL, &e2)))
 			continue;
 		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-			struct nop_probe_info p = { .kind = i ? "kprobe" : "uprobe", .type = l[0] };
+			struct nop_probe_info p = { .kind = kinds[i], .type = l[0] };
 			char *ge = strchr(l, ':'), *sp = ge ? strchr(ge, ' ') : NULL, *slash;
 
-			if (!ge || !sp)
+			if (!ge || !sp || (i == 2) != (l[0] == 'f' || l[0] == 't'))
 				continue;
 			*sp = 0;
 			p.target = nop_trim(sp + 1);

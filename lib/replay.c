@@ -29,7 +29,8 @@ struct jfile {
 
 static bool is_pid_list(const char *rel)
 {
-	return !strcmp(rel, "set_ftrace_pid") || !strcmp(rel, "set_ftrace_notrace_pid");
+	return !strcmp(rel, "set_ftrace_pid") || !strcmp(rel, "set_ftrace_notrace_pid") ||
+	       !strcmp(rel, "set_event_pid") || !strcmp(rel, "set_event_notrace_pid");
 }
 
 /* Does a pid list still hold a pid nopctl wrote, or none at all (the

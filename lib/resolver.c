@@ -338,6 +338,11 @@ void nop_resolver_set_probes(struct nop_resolver *r, const struct nop_uprobes *u
 	r->uprobes = u;
 }
 
+const struct nop_uprobes *nop_resolver_probes(const struct nop_resolver *r)
+{
+	return r ? r->uprobes : NULL;
+}
+
 const struct nop_uprobe *nop_resolve_uprobe(struct nop_resolver *r, unsigned long long addr)
 {
 	int i = (addr & NOP_UKEY_MASK) == NOP_UKEY ? nop_uprobe_find(r->uprobes, addr) : -1;

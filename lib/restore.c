@@ -11,6 +11,7 @@ static bool is_list_file(const char *rel)
 	static const char *const lists[] = {
 		"set_ftrace_filter", "set_ftrace_notrace", "set_graph_function",
 		"set_graph_notrace", "set_ftrace_pid",	   "set_ftrace_notrace_pid",
+		"set_event_pid",     "set_event_notrace_pid",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(lists); i++)

@@ -98,6 +98,15 @@ static void num(struct line *l, long long v, int width, int zeros)
 	strn(l, p, (size_t)(d + sizeof(d) - p), width);
 }
 
+/* "(dfd=-100, filename=\"/etc/hostname\")", or "()" without --args */
+static void call_args(struct line *l, const char *args)
+{
+	put(l, "(", 1);
+	if (args)
+		str(l, args, 0);
+	put(l, ")", 1);
+}
+
 static size_t name_len(struct graph_text *g, const char *name)
 {
 	size_t i = ((uintptr_t)name >> 3) & (ARRAY_SIZE(g->lens) - 1);
@@ -158,11 +167,13 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 	switch (gi->kind) {
 	case NOP_GI_ENTER:
 		put(&l, fn, fnlen);
-		put(&l, "() {", 4);
+		call_args(&l, gi->args);
+		put(&l, " {", 2);
 		break;
 	case NOP_GI_LEAF:
 		put(&l, fn, fnlen);
-		put(&l, "();", 3);
+		call_args(&l, gi->args);
+		put(&l, ";", 1);
 		if (gi->no_entry)
 			str(&l, " /* entered before the capture or in a gap */", 0);
 		break;
@@ -175,6 +186,11 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 	if (gi->kind != NOP_GI_ENTER && gi->has_retval) {
 		put(&l, " /* = ", 6);
 		num(&l, gi->retval, 0, 0);
+		if (nop_errno_name(gi->retval)) {
+			put(&l, " (", 2);
+			str(&l, nop_errno_name(gi->retval), 0);
+			put(&l, ")", 1);
+		}
 		put(&l, " */", 3);
 	}
 	if (gi->other_task)
@@ -207,13 +223,18 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 			nop_field_str(&f, "duration_ns", NULL, NULL);
 			nop_field_str(&f, "self_ns", NULL, NULL);
 		}
-		if (gi->has_retval)
+		if (gi->has_retval) {
 			nop_field_i64(&f, "retval", NULL, gi->retval);
+			if (nop_errno_name(gi->retval))
+				nop_field_str(&f, "error", NULL, nop_errno_name(gi->retval));
+		}
 		if (gi->no_entry)
 			nop_field_str(&f, "entry", NULL, "not seen");
 		if (!gi->timed)
 			nop_field_str(&f, "exit", NULL, "not seen");
 	}
+	if (gi->args && gi->kind != NOP_GI_RETURN)
+		nop_field_json(&f, "args", gi->args + strlen(gi->args) + 1);
 	if (gi->other_task)
 		nop_field_bool(&f, "context_switch", NULL, true);
 	nop_fields_close(&f);

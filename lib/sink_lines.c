@@ -54,6 +54,20 @@ static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 			nop_field_i64(&f, "count", "[LOST %lld EVENTS]", ev->lost);
 		nop_field_str(&f, "source", NULL, "page");
 		break;
+	case NOP_EV_RETVAL: /* a kernel function returned (--retval) */
+		if (!json)
+			fprintf(s->out, "%16s-%-7d [%03d] ", nop_sink_comm(s, ev->pid), ev->pid, ev->cpu);
+		nop_field_str(&f, "type", NULL, "return");
+		nop_field_ts(&f, "ts", ev->ts);
+		nop_field_u64(&f, "cpu", NULL, (unsigned long long)ev->cpu);
+		nop_field_i64(&f, "pid", NULL, ev->pid);
+		nop_field_str(&f, "comm", NULL, nop_resolve_comm(s->res, ev->pid));
+		nop_sink_sym(s, ev->ip, fn, sizeof(fn), false);
+		nop_field_str(&f, "func", "%s", fn);
+		nop_field_i64(&f, "retval", " = %lld", ev->retval);
+		if (nop_errno_name(ev->retval))
+			nop_field_str(&f, "error", " (%s)", nop_errno_name(ev->retval));
+		break;
 	case NOP_EV_FUNC:
 	case NOP_EV_STACK:
 		if (!json)
@@ -74,6 +88,11 @@ static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 			nop_sink_sym(s, ev->ip, fn, sizeof(fn), false);
 			nop_sink_sym(s, ev->parent_ip, parent, sizeof(parent), false);
 			nop_field_str(&f, "func", "%s", fn);
+			if (ev->args) {
+				if (!json)
+					fprintf(s->out, "(%s)", ev->args);
+				nop_field_json(&f, "args", ev->args + strlen(ev->args) + 1);
+			}
 			nop_field_str(&f, "parent", " <-%s", parent);
 		} else {
 			nop_field_str(&f, "func", "<stack trace>", NULL);

@@ -17,6 +17,11 @@ struct fstat {
 	unsigned long long calls, total, self, min, max;
 	int max_depth;
 	const char *binary; /* a user function's, else NULL */
+	/* --retval: calls whose return value came, those that returned a
+	 * negative errno, and the errnos (the first 4 kinds seen) */
+	unsigned long long returned, errors;
+	long long errv[4];
+	unsigned long long errn[4];
 	unsigned int hist[NBUCKETS];
 };
 
@@ -34,6 +39,7 @@ struct stats {
 	int max_depth;
 	struct byaddr *slot;
 	size_t nslot, used;
+	bool retvals; /* some call had its return value: the errors column */
 };
 
 static struct byaddr *slot_of(struct byaddr *t, size_t n, unsigned long long addr)
@@ -132,6 +138,19 @@ static int stats_graph(struct nop_sink *s, const struct nop_gitem *gi)
 	if (gi->depth > f->max_depth)
 		f->max_depth = gi->depth;
 	f->hist[bucket(gi->duration)]++;
+	if (gi->has_retval) {
+		st->retvals = true;
+		f->returned++;
+		if (nop_is_errno(gi->retval)) {
+			f->errors++;
+			for (size_t i = 0; i < ARRAY_SIZE(f->errv); i++)
+				if (!f->errn[i] || f->errv[i] == gi->retval) {
+					f->errv[i] = gi->retval;
+					f->errn[i]++;
+					break;
+				}
+		}
+	}
 	return 0;
 }
 
@@ -167,7 +186,37 @@ static int cmp(const void *a, const void *b, void *arg)
 	return strcmp(x->name, y->name);
 }
 
-static void row(struct nop_sink *s, const char *name, const struct fstat *f)
+/* the errnos of a function's failed calls: text "ENOENT:100 EACCES:2",
+ * JSON {"ENOENT":100,...} */
+static void errnos(struct nop_fields *fl, bool json, const struct fstat *f)
+{
+	char buf[256];
+	size_t off = 0;
+
+	if (json)
+		off += (size_t)snprintf(buf, sizeof(buf), "{");
+	for (size_t i = 0; i < ARRAY_SIZE(f->errv) && f->errn[i]; i++) {
+		const char *n = nop_errno_name(f->errv[i]);
+		char num[24];
+
+		if (!n) {
+			snprintf(num, sizeof(num), "%lld", f->errv[i]);
+			n = num;
+		}
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, json ? "%s\"%s\":%llu" : "%s%s:%llu",
+					i ? (json ? "," : " ") : "", n, f->errn[i]);
+		if (off >= sizeof(buf))
+			return;
+	}
+	if (json) {
+		snprintf(buf + off, sizeof(buf) - off, "}");
+		nop_field_json(fl, "errnos", buf);
+	} else if (off) {
+		fprintf(fl->out, " %s", buf);
+	}
+}
+
+static void row(struct nop_sink *s, const char *name, const struct fstat *f, bool retvals)
 {
 	bool json = s->enc == NOP_ENC_JSON;
 	const unsigned long long v[] = { f->total, f->self, f->total / f->calls, f->min, f->max,
@@ -188,6 +237,13 @@ static void row(struct nop_sink *s, const char *name, const struct fstat *f)
 			fprintf(s->out, " %11s", t);
 	}
 	nop_field_i64(&fl, "max_depth", " %5lld", f->max_depth);
+	if (retvals && f->returned) {
+		nop_field_u64(&fl, "errors", " %6llu", f->errors);
+		if (f->errors)
+			errnos(&fl, json, f);
+	} else if (retvals && !json) {
+		fprintf(s->out, " %6s", "-"); /* no return value came for it */
+	}
 	if (f->binary)
 		nop_field_str(&fl, "binary", " %s", f->binary);
 	nop_fields_close(&fl);
@@ -265,11 +321,12 @@ static int stats_summary(struct nop_sink *s, const struct nop_summary *sum)
 
 		for (size_t i = 0; i < n && !user; i++)
 			user = e[i].f->binary != NULL;
-		fprintf(s->out, "%-32s %9s %11s %11s %11s %11s %11s %11s %11s %5s%s\n", "FUNCTION", "CALLS",
-			"TOTAL", "SELF", "AVG", "MIN", "MAX", "P50", "P99", "DEPTH", user ? " BINARY" : "");
+		fprintf(s->out, "%-32s %9s %11s %11s %11s %11s %11s %11s %11s %5s%s%s\n", "FUNCTION", "CALLS",
+			"TOTAL", "SELF", "AVG", "MIN", "MAX", "P50", "P99", "DEPTH",
+			st->retvals ? " ERRORS" : "", user ? " BINARY" : "");
 	}
 	for (size_t i = 0; i < n; i++)
-		row(s, e[i].name, e[i].f);
+		row(s, e[i].name, e[i].f, st->retvals);
 	if (st->cfg.hist_func)
 		histogram(s, st->cfg.hist_func, nop_strmap_find(st->funcs, st->cfg.hist_func));
 	free(e);

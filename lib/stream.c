@@ -44,6 +44,10 @@ struct cpu_buf {
 	size_t nev, capev, head;
 	unsigned long long *stk;
 	size_t nstk, capstk;
+	/* kernel functions' arguments ("TEXT\0JSON\0"), likewise: an event
+	 * waits here after its page's next ones were decoded */
+	char *arg;
+	size_t narg, caparg;
 	/* live: pages read, not yet decoded; the last time stamp decoded;
 	 * the kernel's buffer was read empty (EAGAIN) by the last call */
 	struct nop_pageq spool;
@@ -114,6 +118,16 @@ static int collect(void *ctx, const struct nop_event *ev)
 		memcpy(c->stk + c->nstk, ev->stack, (size_t)ev->nstack * sizeof(*c->stk));
 		e->stack = (void *)(uintptr_t)c->nstk; /* an index until the arena stops moving */
 		c->nstk += (size_t)ev->nstack;
+	}
+	if (ev->args) {
+		size_t n = strlen(ev->args) + 1;
+
+		n += strlen(ev->args + n) + 1;
+		if (nop_grow((void **)&c->arg, &c->caparg, c->narg + n, 1))
+			return -ENOMEM;
+		memcpy(c->arg + c->narg, ev->args, n);
+		e->args = (const char *)(uintptr_t)(c->narg + 1); /* likewise; 0 stays none */
+		c->narg += n;
 	}
 	return 0;
 }
@@ -439,6 +453,8 @@ static int emit_one(struct cpu_buf *c, nop_emit_fn emit, void *ctx)
 
 	if (ev.nstack)
 		ev.stack = c->stk + (uintptr_t)ev.stack;
+	if (ev.args)
+		ev.args = c->arg + (uintptr_t)ev.args - 1;
 	return emit(ctx, &ev);
 }
 
@@ -446,7 +462,7 @@ static int emit_one(struct cpu_buf *c, nop_emit_fn emit, void *ctx)
  * events again or its data ends. */
 static int refill(struct nop_stream *st, struct cpu_buf *c, struct nop_error *err)
 {
-	c->nev = c->nstk = c->head = 0;
+	c->nev = c->nstk = c->narg = c->head = 0;
 	while (!c->nev && !c->done) {
 		void *page;
 		ssize_t r = next_page(st, c, &page);
@@ -513,6 +529,18 @@ static void keep_rest(struct cpu_buf *c)
 	c->nstk -= from;
 	if (c->nstk)
 		memmove(c->stk, c->stk + from, c->nstk * sizeof(*c->stk));
+	from = c->narg;
+	for (size_t k = 0; k < c->nev; k++)
+		if (c->ev[k].args) {
+			from = (uintptr_t)c->ev[k].args - 1;
+			break;
+		}
+	for (size_t k = 0; k < c->nev; k++)
+		if (c->ev[k].args)
+			c->ev[k].args = (const char *)((uintptr_t)c->ev[k].args - from);
+	c->narg -= from;
+	if (c->narg)
+		memmove(c->arg, c->arg + from, c->narg);
 	c->head = 0;
 }
 
@@ -642,6 +670,7 @@ void nop_stream_close(struct nop_stream *st)
 			close(st->cpus[i].fd);
 		free(st->cpus[i].ev);
 		free(st->cpus[i].stk);
+		free(st->cpus[i].arg);
 		free(st->cpus[i].chunk);
 		nop_pageq_free(&st->cpus[i].spool, &st->pool);
 	}

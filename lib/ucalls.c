@@ -60,18 +60,12 @@ void nop_ucalls_free(struct nop_ucalls *u)
 
 static struct utask *task(struct nop_ucalls *u, int pid)
 {
-	if (u->last < u->n && u->t[u->last].pid == pid)
-		return &u->t[u->last];
-	for (size_t i = 0; i < u->n; i++)
-		if (u->t[i].pid == pid) {
-			u->last = i;
-			return &u->t[i];
-		}
-	if (nop_grow((void **)&u->t, &u->cap, u->n + 1, sizeof(*u->t)))
-		return NULL;
-	u->t[u->n] = (struct utask){ .pid = pid, .root = -1 };
-	u->last = u->n;
-	return &u->t[u->n++];
+	bool added;
+	struct utask *t = nop_task_slot((void **)&u->t, &u->n, &u->cap, sizeof(*u->t), pid, &u->last, &added);
+
+	if (t && added)
+		t->root = -1;
+	return t;
 }
 
 /* -D: as max_graph_depth does for the kernel's, N levels from the root */

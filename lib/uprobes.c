@@ -140,8 +140,8 @@ int nop_ubin_no_match(const struct nop_ubin *b, const char *glob, struct nop_err
 
 /* An event name nopctl builds: [A-Za-z0-9_], a letter or '_' first, unique
  * among the probes so far; suffix: "" or "__return" */
-static void event_name(const struct nop_uprobes *u, const char *sym, const char *suffix, char *out,
-		       size_t len)
+void nop_probe_event_name(const struct nop_uprobes *u, const char *sym, const char *suffix, char *out,
+			  size_t len)
 {
 	char base[48];
 	size_t i;
@@ -191,7 +191,7 @@ static int add_probe(struct nop_uprobes *u, const struct nop_ubin *b, const stru
 	p->offset = s->offset;
 	p->vaddr = s->vaddr;
 	p->ret = ret;
-	event_name(u, s->name, ret ? "__return" : "", p->event, sizeof(p->event));
+	nop_probe_event_name(u, s->name, ret ? "__return" : "", p->event, sizeof(p->event));
 	u->n++;
 	return 0;
 }
@@ -255,6 +255,7 @@ void nop_uprobes_free(struct nop_uprobes *u)
 		free(u->v[i].path);
 		free(u->v[i].sym);
 		free(u->v[i].shown);
+		free(u->v[i].fetch);
 	}
 	free(u->v);
 	memset(u, 0, sizeof(*u));

@@ -156,3 +156,30 @@ int nop_unhex(char *s)
 	s[n] = 0;
 	return 0;
 }
+
+const char *nop_errno_name(long long v)
+{
+	return nop_is_errno(v) ? strerrorname_np((int)-v) : NULL;
+}
+
+void *nop_task_slot(void **v, size_t *n, size_t *cap, size_t sz, int pid, size_t *last, bool *added)
+{
+	char *b = *v;
+
+	*added = false;
+	if (*last < *n && *(int *)(b + *last * sz) == pid)
+		return b + *last * sz;
+	for (size_t i = 0; i < *n; i++)
+		if (*(int *)(b + i * sz) == pid) {
+			*last = i;
+			return b + i * sz;
+		}
+	if (nop_grow(v, cap, *n + 1, sz))
+		return NULL;
+	b = (char *)*v + *n * sz;
+	memset(b, 0, sz);
+	*(int *)b = pid;
+	*last = (*n)++;
+	*added = true;
+	return b;
+}

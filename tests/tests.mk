@@ -9,7 +9,8 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 # suites: C static (non-PIE), dynamic PIE and non-PIE calling a shared
 # library found through RUNPATH, a stripped copy, and C++ with debug info
 UPROG := $(addprefix $(BUILD)/tests/helpers/,ufuncs-static ufuncs-pie ufuncs-nopie \
-	ufuncs-stripped ufuncs-go libnopdemo.so ucxx udlopen ubench libubench.so libuwrap.so ubench-finstr)
+	ufuncs-stripped ufuncs-go libnopdemo.so ucxx udlopen ubench libubench.so libuwrap.so ubench-finstr \
+	uopen uopen-static)
 HELPERS += $(UPROG)
 UPROG_CFLAGS := -O0 -g -fno-omit-frame-pointer -pthread
 $(BUILD)/tests/helpers/libnopdemo.so: tests/uprog/nopdemo.c
@@ -33,6 +34,14 @@ $(BUILD)/tests/helpers/ufuncs-go: $(BUILD)/tests/helpers/ufuncs-pie
 	printf 'go1.22' > $@.buildinfo
 	objcopy --add-section .go.buildinfo=$@.buildinfo $< $@
 	rm -f $@.buildinfo
+# known system calls (issue 15): PIE for the joined user/kernel trees,
+# static for exact counts of opens (a dynamic program's loader opens too)
+$(BUILD)/tests/helpers/uopen: tests/uprog/uopen.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UPROG_CFLAGS) -fPIE -pie -o $@ $<
+$(BUILD)/tests/helpers/uopen-static: tests/uprog/uopen.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UPROG_CFLAGS) -static -o $@ $<
 $(BUILD)/tests/helpers/udlopen: tests/uprog/udlopen.c $(BUILD)/tests/helpers/libnopdemo.so
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -o $@ $< -ldl -Wl,-rpath,'$$ORIGIN'
@@ -57,7 +66,7 @@ $(BUILD)/tests/helpers/ubench-finstr: tests/uprog/ubench.c tests/uprog/ubench_fn
 		-o $@ $^
 
 # valgrind cannot run a binary built with ASan: SANITIZE=1 leaves it out
-VM_SUITES := trace graph report doctor hardening uprobes $(if $(filter 1,$(SANITIZE)),,valgrind)
+VM_SUITES := trace graph report doctor hardening uprobes retval $(if $(filter 1,$(SANITIZE)),,valgrind)
 
 # every suite on every kernel (6.1, 6.12, 6.19), in two guests side by side
 # (one per core): the main suites on each kernel in turn, and beside them

@@ -96,5 +96,30 @@ run 0 "$n" report -j "$dat/uprobes-hits-6.18.dat"
 run 2 "$n" report --stats "$dat/uprobes-hits-6.18.dat"
 has err 'record -G'
 
+# issue 15: recordings from the VM of 'record -G ./uopen:main --retval
+# do_sys_openat2 -- uopen 2 1' (6.1: kretprobes) and with --args too (6.12:
+# fprobes): two opens of /etc/hostname, one of /nonexistent/nopctl, each
+# under main, each with its return value and arguments
+j='select(.func == "do_sys_openat2" and .depth == 1 and .type != "entry")'
+run 0 "$n" report -j "$dat/joined-retval-6.1.dat"
+[ "$(jq -c "$j | .retval" "$tmp/out" | tr '\n' ,)" = "4,4,-2," ] && ok ||
+	bad "6.1 recording: the opens under main: $(jq -c "$j" "$tmp/out")"
+run 0 "$n" report -j "$dat/joined-args-retval-6.12.dat"
+[ "$(jq -c "$j | [.retval, .error]" "$tmp/out" | tr '\n' ,)" = '[4,null],[4,null],[-2,"ENOENT"],' ] && ok ||
+	bad "6.12 recording: return values: $(jq -c "$j" "$tmp/out")"
+e='select(.func == "do_sys_openat2" and .depth == 1 and .type == "entry") | .args'
+[ "$(jq -c "$e | [.dfd, .filename]" "$tmp/out" | tr '\n' ,)" = '[-100,"/etc/hostname"],[-100,"/etc/hostname"],[-100,"/nonexistent/nopctl"],' ] && ok ||
+	bad "6.12 recording: arguments: $(jq -c "$e" "$tmp/out")"
+run 0 "$n" report "$dat/joined-args-retval-6.12.dat"
+has out '^ *0) *uopen-[0-9]* *| *| *do_sys_openat2(dfd=-100, filename="/nonexistent/nopctl", how=0x[0-9a-f]*) {$'
+has out '} /\* do_sys_openat2 \*/ /\* = -2 (ENOENT) \*/$'
+# --errors: the failed opens and the calls they came from (main), nothing
+# else (the loader's failed searches for libc are trees of their own)
+run 0 "$n" report -j --errors "$dat/joined-args-retval-6.12.dat"
+[ "$(jq -c "$j | .retval" "$tmp/out" | tr '\n' ,)" = "-2," ] && ok || bad "report --errors: $(jq -c "$j" "$tmp/out")"
+[ "$(jq -c 'select((.type == "exit" or .type == "call") and (.retval // 0) >= 0 and .func != "main")' "$tmp/out" | wc -l)" = 0 ] &&
+	ok || bad "report --errors kept calls that did not fail: $(grep -v summary "$tmp/out" | head -c 600)"
+[ "$(jq -c 'select(.func == "main")' "$tmp/out" | wc -l)" = 2 ] && ok || bad "report --errors: main, the caller"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

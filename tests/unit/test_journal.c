@@ -359,25 +359,32 @@ static void liveness_is_the_journal_lock(void **state)
 }
 
 /* A pid list the kernel grows (children followed) or empties (tasks that
- * exit) is still nopctl's; one holding only other pids is someone's. */
+ * exit) is still nopctl's; one holding only other pids is someone's. Probe
+ * events' set_event_pid too (event-fork; the top level's was said to be
+ * someone else's change when the traced command exited). */
 static void pid_lists_followed_by_the_kernel(void **state)
 {
-	const char *body = "file set_ftrace_pid 6e6f207069640a\nwriting set_ftrace_pid\n"
-			   "holds set_ftrace_pid 3132330a\n"; /* "no pid" -> "123" */
-	char *v;
+	static const char *const files[] = { "set_ftrace_pid", "set_event_pid" };
 
-	put("set_ftrace_pid", "123\n456\n");
-	assert_int_equal(replay_body(body), 0);
-	assert_string_equal(v = get("set_ftrace_pid"), "");
-	free(v);
-	put("set_ftrace_pid", "no pid\n");
-	assert_int_equal(replay_body(body), 0);
-	assert_int_equal(replay_rep.nleft, 0);
-	put("set_ftrace_pid", "789\n");
-	assert_int_equal(replay_body(body), 0);
-	assert_string_equal(v = get("set_ftrace_pid"), "789\n");
-	free(v);
-	assert_int_equal(replay_rep.nleft, 1);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		const char *f = files[i];
+		char body[256], *v;
+
+		/* "no pid" -> "123" */
+		snprintf(body, sizeof(body), "file %s 6e6f207069640a\nwriting %s\nholds %s 3132330a\n", f, f, f);
+		put(f, "123\n456\n");
+		assert_int_equal(replay_body(body), 0);
+		assert_string_equal(v = get(f), "");
+		free(v);
+		put(f, "no pid\n");
+		assert_int_equal(replay_body(body), 0);
+		assert_int_equal(replay_rep.nleft, 0);
+		put(f, "789\n");
+		assert_int_equal(replay_body(body), 0);
+		assert_string_equal(v = get(f), "789\n");
+		free(v);
+		assert_int_equal(replay_rep.nleft, 1);
+	}
 }
 
 /* A session that holds a shared setting in a child process: it takes

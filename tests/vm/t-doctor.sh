@@ -25,7 +25,13 @@ t_doctor_healthy() {
 	*) finding tracer.function_graph '.status == "ok" and (.seen | test("in an instance; instances have no set_graph_function"))'
 	   finding instances '(.seen | test("function_graph: yes"))' ;;
 	esac
-	finding funcgraph_retval '.status == "warn"' # no Debian kernel has it
+	# no Debian kernel has funcgraph-retval: return probes instead
+	case $KVER in
+	6.1.*) finding funcgraph_retval '.status == "ok" and (.seen | test("kretprobes"))'
+	       finding args '.status == "warn" and (.seen | test("--args exits 3"))' ;;
+	*) finding funcgraph_retval '.status == "ok" and (.seen | test("fprobe exit events"))'
+	   finding args '.status == "ok"' ;;
+	esac
 	case $KVER in
 	6.1.*) finding features '.status == "ok" and .seen == "function arguments from BTF (options/func-args, options/funcgraph-args): no; kprobe events: yes; fprobe events: no; uprobe events: yes"' ;;
 	6.12.*) finding features '.status == "ok" and .seen == "function arguments from BTF (options/func-args, options/funcgraph-args): no; kprobe events: yes; fprobe events: yes; uprobe events: yes"' ;;

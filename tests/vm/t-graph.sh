@@ -59,12 +59,15 @@ t_graph_depth_and_threshold() {
 
 t_graph_retval() {
 	top_buffer_may_expand # graph roots take the top level (instances lack set_graph_function)
+	expect_rc 0 nopctl graph -j --retval do_sys_openat2 -- cat /etc/hostname
 	if [ -f "$TR/options/funcgraph-retval" ]; then
-		expect_rc 0 nopctl graph -j --retval do_sys_openat2 -- cat /etc/hostname
 		all_of exit 'has("retval")' "$T/out"
 	else
-		expect_rc 3 nopctl graph --retval do_sys_openat2 -- true
-		grep -q 'funcgraph-retval' "$T/err" || fail "no reason given"
+		# no Debian kernel has it: a return probe on the pattern's
+		# function (t-retval.sh checks the values)
+		grep -q 'return values of 1 function through' "$T/err" || { cat "$T/err"; fail "mechanism not said"; }
+		grep '^{' "$T/out" | jq -s -e 'any(.[]; .func == "do_sys_openat2" and .type != "entry" and .retval >= 3)' > /dev/null ||
+			{ grep do_sys_openat2 "$T/out"; fail "no fd returned"; }
 	fi
 }
 

@@ -59,3 +59,18 @@ t_valgrind_uprobes() {
 	expect_rc 2 vg nopctl doctor -j /usr/bin/ufuncs-pie:parse_lin libc:malloc
 	vg_clean
 }
+
+t_valgrind_kernel_probes() {
+	top_buffer_may_expand # graph roots take the top level
+	# BTF (libbpf), kernel probes, the join, --errors' held trees, a user
+	# tree joined to the kernel's
+	case $KVER in 6.1.*) a= ;; *) a=--args ;; esac
+	expect_rc 0 vg nopctl graph -j --errors $a do_sys_openat2 -- uopen-static 2 2
+	[ "$(grep '^{' "$T/out" | jq -c 'select(.type == "exit" and .retval == -2)' | wc -l)" = 2 ] ||
+		fail "--errors under valgrind"
+	vg_clean
+	expect_rc 0 vg nopctl graph -j /usr/bin/uopen:main --retval do_sys_openat2 -- uopen 2 1
+	vg_clean
+	expect_rc 0 vg nopctl stats --retval do_sys_openat2 -- uopen-static 1 1
+	vg_clean
+}

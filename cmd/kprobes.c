@@ -1,0 +1,101 @@
+/* kprobes.c - --retval, --args and --errors on kernel functions: which
+ * mechanism this kernel offers, and the probes on the functions the
+ * PATTERNs name (not on their callees: a probe per function registered
+ * with the kernel, where function_graph traces thousands). */
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "run.h"
+
+/* Each return probe is a kprobe or fprobe the kernel registers and, for a
+ * kretprobe, up to maxactive instances per function (6.1 shows the
+ * default "r10" in kprobe_events: calls nested deeper, or on more CPUs at
+ * once, are missed and counted in kprobe_profile) */
+#define KPROBES_MAX 64
+
+static const char *release(void)
+{
+	static struct utsname u;
+
+	return uname(&u) == 0 ? u.release : "?";
+}
+
+int kernel_probes(struct run *r)
+{
+	struct opts *o = r->o;
+	struct nop_kcaps c;
+	struct nop_funcs f;
+	bool ret = o->retval, args = o->args;
+	size_t n = 0;
+	int rc = 0;
+
+	if (!ret && !args)
+		return 0;
+	if (!o->npatterns) {
+		nop_error_set(&r->err, NOP_EUSAGE, 0, "--%s: name the kernel functions whose %s to show"
+			      " (a PATTERN such as do_sys_openat2); user functions' are not fetched",
+			      args ? "args" : o->errors ? "errors" : "retval",
+			      args ? "arguments" : "return values");
+		return -1;
+	}
+	nop_kcaps_read(r->tdir, &c);
+	/* function_graph's own: every traced function's, with no probe */
+	if (ret && r->tracer == NOP_TRACER_GRAPH && c.graph_retval) {
+		r->graph_retval = true;
+		ret = false;
+	}
+	if (ret && !c.kretprobe && !c.fprobe) {
+		nop_error_set(&r->err, NOP_EKERNEL, 0, "--retval: this kernel (%s) has neither"
+			      " funcgraph-retval nor kprobe_events (CONFIG_KPROBE_EVENTS)", release());
+		return -1;
+	}
+	if (args && !c.btf_args) {
+		nop_error_set(&r->err, NOP_EKERNEL, 0, "--args: this kernel (%s) cannot fetch arguments"
+			      " by name: that needs fprobe events with BTF arguments (Linux 6.6 or later"
+			      " built with CONFIG_PROBE_EVENTS_BTF_ARGS, such as Debian's 6.12 and 6.19)%s",
+			      release(), c.func_args ? "" : "; it has no func-args option either");
+		return -1;
+	}
+	if (!ret && !args)
+		return 0;
+	if (nop_funcs_load(r->tdir, &f, &r->err))
+		return -1;
+	for (size_t i = 0; i < f.n && !rc; i++) {
+		bool in = false, out = false;
+
+		for (size_t p = 0; p < o->npatterns && !in; p++)
+			in = nop_func_matches(&f.v[i], o->patterns[p], o->module);
+		for (size_t p = 0; p < o->nnotrace && in && !out; p++)
+			out = nop_func_matches(&f.v[i], o->notrace[p], NULL);
+		if (!in || out)
+			continue;
+		if (++n > KPROBES_MAX && !o->force) {
+			nop_error_set(&r->err, NOP_EUSAGE, 0, "--%s would place probes on more than %d"
+				      " kernel functions: each is a probe the kernel registers (and a"
+				      " kretprobe keeps up to maxactive calls in flight per function);"
+				      " narrow the patterns, or add --force", args ? "args" : "retval",
+				      KPROBES_MAX);
+			rc = -1;
+			break;
+		}
+		rc = nop_kprobes_add(&r->uprobes, f.v[i].name, f.v[i].module, ret, args, &c, &r->err);
+	}
+	nop_funcs_free(&f);
+	if (rc)
+		return -1;
+	r->nkprobes = nop_kprobes_count(&r->uprobes, NOP_PROBE_KRETPROBE) +
+		      nop_kprobes_count(&r->uprobes, NOP_PROBE_FEXIT) +
+		      nop_kprobes_count(&r->uprobes, NOP_PROBE_FARGS);
+	if (!o->quiet) {
+		size_t nr = r->nkprobes - nop_kprobes_count(&r->uprobes, NOP_PROBE_FARGS);
+
+		if (ret)
+			fprintf(stderr, "nopctl: return values of %zu function%s through %s events\n", nr,
+				nr == 1 ? "" : "s", c.fprobe ? "fprobe exit" : "kretprobe");
+		if (args)
+			fprintf(stderr, "nopctl: arguments of %zu function%s through fprobe events with BTF"
+				" argument names\n", r->nkprobes - nr, r->nkprobes - nr == 1 ? "" : "s");
+	}
+	return 0;
+}

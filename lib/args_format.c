@@ -1,0 +1,157 @@
+/* args_format.c - a kernel function's arguments, as its probe event
+ * fetched them (--args), to the two forms the sinks print: text
+ * 'dfd=-100, filename="/etc/hostname"' and a JSON object
+ * '{"dfd":-100,"filename":"/etc/hostname"}', one buffer "TEXT\0JSON".
+ * Every field after __probe_ip is an argument: its name is the BTF name
+ * nopctl gave it, a string is a __data_loc char[], a number is signed
+ * as its format says. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "internal.h"
+
+struct out {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put(struct out *o, const char *s, size_t n)
+{
+	if (o->oom)
+		return;
+	if (o->len + n + 1 > o->cap) {
+		size_t cap = (o->len + n + 1) * 2;
+		char *p = realloc(o->p, cap);
+
+		if (!p) {
+			o->oom = true;
+			return;
+		}
+		o->p = p;
+		o->cap = cap;
+	}
+	memcpy(o->p + o->len, s, n);
+	o->len += n;
+	o->p[o->len] = 0;
+}
+
+static void puts_(struct out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+/* a string's bytes: JSON escapes (RFC 8259) or C-like ones for text */
+static void put_str(struct out *o, const char *s, size_t n, bool json)
+{
+	char esc[8];
+
+	put(o, "\"", 1);
+	for (size_t i = 0; i < n && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)c;
+			put(o, esc, 2);
+		} else if (c < 0x20 || c >= 0x7f) { /* bytes of no known encoding too */
+			snprintf(esc, sizeof(esc), json ? "\\u%04x" : "\\x%02x", c);
+			puts_(o, esc);
+		} else {
+			put(o, (const char *)&c, 1);
+		}
+	}
+	put(o, "\"", 1);
+}
+
+/* one field's value: 0 if it is not in the record */
+static bool value(const struct tep_format_field *f, const char *data, int size, bool native,
+		  unsigned long long *v)
+{
+	if (f->offset < 0 || f->offset + f->size > size)
+		return false;
+	if (native && (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)) {
+		uint64_t x = 0;
+
+		memcpy(&x, data + f->offset, (size_t)f->size); /* little-endian: x86 */
+		*v = x;
+	} else if (tep_read_number_field((struct tep_format_field *)f, (void *)data, v)) {
+		return false;
+	}
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && (*v >> (f->size * 8 - 1)) & 1)
+		*v |= ~0ULL << (f->size * 8); /* sign-extended */
+	return true;
+}
+
+static void one(struct out *o, const struct tep_format_field *f, const char *data, int size,
+		bool native, bool json)
+{
+	unsigned long long v;
+	char num[32];
+
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		/* __data_loc: offset in the low 16 bits, length in the high */
+		uint32_t loc;
+
+		if (f->offset < 0 || f->offset + 4 > size) {
+			puts_(o, "null");
+			return;
+		}
+		memcpy(&loc, data + f->offset, 4);
+		if ((loc & 0xffff) + (loc >> 16) > (uint32_t)size || !(loc >> 16))
+			puts_(o, json ? "null" : "(fault)"); /* the kernel could not read it */
+		else
+			put_str(o, data + (loc & 0xffff), loc >> 16, json);
+		return;
+	}
+	if (!value(f, data, size, native, &v)) {
+		puts_(o, "null");
+		return;
+	}
+	if (f->flags & TEP_FIELD_IS_SIGNED)
+		snprintf(num, sizeof(num), "%lld", (long long)v);
+	else
+		snprintf(num, sizeof(num), json || f->size < 8 ? "%llu" : "%#llx", v);
+	puts_(o, num);
+}
+
+const char *nop_args_format(struct tep_event *ev, const void *rec, int size, bool native, char **buf,
+			    size_t *cap)
+{
+	struct out o = { .p = *buf, .cap = *cap };
+	struct tep_format_field *args = NULL;
+
+	if (!ev)
+		return NULL;
+	for (struct tep_format_field *f = ev->format.fields; f; f = f->next)
+		if (!strcmp(f->name, "__probe_ip")) {
+			args = f->next;
+			break;
+		}
+	for (int json = 0; json < 2; json++) {
+		if (json)
+			put(&o, "{", 1);
+		for (struct tep_format_field *f = args; f; f = f->next) {
+			if (f != args)
+				puts_(&o, json ? "," : ", ");
+			if (json) {
+				put_str(&o, f->name, strlen(f->name), true);
+				put(&o, ":", 1);
+			} else {
+				puts_(&o, f->name);
+				put(&o, "=", 1);
+			}
+			one(&o, f, rec, size, native, json);
+		}
+		if (json)
+			put(&o, "}", 1);
+		put(&o, "", 1); /* a NUL after each: "TEXT\0JSON\0" */
+	}
+	*buf = o.p;
+	*cap = o.cap;
+	return o.oom ? NULL : o.p;
+}

@@ -1,0 +1,145 @@
+/* errfilter.c - --errors: which function failed, and from where. A
+ * task's items are held from its tree's first call until the outermost
+ * one ends; then only the calls that returned a negative errno, and the
+ * calls they were made from, go on. A tree with no failure shows nothing.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct held_item {
+	struct nop_gitem gi; /* path and args: owned copies */
+	bool keep;
+};
+
+struct etask {
+	int pid;
+	struct held_item *v;
+	size_t n, cap;
+};
+
+struct nop_errf {
+	struct etask *t;
+	size_t n, cap, last;
+};
+
+struct nop_errf *nop_errf_new(void)
+{
+	return calloc(1, sizeof(struct nop_errf));
+}
+
+static void clear(struct etask *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free((void *)t->v[i].gi.path);
+		free((void *)t->v[i].gi.args);
+	}
+	t->n = 0;
+}
+
+void nop_errf_free(struct nop_errf *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->n; i++) {
+		clear(&e->t[i]);
+		free(e->t[i].v);
+	}
+	free(e->t);
+	free(e);
+}
+
+static struct etask *task(struct nop_errf *e, int pid)
+{
+	bool added;
+
+	return nop_task_slot((void **)&e->t, &e->n, &e->cap, sizeof(*e->t), pid, &e->last, &added);
+}
+
+static bool failed(const struct nop_gitem *gi)
+{
+	return gi->kind != NOP_GI_ENTER && gi->has_retval && nop_is_errno(gi->retval);
+}
+
+/* the tree is complete: mark, then pass on what is kept */
+static int flush(struct etask *t, nop_gitem_fn out, void *ctx)
+{
+	size_t *open = malloc((t->n + 1) * sizeof(*open)), depth = 0;
+	int ret = 0;
+
+	if (!open) {
+		clear(t);
+		return -1;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		struct held_item *h = &t->v[i];
+
+		if (h->gi.kind == NOP_GI_ENTER) {
+			open[depth++] = i;
+			continue;
+		}
+		if (h->gi.kind == NOP_GI_RETURN && depth) {
+			size_t o = open[--depth];
+
+			h->keep = t->v[o].keep;
+			if (failed(&h->gi))
+				h->keep = t->v[o].keep = true;
+		} else {
+			h->keep = failed(&h->gi);
+		}
+		if (h->keep) /* and every call it was made from */
+			for (size_t k = 0; k < depth; k++)
+				t->v[open[k]].keep = true;
+	}
+	free(open);
+	for (size_t i = 0; i < t->n && !ret; i++)
+		if (t->v[i].keep)
+			ret = out(ctx, &t->v[i].gi);
+	clear(t);
+	return ret;
+}
+
+static const char *dup_args(const char *a)
+{
+	size_t n;
+	char *c;
+
+	if (!a)
+		return NULL;
+	n = strlen(a) + 1;
+	n += strlen(a + n) + 1;
+	if ((c = malloc(n)))
+		memcpy(c, a, n);
+	return c;
+}
+
+int nop_errf_item(struct nop_errf *e, const struct nop_gitem *gi, nop_gitem_fn out, void *ctx)
+{
+	struct etask *t = task(e, gi->pid);
+	struct held_item *h;
+	unsigned long long *path;
+
+	if (!t || nop_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)) ||
+	    !(path = malloc((size_t)(gi->npath ? gi->npath : 1) * sizeof(*path))))
+		return -1;
+	h = &t->v[t->n++];
+	h->gi = *gi;
+	h->keep = false;
+	memcpy(path, gi->path, (size_t)gi->npath * sizeof(*path));
+	h->gi.path = path;
+	h->gi.args = dup_args(gi->args);
+	/* the outermost call ended (or a call of no tree: a lone return) */
+	if (gi->depth == 0 && gi->kind != NOP_GI_ENTER)
+		return flush(t, out, ctx);
+	return 0;
+}
+
+int nop_errf_finish(struct nop_errf *e, nop_gitem_fn out, void *ctx)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < e->n && !ret; i++)
+		ret = flush(&e->t[i], out, ctx);
+	return ret;
+}

@@ -1,0 +1,170 @@
+/* kprobes.c - return values and arguments of kernel functions where
+ * function_graph gives none: no Debian kernel (6.1, 6.12, 6.19) is built
+ * with CONFIG_FUNCTION_GRAPH_RETVAL, all have kprobe_events, 6.12 and
+ * later fprobe events with arguments by their BTF names. One probe per
+ * function and purpose, in nopctl's group; what it fetches is built here
+ * from the function's BTF signature (names checked character by
+ * character), never from input.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static bool readme_has(const char *tracing_dir, const char *what)
+{
+	char path[4200], *text;
+	struct nop_error e;
+	bool has;
+
+	snprintf(path, sizeof(path), "%s/README", tracing_dir);
+	if (!(text = nop_read_file(path, NULL, &e)))
+		return false;
+	has = strstr(text, what) != NULL;
+	free(text);
+	return has;
+}
+
+static bool exists(const char *tracing_dir, const char *file)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", tracing_dir, file);
+	return access(path, F_OK) == 0;
+}
+
+void nop_kcaps_read(const char *tracing_dir, struct nop_kcaps *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->graph_retval = exists(tracing_dir, "options/funcgraph-retval");
+	c->kretprobe = exists(tracing_dir, "kprobe_events");
+	/* tracefs's README lists the syntax this kernel accepts */
+	c->fprobe = exists(tracing_dir, "dynamic_events") && readme_has(tracing_dir, "f[:[<group>/][<event>]]");
+	c->btf_args = c->fprobe && readme_has(tracing_dir, "<argname>");
+	c->func_args = exists(tracing_dir, "options/func-args");
+}
+
+/* a fetch type for a value of this kind */
+static const char *fetch_type(const struct nop_kparam *p, char *buf, size_t len)
+{
+	switch (p->kind) {
+	case NOP_KP_SIGNED: snprintf(buf, len, "s%d", p->size * 8); return buf;
+	case NOP_KP_UNSIGNED: snprintf(buf, len, "u%d", p->size * 8); return buf;
+	case NOP_KP_STRING: return "string"; /* x86: a user pointer is read as one */
+	default: return "x64";
+	}
+}
+
+/* a name from available_filter_functions: what the kernel's symbols hold */
+static bool func_ok(const char *f)
+{
+	for (const char *c = f; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.')
+			return false;
+	return *f && !isdigit((unsigned char)*f);
+}
+
+static int add(struct nop_uprobes *u, const char *func, enum nop_probe_kind kind, const char *fetch)
+{
+	struct nop_uprobe *p;
+
+	if (nop_grow((void **)&u->v, &u->cap, u->n + 1, sizeof(*u->v)))
+		return -1;
+	p = &u->v[u->n];
+	memset(p, 0, sizeof(*p));
+	if (!(p->path = strdup("")) || !(p->sym = strdup(func)) || !(p->shown = strdup(func)) ||
+	    !(p->fetch = strdup(fetch))) {
+		free(p->path);
+		free(p->sym);
+		free(p->shown);
+		return -1;
+	}
+	p->kind = kind;
+	p->ret = kind != NOP_PROBE_FARGS;
+	p->func = u->n;
+	nop_probe_event_name(u, func, kind == NOP_PROBE_FARGS ? NOP_KARGS_SUFFIX : NOP_KRET_SUFFIX, p->event,
+			     sizeof(p->event));
+	u->n++;
+	return 0;
+}
+
+int nop_kprobes_add(struct nop_uprobes *u, const char *func, const char *module, bool ret,
+		    bool args, const struct nop_kcaps *c, struct nop_error *err)
+{
+	struct nop_ksig sig;
+	char fetch[1024], t[16];
+
+	if (!func_ok(func)) {
+		nop_error_set(err, NOP_EUSAGE, 0, "'%s' is not a kernel function name", func);
+		return -1;
+	}
+	for (size_t i = 0; i < u->n; i++)
+		if (u->v[i].kind != NOP_PROBE_USER && !strcmp(u->v[i].sym, func))
+			return 0; /* two patterns, one function */
+	if (nop_kfunc_sig(func, module, &sig, err))
+		return -1;
+	if (ret && !(sig.found && sig.ret.kind == NOP_KP_VOID)) {
+		/* typed as BTF says: an int's -2 is 0xfffffffe in a 64-bit
+		 * register (the upper half is not the callee's to set);
+		 * without BTF, a long */
+		snprintf(fetch, sizeof(fetch), "ret=$retval:%s",
+			 sig.found ? fetch_type(&sig.ret, t, sizeof(t)) : "s64");
+		if (sig.found && sig.ret.kind == NOP_KP_STRING)
+			snprintf(fetch, sizeof(fetch), "ret=$retval:x64");
+		if (add(u, func, c->fprobe ? NOP_PROBE_FEXIT : NOP_PROBE_KRETPROBE, fetch))
+			goto oom;
+	}
+	if (args) {
+		size_t off = 0;
+
+		if (!c->btf_args) {
+			nop_error_set(err, NOP_EKERNEL, 0, "--args needs probe arguments by their BTF"
+				      " names (fprobe events, Linux 6.6 or later built with"
+				      " CONFIG_PROBE_EVENTS_BTF_ARGS, as Debian's 6.12 and 6.19 are);"
+				      " this kernel's probe events have only $argN");
+			return -1;
+		}
+		if (!sig.found) {
+			nop_error_set(err, NOP_EUSAGE, 0, "--args: the kernel's BTF has no signature for"
+				      " %s (a compiler's clone, or a function of a module without BTF);"
+				      " name the function it was made from", func);
+			return -1;
+		}
+		fetch[0] = 0;
+		for (int i = 0; i < sig.n; i++)
+			if (sig.p[i].kind != NOP_KP_OTHER)
+				off += (size_t)snprintf(fetch + off, off < sizeof(fetch) ? sizeof(fetch) - off : 0,
+							"%s%s:%s", off ? " " : "", sig.p[i].name,
+							fetch_type(&sig.p[i], t, sizeof(t)));
+		if (off >= sizeof(fetch)) {
+			nop_error_set(err, NOP_EINTERNAL, 0, "%s: too many arguments", func);
+			return -1;
+		}
+		if (sig.n && add(u, func, NOP_PROBE_FARGS, fetch))
+			goto oom;
+	}
+	return 0;
+oom:
+	nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+	return -1;
+}
+
+const char *nop_kprobes_mechanism(const struct nop_uprobes *u)
+{
+	for (size_t i = 0; i < u->n; i++)
+		if (u->v[i].kind == NOP_PROBE_KRETPROBE)
+			return "kretprobe";
+	return "fprobe";
+}
+
+size_t nop_kprobes_count(const struct nop_uprobes *u, enum nop_probe_kind kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < u->n; i++)
+		n += u->v[i].kind == kind;
+	return n;
+}

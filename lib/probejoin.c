@@ -1,0 +1,359 @@
+/* probejoin.c - a kernel function's return value and arguments, fetched
+ * by nopctl's probes, joined to the function_graph (or function tracer)
+ * event of the call they belong to.
+ *
+ * The probe's event and the tracer's are written by the same task on the
+ * same CPU, but not always side by side, and not in one order (seen in
+ * the VM, trace-cmd report of nopctl's recordings):
+ * - 6.12, fprobe arguments: funcgraph_entry do_sys_openat2, then the
+ *   probe's own fetch of the filename string, traced as callees
+ *   (strnlen_user_nofault, strncpy_from_user_nofault { ... }), then the
+ *   arguments' event;
+ * - 6.1, kretprobe: funcgraph_exit do_filp_open, then the return hook
+ *   (kretprobe_rethook_handler { ... }) that writes the return value's
+ *   event; its entry hook, pre_handler_kretprobe, shows as a callee.
+ * So a call's event that expects a probe's waits, with the events of its
+ * task queued behind it, until the probe's event for that function comes
+ * (what came between is the probe's own work: left out), or until its
+ * task shows the call is over (its caller returned, the function was
+ * called again, 64 events): then everything goes on unjoined. A probe's
+ * event that comes first waits for the call's, likewise. Never another
+ * call's value.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* a task's last arguments are kept until their call's item is out of the
+ * call-graph engine (at its first callee or its exit): a ring, as the
+ * events of a task's CPUs can reach the engine out of order */
+#define ARGS_RING 32
+/* events queued behind a waiting call: the probes' own work was at most
+ * a dozen function_graph events in the VM */
+#define QUEUE_MAX 64
+
+enum { W_NONE, W_RET, W_ARGS };
+
+struct jtask {
+	int pid;
+	/* a call's event waiting for its probe's (q[0]), and the task's
+	 * events after it */
+	int wait;
+	struct nop_event q[QUEUE_MAX];
+	int nq;
+	/* a probe's event waiting for its call's */
+	int pend, pend_age;
+	unsigned long long pend_fn;
+	long long retval;
+	char *pargs;
+	size_t pcap;
+	/* the probes' machinery (pre_handler_kretprobe...): its calls and
+	 * their callees left out, down to this depth's exit (-1: none) */
+	int skip_depth;
+	/* arguments joined: the fetches of strings that follow are the
+	 * probe's (6.12 writes the event between strnlen_user_nofault and
+	 * strncpy_from_user_nofault) */
+	bool after_args;
+	char *ring[ARGS_RING];
+	size_t cap[ARGS_RING];
+	unsigned next;
+};
+
+struct nop_join {
+	const struct nop_uprobes *u;
+	nop_join_name_fn name;
+	void *nctx;
+	bool graph;
+	struct jtask *t;
+	size_t n, cap, last;
+	struct { unsigned long long addr; signed char want; } cache[512];
+};
+
+struct nop_join *nop_join_new(const struct nop_uprobes *u, bool graph, nop_join_name_fn name, void *ctx)
+{
+	struct nop_join *j = calloc(1, sizeof(*j));
+
+	if (j) {
+		j->u = u;
+		j->graph = graph;
+		j->name = name;
+		j->nctx = ctx;
+	}
+	return j;
+}
+
+void nop_join_free(struct nop_join *j)
+{
+	if (!j)
+		return;
+	for (size_t i = 0; i < j->n; i++) {
+		free(j->t[i].pargs);
+		for (int d = 0; d < ARGS_RING; d++)
+			free(j->t[i].ring[d]);
+	}
+	free(j->t);
+	free(j);
+}
+
+/* the kernel's probe handlers, traced as callees of the probed function
+ * where function_graph traces everything under it (6.1) */
+static bool machinery(const char *name)
+{
+	static const char *const names[] = { "pre_handler_kretprobe", "kretprobe_rethook_handler",
+					     "kretprobe_dispatcher", "rethook_trampoline_handler",
+					     "fprobe_handler", "fprobe_exit_handler" };
+
+	for (size_t i = 0; name && i < ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+/* a probe's fetch of memory (a string argument), traced where it runs */
+static bool fetch(const char *name)
+{
+	return name && (!strncmp(name, "strncpy_from_", 13) || !strncmp(name, "strnlen_", 8) ||
+			!strncmp(name, "copy_from_", 10)) && strstr(name, "_nofault");
+}
+
+/* what the function at addr has: 1 a return probe, 2 an argument probe,
+ * 4 it is the probes' machinery, 8 their fetch of memory */
+static int wants(struct nop_join *j, unsigned long long addr)
+{
+	size_t s = (addr >> 4) % ARRAY_SIZE(j->cache);
+	const char *name;
+	int w = 0;
+
+	if ((addr & NOP_UKEY_MASK) == NOP_UKEY)
+		return 0; /* a user function's */
+	if (j->cache[s].addr == addr && j->cache[s].want)
+		return j->cache[s].want - 1;
+	name = j->name(j->nctx, addr);
+	for (size_t i = 0; name && i < j->u->n; i++)
+		if (j->u->v[i].kind != NOP_PROBE_USER && !strcmp(j->u->v[i].sym, name))
+			w |= j->u->v[i].kind == NOP_PROBE_FARGS ? 2 : 1;
+	if (machinery(name))
+		w |= 4;
+	if (fetch(name))
+		w |= 8;
+	j->cache[s].addr = addr;
+	j->cache[s].want = (signed char)(w + 1);
+	return w;
+}
+
+/* one function, whatever address each event gives for it (a kprobe's is
+ * the symbol's, function_graph's may be the patch site after an endbr64) */
+static bool same_fn(struct nop_join *j, unsigned long long a, unsigned long long b)
+{
+	const char *na, *nb;
+
+	if (a == b)
+		return true;
+	na = j->name(j->nctx, a);
+	nb = na ? j->name(j->nctx, b) : NULL;
+	return na && nb && !strcmp(na, nb);
+}
+
+static struct jtask *task(struct nop_join *j, int pid)
+{
+	bool added;
+	struct jtask *t = nop_task_slot((void **)&j->t, &j->n, &j->cap, sizeof(*j->t), pid, &j->last, &added);
+
+	if (t && added)
+		t->skip_depth = -1;
+	return t;
+}
+
+static int copy(char **dst, size_t *cap, const char *a)
+{
+	size_t n = strlen(a) + 1;
+
+	n += strlen(a + n) + 1; /* "TEXT\0JSON\0" */
+	if (n > *cap) {
+		char *p = realloc(*dst, n);
+
+		if (!p)
+			return -1;
+		*dst = p;
+		*cap = n;
+	}
+	memcpy(*dst, a, n);
+	return 0;
+}
+
+/* the arguments a, kept where the call's event points */
+static void attach_args(struct jtask *t, struct nop_event *ev, const char *a)
+{
+	unsigned k = t->next++ % ARGS_RING;
+
+	if (!copy(&t->ring[k], &t->cap[k], a))
+		ev->args = t->ring[k];
+}
+
+/* does ev show that the waiting call will get no probe event? */
+static bool wait_over(struct nop_join *j, struct jtask *t, const struct nop_event *ev)
+{
+	const struct nop_event *c = &t->q[0];
+
+	if (t->nq == QUEUE_MAX || ev->type == NOP_EV_LOST)
+		return true;
+	if (ev->type == NOP_EV_EXIT && c->type != NOP_EV_FUNC && ev->depth < c->depth)
+		return true; /* its caller returned */
+	if ((ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_FUNC) && same_fn(j, ev->ip, c->ip))
+		return true; /* called again */
+	return t->wait == W_ARGS && ev->type == NOP_EV_EXIT && ev->depth == c->depth &&
+	       same_fn(j, ev->ip, c->ip); /* it returned */
+}
+
+static int task_event(struct nop_join *j, struct jtask *t, struct nop_event *ev, nop_emit_fn out,
+		      void *ctx);
+
+/* the waiting call goes on: joined, alone (what came between was the
+ * probe's own work); unjoined, with the events behind it, each taken as
+ * if it came now (one may wait in turn) */
+static int release(struct nop_join *j, struct jtask *t, bool joined, nop_emit_fn out, void *ctx)
+{
+	struct nop_event q[QUEUE_MAX];
+	int n = t->nq, ret;
+
+	memcpy(q, t->q, (size_t)n * sizeof(*q));
+	t->wait = W_NONE;
+	t->nq = 0;
+	if (joined) { /* the probe's work left out: a call of it still open is left out to its end */
+		int open[QUEUE_MAX], no = 0;
+
+		for (int i = 1; i < n; i++)
+			if (q[i].type == NOP_EV_ENTRY)
+				open[no++] = q[i].depth;
+			else if (q[i].type == NOP_EV_EXIT && no && open[no - 1] == q[i].depth)
+				no--;
+		if (no)
+			t->skip_depth = open[0];
+	}
+	ret = out(ctx, &q[0]);
+	for (int i = 1; i < n && !joined && !ret; i++)
+		ret = task_event(j, t, &q[i], out, ctx);
+	return ret;
+}
+
+static int probe_event(struct nop_join *j, struct jtask *t, const struct nop_event *ev, nop_emit_fn out,
+		       void *ctx)
+{
+	bool ret_ev = ev->type == NOP_EV_RETVAL;
+
+	if (t->wait == (ret_ev ? W_RET : W_ARGS) && same_fn(j, t->q[0].ip, ev->ip)) {
+		if (ret_ev) {
+			t->q[0].retval = ev->retval;
+			t->q[0].has_retval = true;
+		} else {
+			attach_args(t, &t->q[0], ev->args);
+			t->after_args = true;
+		}
+		return release(j, t, true, out, ctx);
+	}
+	if (ret_ev && !j->graph && !t->wait)
+		return out(ctx, ev); /* the function tracer's: a line of its own */
+	t->pend = ret_ev ? W_RET : (copy(&t->pargs, &t->pcap, ev->args) ? W_NONE : W_ARGS);
+	t->pend_age = 0;
+	t->pend_fn = ev->ip;
+	t->retval = ev->retval;
+	return 0;
+}
+
+/* a call's event, or any other, with no call waiting on its task */
+static int call_event(struct nop_join *j, struct jtask *t, struct nop_event *ev, nop_emit_fn out,
+		      void *ctx)
+{
+	bool entry = ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_FUNC;
+	int w = entry || ev->type == NOP_EV_EXIT ? wants(j, ev->ip) : 0;
+
+	if (t->skip_depth >= 0) { /* inside the probes' machinery */
+		if (ev->type == NOP_EV_EXIT && ev->depth <= t->skip_depth)
+			t->skip_depth = -1;
+		return 0;
+	}
+	if (t->after_args && (w & 8) && ev->type == NOP_EV_ENTRY)
+		w |= 4; /* (and the next string's fetch after it) */
+	else
+		t->after_args = false;
+	if ((w & 4) && ev->type == NOP_EV_ENTRY) {
+		t->skip_depth = ev->depth;
+		return 0;
+	}
+	if (w & 4)
+		return 0;
+	if (t->pend && ++t->pend_age <= QUEUE_MAX && same_fn(j, t->pend_fn, ev->ip)) {
+		if (t->pend == W_RET && ev->type == NOP_EV_EXIT) {
+			ev->retval = t->retval;
+			ev->has_retval = true;
+			t->pend = W_NONE;
+			return out(ctx, ev);
+		}
+		if (t->pend == W_ARGS && entry) {
+			attach_args(t, ev, t->pargs);
+			t->after_args = true;
+			t->pend = W_NONE;
+			return out(ctx, ev);
+		}
+		t->pend = W_NONE; /* the function again, the value unclaimed: stale */
+	}
+	if (t->pend_age > QUEUE_MAX)
+		t->pend = W_NONE;
+	if ((ev->type == NOP_EV_EXIT && (w & 1)) || (entry && (w & 2))) {
+		t->wait = ev->type == NOP_EV_EXIT ? W_RET : W_ARGS;
+		t->q[0] = *ev;
+		t->nq = 1;
+		return 0;
+	}
+	return out(ctx, ev);
+}
+
+/* a task's event other than a probe's */
+static int task_event(struct nop_join *j, struct jtask *t, struct nop_event *ev, nop_emit_fn out,
+		      void *ctx)
+{
+	int ret;
+
+	while (t->wait) { /* (one of a released queue may wait in turn) */
+		if (!wait_over(j, t, ev)) {
+			t->q[t->nq++] = *ev;
+			return 0;
+		}
+		if ((ret = release(j, t, false, out, ctx)))
+			return ret;
+	}
+	return call_event(j, t, ev, out, ctx);
+}
+
+int nop_join_event(struct nop_join *j, const struct nop_event *in, nop_emit_fn out, void *ctx)
+{
+	struct nop_event ev = *in;
+	struct jtask *t;
+	int ret;
+
+	if (ev.type == NOP_EV_COUNTS || ev.type == NOP_EV_STACK ||
+	    (ev.type == NOP_EV_LOST && !j->n) || !(t = task(j, ev.pid)))
+		return out(ctx, &ev); /* (out of memory: shown unjoined) */
+	if (ev.type == NOP_EV_LOST) { /* every wait ends: the events may be gone */
+		for (size_t i = 0; i < j->n; i++)
+			while (j->t[i].wait)
+				if ((ret = release(j, &j->t[i], false, out, ctx)))
+					return ret;
+		return out(ctx, &ev);
+	}
+	if (ev.type == NOP_EV_RETVAL || ev.type == NOP_EV_ARGS)
+		return probe_event(j, t, &ev, out, ctx);
+	return task_event(j, t, &ev, out, ctx);
+}
+
+int nop_join_finish(struct nop_join *j, nop_emit_fn out, void *ctx)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < j->n && !ret; i++)
+		while (j->t[i].wait && !ret)
+			ret = release(j, &j->t[i], false, out, ctx);
+	return ret;
+}

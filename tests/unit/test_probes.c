@@ -1,0 +1,383 @@
+/* test_probes.c - kernel probes' values joined to their calls
+ * (probejoin.c), in the orders the kernels write them (seen in the VM:
+ * trace-cmd report of nopctl's recordings, quoted in probejoin.c); the
+ * --errors filter (errfilter.c); arguments formatted from an fprobe
+ * event's format recorded from 6.12. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <traceevent/event-parse.h>
+
+#include "../../lib/internal.h"
+
+/* functions by address: 0x100 F (probed: return and arguments), 0x200
+ * its parent P, 0x300 a callee G, 0x400 kretprobe_rethook_handler, 0x500
+ * strnlen_user_nofault and 0x600 strncpy_from_user_nofault (the fprobe's
+ * fetch) */
+static const char *name_of(void *ctx, unsigned long long a)
+{
+	switch (a) {
+	case 0x100: case 0x104: return "F";
+	case 0x200: return "P";
+	case 0x300: return "G";
+	case 0x400: return "kretprobe_rethook_handler";
+	case 0x500: return "strnlen_user_nofault";
+	case 0x600: return "strncpy_from_user_nofault";
+	default: return NULL;
+	}
+}
+
+struct got {
+	struct nop_event ev[64];
+	char args[64][128], json[64][128];
+	int n;
+};
+
+static int collect(void *ctx, const struct nop_event *ev)
+{
+	struct got *g = ctx;
+
+	g->ev[g->n] = *ev;
+	if (ev->args) { /* theirs: kept only as long as the join needs them */
+		snprintf(g->args[g->n], sizeof(g->args[0]), "%s", ev->args);
+		snprintf(g->json[g->n], sizeof(g->json[0]), "%s", ev->args + strlen(ev->args) + 1);
+	}
+	g->n++;
+	return 0;
+}
+
+static struct nop_uprobes probes(void)
+{
+	static struct nop_uprobe v[2] = {
+		{ .kind = NOP_PROBE_KRETPROBE, .sym = "F" }, { .kind = NOP_PROBE_FARGS, .sym = "F" },
+	};
+
+	return (struct nop_uprobes){ .v = v, .n = 2 };
+}
+
+#define ENT(a, d) (struct nop_event){ .type = NOP_EV_ENTRY, .pid = 7, .ip = (a), .depth = (d) }
+#define EXI(a, d) (struct nop_event){ .type = NOP_EV_EXIT, .pid = 7, .ip = (a), .depth = (d) }
+#define RET(a, v) (struct nop_event){ .type = NOP_EV_RETVAL, .pid = 7, .ip = (a), .retval = (v) }
+#define ARG(a, s) (struct nop_event){ .type = NOP_EV_ARGS, .pid = 7, .ip = (a), .args = (s) }
+
+static void feed(bool graph, const struct nop_event *in, int n, struct got *g)
+{
+	struct nop_uprobes u = probes();
+	struct nop_join *j = nop_join_new(&u, graph, name_of, NULL);
+
+	assert_non_null(j);
+	memset(g, 0, sizeof(*g));
+	for (int i = 0; i < n; i++)
+		assert_int_equal(nop_join_event(j, &in[i], collect, g), 0);
+	assert_int_equal(nop_join_finish(j, collect, g), 0);
+	nop_join_free(j);
+}
+
+static void return_value_either_side(void **state)
+{
+	/* 6.12's fprobe exit beside function_graph's exit, either order; the
+	 * kprobe names the symbol (0x100), function_graph the patch site */
+	const struct nop_event after[] = { ENT(0x104, 0), EXI(0x104, 0), RET(0x100, -2) };
+	const struct nop_event before[] = { ENT(0x104, 0), RET(0x100, 3), EXI(0x104, 0) };
+	struct got g;
+
+	feed(true, after, 3, &g);
+	assert_int_equal(g.n, 2);
+	assert_true(g.ev[1].type == NOP_EV_EXIT && g.ev[1].has_retval && g.ev[1].retval == -2);
+	feed(true, before, 3, &g);
+	assert_int_equal(g.n, 2);
+	assert_true(g.ev[1].has_retval && g.ev[1].retval == 3);
+}
+
+static void kretprobe_handler_between(void **state)
+{
+	/* 6.1: F returns, the rethook handler (traced) writes F's value */
+	const struct nop_event in[] = {
+		ENT(0x200, 0), ENT(0x100, 1), ENT(0x300, 2), EXI(0x300, 2), EXI(0x100, 1),
+		ENT(0x400, 1), ENT(0x300, 2), RET(0x100, -2), EXI(0x300, 2), EXI(0x400, 1), EXI(0x200, 0),
+	};
+	struct got g;
+
+	feed(true, in, (int)ARRAY_SIZE(in), &g);
+	assert_int_equal(g.n, 6); /* P, F, G, G, F with -2, P: the handler's left out */
+	assert_true(g.ev[4].type == NOP_EV_EXIT && g.ev[4].ip == 0x100 && g.ev[4].has_retval &&
+		    g.ev[4].retval == -2);
+	assert_true(g.ev[5].type == NOP_EV_EXIT && g.ev[5].ip == 0x200 && !g.ev[5].has_retval);
+}
+
+static void arguments_after_the_fetch(void **state)
+{
+	/* 6.12: F's entry, the probe's measure of a string (traced), the
+	 * arguments' event, the probe's copy of the string (traced), then F's
+	 * own callees */
+	const struct nop_event in[] = {
+		ENT(0x100, 0), ENT(0x500, 1), EXI(0x500, 1), ARG(0x100, "dfd=-100\0{\"dfd\":-100}"),
+		ENT(0x600, 1), ENT(0x300, 2), EXI(0x300, 2), EXI(0x600, 1),
+		ENT(0x300, 1), EXI(0x300, 1), EXI(0x100, 0), RET(0x100, 4),
+	};
+	struct got g;
+
+	feed(true, in, (int)ARRAY_SIZE(in), &g);
+	assert_int_equal(g.n, 4);
+	assert_true(g.ev[0].type == NOP_EV_ENTRY && g.ev[0].args);
+	assert_string_equal(g.args[0], "dfd=-100");
+	assert_string_equal(g.json[0], "{\"dfd\":-100}");
+	assert_true(g.ev[1].ip == 0x300 && g.ev[2].ip == 0x300);
+	assert_true(g.ev[3].ip == 0x100 && g.ev[3].has_retval && g.ev[3].retval == 4);
+}
+
+static void never_another_calls_value(void **state)
+{
+	/* F's exit waits; F is called again before any value: the first
+	 * goes on without one, the second gets its own */
+	const struct nop_event again[] = {
+		ENT(0x100, 1), EXI(0x100, 1), ENT(0x100, 1), EXI(0x100, 1), RET(0x100, 5),
+	};
+	/* a value whose call function_graph did not show: not the next call's */
+	const struct nop_event stale[] = { RET(0x100, -13), ENT(0x100, 0), EXI(0x100, 0) };
+	/* the caller returns: the wait ends, order kept */
+	const struct nop_event parent[] = { ENT(0x200, 0), ENT(0x100, 1), EXI(0x100, 1), EXI(0x200, 0) };
+	struct got g;
+
+	feed(true, again, (int)ARRAY_SIZE(again), &g);
+	assert_int_equal(g.n, 4);
+	assert_false(g.ev[1].has_retval);
+	assert_true(g.ev[3].has_retval && g.ev[3].retval == 5);
+	feed(true, stale, (int)ARRAY_SIZE(stale), &g);
+	assert_int_equal(g.n, 2);
+	assert_false(g.ev[1].has_retval);
+	feed(true, parent, (int)ARRAY_SIZE(parent), &g);
+	assert_int_equal(g.n, 4);
+	assert_true(g.ev[2].ip == 0x100 && !g.ev[2].has_retval && g.ev[3].ip == 0x200);
+}
+
+static void arguments_of_each_call(void **state)
+{
+	/* 6.19: the arguments' event first; each call keeps its own, also
+	 * after the next call's came (a task's CPUs reach the engine out of
+	 * order) */
+	const struct nop_event in[] = {
+		ARG(0x100, "a=1\0{}"), ENT(0x100, 0), EXI(0x100, 0), RET(0x100, 3),
+		ARG(0x100, "a=2\0{}"), ENT(0x100, 0), RET(0x100, -2), EXI(0x100, 0),
+	};
+	struct nop_uprobes u = probes();
+	struct nop_join *j = nop_join_new(&u, true, name_of, NULL);
+	struct got g = { .n = 0 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(in); i++)
+		assert_int_equal(nop_join_event(j, &in[i], collect, &g), 0);
+	assert_int_equal(g.n, 4);
+	assert_string_equal(g.ev[0].args, "a=1"); /* still there: not overwritten by a=2 */
+	assert_string_equal(g.ev[2].args, "a=2");
+	assert_true(g.ev[1].retval == 3 && g.ev[3].retval == -2);
+	nop_join_free(j);
+}
+
+static void trace_returns_are_lines(void **state)
+{
+	const struct nop_event in[] = { { .type = NOP_EV_FUNC, .pid = 7, .ip = 0x300 }, RET(0x100, -2) };
+	struct got g;
+
+	feed(false, in, 2, &g);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.ev[1].type, NOP_EV_RETVAL);
+}
+
+/* --errors: items of one task's tree */
+static int keep_item(void *ctx, const struct nop_gitem *gi)
+{
+	struct got *g = ctx;
+
+	g->ev[g->n].ip = gi->func;
+	g->ev[g->n].depth = gi->depth;
+	g->ev[g->n++].type = (enum nop_ev_type)gi->kind;
+	return 0;
+}
+
+static void errors_keep_the_path(void **state)
+{
+	unsigned long long path[3] = { 0x200, 0x100, 0x300 };
+	const struct nop_gitem in[] = {
+		{ .kind = NOP_GI_ENTER, .func = 0x200, .depth = 0, .npath = 1 },
+		{ .kind = NOP_GI_LEAF, .func = 0x300, .depth = 1, .npath = 2, .has_retval = true, .retval = 0 },
+		{ .kind = NOP_GI_ENTER, .func = 0x100, .depth = 1, .npath = 2 },
+		{ .kind = NOP_GI_LEAF, .func = 0x300, .depth = 2, .npath = 3 },
+		{ .kind = NOP_GI_RETURN, .func = 0x100, .depth = 1, .npath = 2, .has_retval = true, .retval = -2 },
+		{ .kind = NOP_GI_RETURN, .func = 0x200, .depth = 0, .npath = 1 },
+		/* a tree that did not fail: nothing of it */
+		{ .kind = NOP_GI_LEAF, .func = 0x100, .depth = 0, .npath = 1, .has_retval = true, .retval = 3 },
+	};
+	struct nop_errf *e = nop_errf_new();
+	struct got g = { .n = 0 };
+
+	assert_non_null(e);
+	for (size_t i = 0; i < ARRAY_SIZE(in); i++) {
+		struct nop_gitem gi = in[i];
+
+		gi.path = path;
+		assert_int_equal(nop_errf_item(e, &gi, keep_item, &g), 0);
+	}
+	assert_int_equal(nop_errf_finish(e, keep_item, &g), 0);
+	nop_errf_free(e);
+	/* P {, F {, } F = -2, } P: the successful leaf, F's callee, the other tree gone */
+	assert_int_equal(g.n, 4);
+	assert_true(g.ev[0].ip == 0x200 && g.ev[1].ip == 0x100 && g.ev[2].ip == 0x100 && g.ev[3].ip == 0x200);
+	assert_int_equal(g.ev[2].type, NOP_GI_RETURN);
+}
+
+/* do_sys_openat2's argument probe as 6.12 gave its format */
+static const char kargs_fmt[] =
+		"name: do_sys_openat2__kargs\nID: 1555\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:s32 dfd;\toffset:16;\tsize:4;\tsigned:1;\n"
+		"\tfield:__data_loc char[] filename;\toffset:20;\tsize:4;\tsigned:1;\n"
+		"\tfield:u64 how;\toffset:24;\tsize:8;\tsigned:0;\n\n"
+		"print fmt: \"(%lx) dfd=%d filename=\\\"%s\\\" how=0x%Lx\", REC->__probe_ip, REC->dfd, __get_str(filename), REC->how\n";
+
+static void arguments_formatted(void **state)
+{
+	const char *fmt = kargs_fmt;
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *ev;
+	unsigned char rec[64] = { 0 };
+	int dfd = -100;
+	unsigned long long how = 0xffffc90000123e28ULL;
+	uint32_t loc = (32u) | (14u << 16);
+	char *buf = NULL;
+	size_t cap = 0;
+	const char *a;
+
+	tep_set_long_size(tep, 8);
+	assert_int_equal(tep_parse_event(tep, fmt, strlen(fmt), "nopctl_1"), 0);
+	ev = tep_find_event_by_name(tep, "nopctl_1", "do_sys_openat2__kargs");
+	assert_non_null(ev);
+	memcpy(rec + 16, &dfd, 4);
+	memcpy(rec + 20, &loc, 4);
+	memcpy(rec + 24, &how, 8);
+	memcpy(rec + 32, "/etc/host\"ame", 14);
+	a = nop_args_format(ev, rec, 46, true, &buf, &cap);
+	assert_non_null(a);
+	assert_string_equal(a, "dfd=-100, filename=\"/etc/host\\\"ame\", how=0xffffc90000123e28");
+	assert_string_equal(a + strlen(a) + 1,
+			    "{\"dfd\":-100,\"filename\":\"/etc/host\\\"ame\",\"how\":18446683600571219496}");
+	/* a string the kernel could not read (length 0), a record cut short */
+	loc = 32u;
+	memcpy(rec + 20, &loc, 4);
+	a = nop_args_format(ev, rec, 28, true, &buf, &cap);
+	assert_string_equal(a, "dfd=-100, filename=(fault), how=null");
+	assert_string_equal(a + strlen(a) + 1, "{\"dfd\":-100,\"filename\":null,\"how\":null}");
+	free(buf);
+	tep_free(tep);
+}
+
+/* one argument record of the format above, at p: its ring-buffer header
+ * (type_len: its data's length in 4-byte words) and the fields; returns
+ * its length */
+static size_t kargs_record(unsigned char *p, unsigned delta, const char *path)
+{
+	uint32_t words = (uint32_t)(32 + strlen(path) + 1 + 3) / 4;
+	uint32_t hdr = words | (delta << 5), loc = 32u | ((uint32_t)(strlen(path) + 1) << 16);
+	uint16_t type = 1555;
+	int pid = 7, dfd = -100;
+	unsigned long long ip = 0xffffffff91442060ULL, how = 0;
+
+	memcpy(p, &hdr, 4);
+	p += 4;
+	memset(p, 0, words * 4);
+	memcpy(p, &type, 2);
+	memcpy(p + 4, &pid, 4);
+	memcpy(p + 8, &ip, 8);
+	memcpy(p + 16, &dfd, 4);
+	memcpy(p + 20, &loc, 4);
+	memcpy(p + 24, &how, 8);
+	memcpy(p + 32, path, strlen(path) + 1);
+	return 4 + words * 4;
+}
+
+static int take_args(void *ctx, const struct nop_event *ev)
+{
+	struct got *g = ctx;
+
+	if (ev->type == NOP_EV_ARGS)
+		snprintf(g->args[g->n++], sizeof(g->args[0]), "%s", ev->args);
+	return 0;
+}
+
+static void arguments_kept_per_event(void **state)
+{
+	/* two calls' arguments on one page: the stream decodes a page before
+	 * it emits its events, and each keeps its own (the live run showed
+	 * the second's path on both) */
+	char dir[] = "/tmp/nopctl-kargs-XXXXXX", path[256];
+	static unsigned char page[4096];
+	unsigned long long len = 0;
+	struct nop_uprobe v = { .kind = NOP_PROBE_FARGS, .sym = "do_sys_openat2", .event = "do_sys_openat2__kargs" };
+	struct nop_uprobes u = { .v = &v, .n = 1 };
+	struct nop_decoder *d;
+	struct nop_stream *st;
+	struct nop_error err;
+	struct got g = { .n = 0 };
+	const char *paths[1];
+	int cpus[1] = { 0 };
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/events/nopctl_1/do_sys_openat2__kargs", dir);
+	{
+		char cmd[400];
+
+		snprintf(cmd, sizeof(cmd), "mkdir -p %s", path);
+		assert_int_equal(system(cmd), 0);
+	}
+	strcat(path, "/format");
+	assert_non_null(f = fopen(path, "w"));
+	fputs(kargs_fmt, f);
+	fclose(f);
+	assert_non_null(d = nop_decoder_new("fixtures/6.12", &err));
+	assert_int_equal(nop_decoder_add_probes(d, dir, "nopctl_1", &u, &err), 0);
+	len += kargs_record(page + 16, 10, "/etc/hostname");
+	len += kargs_record(page + 16 + len, 10, "/nonexistent/nopctl");
+	memcpy(page + 8, &len, 8);
+	snprintf(path, sizeof(path), "%s/cpu0.raw", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fwrite(page, 1, sizeof(page), f);
+	fclose(f);
+	paths[0] = path;
+	assert_int_equal(nop_stream_open_files(&st, d, paths, cpus, 1, &err), 0);
+	for (bool more = true; more;)
+		assert_int_equal(nop_stream_drain(st, take_args, &g, &more, &err), 0);
+	nop_stream_close(st);
+	nop_decoder_free(d);
+	assert_int_equal(g.n, 2);
+	assert_string_equal(g.args[0], "dfd=-100, filename=\"/etc/hostname\", how=0");
+	assert_string_equal(g.args[1], "dfd=-100, filename=\"/nonexistent/nopctl\", how=0");
+	snprintf(path, sizeof(path), "rm -r %s", dir);
+	assert_int_equal(system(path), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(return_value_either_side),
+		cmocka_unit_test(kretprobe_handler_between),
+		cmocka_unit_test(arguments_after_the_fetch),
+		cmocka_unit_test(never_another_calls_value),
+		cmocka_unit_test(arguments_of_each_call),
+		cmocka_unit_test(trace_returns_are_lines),
+		cmocka_unit_test(errors_keep_the_path),
+		cmocka_unit_test(arguments_formatted),
+		cmocka_unit_test(arguments_kept_per_event),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
