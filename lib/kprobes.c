@@ -152,14 +152,6 @@ oom:
 	return -1;
 }
 
-const char *nop_kprobes_mechanism(const struct nop_uprobes *u)
-{
-	for (size_t i = 0; i < u->n; i++)
-		if (u->v[i].kind == NOP_PROBE_KRETPROBE)
-			return "kretprobe";
-	return "fprobe";
-}
-
 size_t nop_kprobes_count(const struct nop_uprobes *u, enum nop_probe_kind kind)
 {
 	size_t n = 0;

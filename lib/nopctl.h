@@ -124,8 +124,6 @@ void nop_kcaps_read(const char *tracing_dir, struct nop_kcaps *c);
  * mechanism c offers; a function BTF says returns void gets none */
 int nop_kprobes_add(struct nop_uprobes *u, const char *func, const char *module, bool ret,
 		    bool args, const struct nop_kcaps *c, struct nop_error *err);
-/* how the kernel probes of u work, for messages: "fprobe", "kretprobe" */
-const char *nop_kprobes_mechanism(const struct nop_uprobes *u);
 size_t nop_kprobes_count(const struct nop_uprobes *u, enum nop_probe_kind kind);
 /* The address an event of a user function carries (its key) */
 #define NOP_UKEY 0x7ff0000000000000ULL
