@@ -14,7 +14,8 @@ expect_rc() {
 	shift
 	_rc=0
 	"$@" > "$T/out" 2> "$T/err" || _rc=$?
-	[ "$_rc" = "$_want" ] || { echo "--- stdout"; head -20 "$T/out"; echo "--- stderr"; head -20 "$T/err"; fail "exit $_rc, wanted $_want: $*"; }
+	[ "$_rc" = "$_want" ] || { echo "--- stdout"; head -20 "$T/out"; [ "$(wc -l < "$T/out")" -le 20 ] || tail -n 1 "$T/out"
+		echo "--- stderr"; head -20 "$T/err"; fail "exit $_rc, wanted $_want: $*"; }
 }
 
 # Every tracefs file nopctl may touch, the instances, and the journals.
