@@ -174,7 +174,7 @@ t_graph_pid_over_foreign_settings() {
 	# '|| true': the test may have ended $a already (set -e)
 	trap 'no_foreign_settings; kill "$a" 2> /dev/null || true' EXIT
 	snap "$T/before"
-	expect_rc 0 nopctl graph -f -j -p "$a" -d 2
+	expect_ok_or_lost nopctl graph -f -j -p "$a" -d 2
 	pid_capture "$a" "$T/out"
 	# 6.1 records other tasks' halves of context switches (about 100 in 2 s)
 	case $KVER in 6.1.*)
@@ -183,7 +183,7 @@ t_graph_pid_over_foreign_settings() {
 	esac
 	snap "$T/after"
 	same "$T/before" "$T/after" || fail "the foreign settings are not back"
-	expect_rc 0 nopctl graph -f -j -p "$a" -d 2 do_sys_openat2
+	expect_ok_or_lost nopctl graph -f -j -p "$a" -d 2 do_sys_openat2
 	pid_capture "$a" "$T/out"
 	jq -e -s --argjson a "$a" 'any(.type == "exit" and .pid == $a and .func == "do_sys_openat2" and .depth == 0)' \
 		"$T/out" > /dev/null || fail "no do_sys_openat2 tree of $a"
@@ -240,7 +240,7 @@ t_graph_pid_task_the_kernel_skips() {
 			{ cat "$T/err"; fail "no diagnosis"; }
 		jq -e -s 'any(.type == "error" and .status == 3)' "$T/out" > /dev/null || fail "no JSON error" ;;
 	*)
-		expect_rc 0 nopctl graph -j -p "$a" -d 2
+		expect_ok_or_lost nopctl graph -j -p "$a" -d 2
 		pid_capture "$a" "$T/out" ;;
 	esac
 	kill "$a"
