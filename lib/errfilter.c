@@ -107,8 +107,7 @@ static const char *dup_args(const char *a)
 
 	if (!a)
 		return NULL;
-	n = strlen(a) + 1;
-	n += strlen(a + n) + 1;
+	n = nop_args_size(a);
 	if ((c = malloc(n)))
 		memcpy(c, a, n);
 	return c;

@@ -2,6 +2,8 @@
 #ifndef NOPCTL_INTERNAL_H
 #define NOPCTL_INTERNAL_H
 
+#include <string.h>
+
 #include "nopctl.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -137,6 +139,18 @@ int nop_kfunc_sig(const char *func, const char *module, struct nop_ksig *sig, st
 struct tep_event;
 const char *nop_args_format(struct tep_event *ev, const void *rec, int size, bool native, char **buf,
 			    size_t *cap);
+/* arguments as the probes' values carry them, "TEXT\0JSON\0": their
+ * size in bytes, and the JSON half */
+static inline size_t nop_args_size(const char *a)
+{
+	size_t n = strlen(a) + 1;
+
+	return n + strlen(a + n) + 1;
+}
+static inline const char *nop_args_json(const char *a)
+{
+	return a + strlen(a) + 1;
+}
 /* suffixes of kernel probes' events: a recording tells them apart */
 #define NOP_KRET_SUFFIX "__kret"
 #define NOP_KARGS_SUFFIX "__kargs"

@@ -168,9 +168,8 @@ static struct jtask *task(struct nop_join *j, int pid)
 
 static int copy(char **dst, size_t *cap, const char *a)
 {
-	size_t n = strlen(a) + 1;
+	size_t n = nop_args_size(a);
 
-	n += strlen(a + n) + 1; /* "TEXT\0JSON\0" */
 	if (n > *cap) {
 		char *p = realloc(*dst, n);
 

@@ -234,7 +234,7 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 			nop_field_str(&f, "exit", NULL, "not seen");
 	}
 	if (gi->args && gi->kind != NOP_GI_RETURN)
-		nop_field_json(&f, "args", gi->args + strlen(gi->args) + 1);
+		nop_field_json(&f, "args", nop_args_json(gi->args));
 	if (gi->other_task)
 		nop_field_bool(&f, "context_switch", NULL, true);
 	nop_fields_close(&f);

@@ -91,7 +91,7 @@ static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 			if (ev->args) {
 				if (!json)
 					fprintf(s->out, "(%s)", ev->args);
-				nop_field_json(&f, "args", ev->args + strlen(ev->args) + 1);
+				nop_field_json(&f, "args", nop_args_json(ev->args));
 			}
 			nop_field_str(&f, "parent", " <-%s", parent);
 		} else {

@@ -120,9 +120,8 @@ static int collect(void *ctx, const struct nop_event *ev)
 		c->nstk += (size_t)ev->nstack;
 	}
 	if (ev->args) {
-		size_t n = strlen(ev->args) + 1;
+		size_t n = nop_args_size(ev->args);
 
-		n += strlen(ev->args + n) + 1;
 		if (nop_grow((void **)&c->arg, &c->caparg, c->narg + n, 1))
 			return -ENOMEM;
 		memcpy(c->arg + c->narg, ev->args, n);
