@@ -86,6 +86,8 @@ FILE *open_output(const struct opts *o, struct nop_error *err);
 int command_check(const char *name, char *path, size_t len, struct nop_error *err);
 /* A PATTERN argument: a kernel function pattern or BINARY:GLOB */
 int pattern_arg_check(const char *pat, struct nop_error *err);
+/* a traceable function a PATTERN matches and no -n excludes */
+bool func_traced(const struct nop_func *fn, const struct opts *o);
 /* tracefs, stale-session cleanup, and the traceable-function check. */
 const char *prepare_tracefs(struct nop_error *err);
 int check_patterns(const char *tracing_dir, const struct opts *o, struct nop_error *err);

@@ -225,19 +225,23 @@ static int no_match(const struct nop_funcs *f, const char *pat, const char *mod,
 	return -1;
 }
 
+bool func_traced(const struct nop_func *fn, const struct opts *o)
+{
+	bool in = false, out = false;
+
+	for (size_t p = 0; p < o->npatterns && !in; p++)
+		in = nop_func_matches(fn, o->patterns[p], o->module);
+	for (size_t p = 0; p < o->nnotrace && in && !out; p++)
+		out = nop_func_matches(fn, o->notrace[p], NULL);
+	return in && !out;
+}
+
 /* Is a function that the patterns match left once -n takes its own? */
 static bool one_left(const struct nop_funcs *f, const struct opts *o)
 {
-	for (size_t i = 0; i < f->n; i++) {
-		bool in = false, out = false;
-
-		for (size_t p = 0; p < o->npatterns && !in; p++)
-			in = nop_func_matches(&f->v[i], o->patterns[p], o->module);
-		for (size_t p = 0; p < o->nnotrace && in && !out; p++)
-			out = nop_func_matches(&f->v[i], o->notrace[p], NULL);
-		if (in && !out)
+	for (size_t i = 0; i < f->n; i++)
+		if (func_traced(&f->v[i], o))
 			return true;
-	}
 	return false;
 }
 

@@ -27,7 +27,7 @@ int kernel_probes(struct run *r)
 	struct nop_kcaps c;
 	struct nop_funcs f;
 	bool ret = o->retval, args = o->args;
-	size_t n = 0;
+	size_t n = 0, nuser = r->uprobes.n;
 	int rc = 0;
 
 	if (!ret && !args)
@@ -62,13 +62,7 @@ int kernel_probes(struct run *r)
 	if (nop_funcs_load(r->tdir, &f, &r->err))
 		return -1;
 	for (size_t i = 0; i < f.n && !rc; i++) {
-		bool in = false, out = false;
-
-		for (size_t p = 0; p < o->npatterns && !in; p++)
-			in = nop_func_matches(&f.v[i], o->patterns[p], o->module);
-		for (size_t p = 0; p < o->nnotrace && in && !out; p++)
-			out = nop_func_matches(&f.v[i], o->notrace[p], NULL);
-		if (!in || out)
+		if (!func_traced(&f.v[i], o))
 			continue;
 		if (++n > KPROBES_MAX && !o->force) {
 			nop_error_set(&r->err, NOP_EUSAGE, 0, "--%s would place probes on more than %d"
@@ -84,9 +78,7 @@ int kernel_probes(struct run *r)
 	nop_funcs_free(&f);
 	if (rc)
 		return -1;
-	r->nkprobes = nop_kprobes_count(&r->uprobes, NOP_PROBE_KRETPROBE) +
-		      nop_kprobes_count(&r->uprobes, NOP_PROBE_FEXIT) +
-		      nop_kprobes_count(&r->uprobes, NOP_PROBE_FARGS);
+	r->nkprobes = r->uprobes.n - nuser; /* after the user functions' */
 	if (!o->quiet) {
 		size_t nr = r->nkprobes - nop_kprobes_count(&r->uprobes, NOP_PROBE_FARGS);
 
