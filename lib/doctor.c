@@ -188,7 +188,7 @@ static void check_tracer(struct doc *d, enum nop_tracer t)
 				       .nfilters = 1 };
 	struct nop_session *s;
 	struct nop_error e, e2;
-	char path[4200], where[200];
+	char where[200];
 	bool roots = true, inst;
 	int ret;
 
@@ -215,10 +215,8 @@ static void check_tracer(struct doc *d, enum nop_tracer t)
 				"available_tracers lists %s, but the kernel refuses it: %s", name, e.msg);
 		return;
 	}
-	if (nop_session_instance(s)) {
-		roots = access(nop_path(path, sizeof(path), nop_session_dir(s), "set_graph_function"),
-			       F_OK) == 0;
-	}
+	if (nop_session_instance(s))
+		roots = nop_path_exists(nop_session_dir(s), "set_graph_function");
 	snprintf(where, sizeof(where), "%s%s",
 		 nop_session_instance(s) ? "in an instance" : "at the top level only (instances do not offer it)",
 		 t == NOP_TRACER_GRAPH && !roots
@@ -240,9 +238,7 @@ static void check_tracer(struct doc *d, enum nop_tracer t)
 
 static bool doc_has(struct doc *d, const char *rel)
 {
-	char path[4200];
-
-	return access(nop_path(path, sizeof(path), d->tdir, rel), F_OK) == 0;
+	return nop_path_exists(d->tdir, rel);
 }
 
 /* What this kernel offers beyond the function tracers: 6.19 prints

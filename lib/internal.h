@@ -277,6 +277,8 @@ char *nop_kallsyms_subset(const char *text, size_t len, const struct nop_addrset
 
 /* path = dir "/" rel, NULL on overflow */
 char *nop_path(char *buf, size_t len, const char *dir, const char *rel);
+/* does dir/rel exist (a tracefs file, an option the kernel has)? */
+bool nop_path_exists(const char *dir, const char *rel);
 
 /* The tracefs error message for a failed open/read/write of a file. */
 void nop_error_io(struct nop_error *err, const char *what, const char *path, int e);

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "internal.h"
 
@@ -28,23 +27,15 @@ static bool readme_has(const char *tracing_dir, const char *what)
 	return has;
 }
 
-static bool exists(const char *tracing_dir, const char *file)
-{
-	char path[4200];
-
-	snprintf(path, sizeof(path), "%s/%s", tracing_dir, file);
-	return access(path, F_OK) == 0;
-}
-
 void nop_kcaps_read(const char *tracing_dir, struct nop_kcaps *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->graph_retval = exists(tracing_dir, "options/funcgraph-retval");
-	c->kretprobe = exists(tracing_dir, "kprobe_events");
+	c->graph_retval = nop_path_exists(tracing_dir, "options/funcgraph-retval");
+	c->kretprobe = nop_path_exists(tracing_dir, "kprobe_events");
 	/* tracefs's README lists the syntax this kernel accepts */
-	c->fprobe = exists(tracing_dir, "dynamic_events") && readme_has(tracing_dir, "f[:[<group>/][<event>]]");
+	c->fprobe = nop_path_exists(tracing_dir, "dynamic_events") && readme_has(tracing_dir, "f[:[<group>/][<event>]]");
 	c->btf_args = c->fprobe && readme_has(tracing_dir, "<argname>");
-	c->func_args = exists(tracing_dir, "options/func-args");
+	c->func_args = nop_path_exists(tracing_dir, "options/func-args");
 }
 
 /* a fetch type for a value of this kind */

@@ -85,10 +85,10 @@ int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char
 
 static bool exists(const char *tracing_dir, const char *ge)
 {
-	char path[4200];
+	char rel[300];
 
-	snprintf(path, sizeof(path), "%s/events/%s", tracing_dir, ge);
-	return access(path, F_OK) == 0;
+	snprintf(rel, sizeof(rel), "events/%s", ge);
+	return nop_path_exists(tracing_dir, rel);
 }
 
 /* "group/event": [A-Za-z0-9_] on both sides, the group nopctl's */

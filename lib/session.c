@@ -212,7 +212,6 @@ int nop_top_level_user(const char *dir, char *why, size_t len)
 }
 
 static int apply_graph(struct nop_session *s, struct nop_error *err);
-static bool has_file(const char *dir, const char *rel);
 
 /* The session's file rel set to val, written (and journaled) only where it
  * holds something else: a setting left as the kernel has it is not
@@ -276,7 +275,7 @@ static int graph_shared(struct nop_session *s, struct nop_error *err)
 		char *v;
 		bool foreign;
 
-		if (!sh[i].file || !has_file(s->tracing_dir, sh[i].file))
+		if (!sh[i].file || !nop_path_exists(s->tracing_dir, sh[i].file))
 			continue;
 		if (own || sh[i].asked) {
 			if (!take_shared(s, s->tracing_dir, sh[i].file, sh[i].want, sh[i].list, err))
@@ -310,7 +309,7 @@ static int take_over_top(struct nop_session *s, struct nop_error *err)
 	const struct nop_session_cfg *c = &s->cfg;
 	char mask[4200];
 
-	if (!c->exclude_self && has_file(s->dir, "set_ftrace_notrace_pid") &&
+	if (!c->exclude_self && nop_path_exists(s->dir, "set_ftrace_notrace_pid") &&
 	    list_set(s, "set_ftrace_notrace_pid", err))
 		return -1;
 	if (!c->cpus) {
@@ -382,7 +381,7 @@ static int apply(struct nop_session *s, struct nop_error *err)
 		const char *rel = pid_files(s, pass, true);
 
 		snprintf(buf, sizeof(buf), "%d", (int)getpid());
-		if (has_file(s->dir, rel) && sess_write(s, rel, buf, false, err))
+		if (nop_path_exists(s->dir, rel) && sess_write(s, rel, buf, false, err))
 			return -1;
 	}
 	/* only where tasks are followed: on 6.1 every instance shares it */
@@ -422,12 +421,6 @@ static int apply(struct nop_session *s, struct nop_error *err)
 	return nop_write_file(nop_path(buf, sizeof(buf), s->dir, "trace"), "", false, err);
 }
 
-static bool has_file(const char *dir, const char *rel)
-{
-	char path[4096];
-
-	return nop_path(path, sizeof(path), dir, rel) && access(path, F_OK) == 0;
-}
 
 static int write_list(struct nop_session *s, const char *rel, const char **v, size_t n,
 		      struct nop_error *err)
@@ -448,7 +441,7 @@ static int apply_graph(struct nop_session *s, struct nop_error *err)
 		{ "options/sleep-time", offsetof(struct nop_session_cfg, no_sleep_time), "0" },
 		{ "options/funcgraph-irqs", offsetof(struct nop_session_cfg, no_irqs), "0" },
 	};
-	if (c->nroots || has_file(s->dir, "set_graph_function")) {
+	if (c->nroots || nop_path_exists(s->dir, "set_graph_function")) {
 		char roots[8192] = "";
 		size_t off = 0;
 
@@ -472,12 +465,12 @@ static int apply_graph(struct nop_session *s, struct nop_error *err)
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
 		if (!*(const bool *)((const char *)c + opts[i].flag)) {
 			/* a leftover "0" would hide irqs or sleep from our capture */
-			if (i > 0 && has_file(s->dir, opts[i].file) &&
+			if (i > 0 && nop_path_exists(s->dir, opts[i].file) &&
 			    file_set(s, opts[i].file, "1", err))
 				return -1;
 			continue;
 		}
-		if (!has_file(s->dir, opts[i].file)) {
+		if (!nop_path_exists(s->dir, opts[i].file)) {
 			nop_error_set(err, NOP_EKERNEL, ENOENT,
 				      "this kernel has no %s option%s", opts[i].file + 8,
 				      i == 0 ? " (function return values need Linux 6.5 or later"
@@ -633,7 +626,7 @@ int nop_session_open(struct nop_session **sp, const struct nop_session_cfg *cfg,
 		if (!instance_offers(s->dir, tracer_name(cfg->tracer)))
 			snprintf(why_top, sizeof(why_top), "this kernel cannot run %s in an instance",
 				 tracer_name(cfg->tracer));
-		else if (cfg->nroots && !has_file(s->dir, "set_graph_function"))
+		else if (cfg->nroots && !nop_path_exists(s->dir, "set_graph_function"))
 			snprintf(why_top, sizeof(why_top), "graph roots need set_graph_function, which"
 				 " this kernel's instances lack (a graph without roots, 'graph -p PID'"
 				 " or 'graph -- COMMAND', runs in an instance)");

@@ -40,6 +40,13 @@ char *nop_path(char *buf, size_t len, const char *dir, const char *rel)
 	return n < 0 || (size_t)n >= len ? NULL : buf;
 }
 
+bool nop_path_exists(const char *dir, const char *rel)
+{
+	char path[4200];
+
+	return nop_path(path, sizeof(path), dir, rel) && access(path, F_OK) == 0;
+}
+
 char *nop_trim(char *s)
 {
 	size_t n;
