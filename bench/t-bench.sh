@@ -56,26 +56,54 @@ per_open() {
 	echo "events per open: $PER"
 }
 
-# B1: decoding one capture of >= 1M function_graph events
-t_bench_1_decode() {
-	selected 1 || return 0
-	cd "$T"
-	per_open
-	n=$(scaled $((1050000 / PER)))
-	rusage -o "$T/rec.json" nopctl record -q -G -b 16384 -o "$T/b1.dat" do_sys_openat2 -- opener $n ||
-		fail "record of $n opens: exit $?"
-	events=$(nopctl report --stats -j "$T/b1.dat" | jq -s '[.[] | select(.type == "func_stats") | .calls] | add * 2')
-	[ "$events" -ge "$(scaled 1000000)" ] || fail "only $events events"
-	for tool in "nopctl report" "nopctl report -j" "nopctl report --stats" "trace-cmd report"; do
+# the trace-cmd releases in the guest: "VERSION COMMAND" per line, the
+# host's (Debian 12's) first, then those tests/vm/peers.sh fetched
+tracecmds() {
+	echo "$(trace-cmd -v 2>&1 | sed -n 's/.*version \([0-9.]*\).*/\1/p' | head -n 1) trace-cmd"
+	for _tc in /usr/bin/trace-cmd-*; do [ -x "$_tc" ] && echo "${_tc##*/trace-cmd-} $_tc"; done
+	return 0
+}
+
+# b1 FILE WRITER TOOL...: each tool's CPU decoding FILE (written by WRITER)
+b1() {
+	_f=$1 _w=$2
+	shift 2
+	events=$(nopctl report --stats -j "$_f" | jq -s '[.[] | select(.type == "func_stats") | .calls] | add * 2')
+	[ "$events" -ge "$(scaled 1000000)" ] || fail "$_w's file: only $events events"
+	for tool in "nopctl report" "nopctl report -j" "nopctl report --stats" "$@"; do
 		rm -f "$T/r.json"
 		for i in $(seq "$RUNS"); do
-			rusage -o "$T/r.json" $tool "$T/b1.dat" > /dev/null 2>&1 || fail "$tool: exit $?"
+			rusage -o "$T/r.json" $tool "$_f" > /dev/null 2>&1 || fail "$tool: exit $?"
 		done
 		cpus=$(jq -s -c 'map(.user_s + .sys_s)' "$T/r.json")
 		m=$(jq '.user_s + .sys_s' "$T/r.json" | median)
 		rss=$(jq -s 'map(.maxrss_kb) | max' "$T/r.json")
-		bench "\"bench\":\"B1\",\"tool\":\"$tool\",\"events\":$events,\"cpu_s\":$cpus,\"median_cpu_s\":$m,\"events_per_cpu_s\":$(echo "$events $m" | awk '{ printf "%.0f", $1 / $2 }'),\"maxrss_kb\":$rss"
+		bench "\"bench\":\"B1\",\"file\":\"$_w\",\"bytes\":$(wc -c < "$_f"),\"tool\":\"${tool#/usr/bin/}\",\"events\":$events,\"cpu_s\":$cpus,\"median_cpu_s\":$m,\"events_per_cpu_s\":$(echo "$events $m" | awk '{ printf "%.0f", $1 / $2 }'),\"maxrss_kb\":$rss"
 	done
+}
+
+# B1: decoding one capture of >= 1M function_graph events, as nopctl
+# record writes it and as each trace-cmd release records it (its default
+# layout: version 7, zstd), each file read by nopctl and by the release
+# that wrote it
+t_bench_1_decode() {
+	selected 1 || return 0
+	cd "$T"
+	save_top
+	per_open
+	n=$(scaled $((1050000 / PER)))
+	rusage -o "$T/rec.json" nopctl record -q -G -b 16384 -o "$T/b1.dat" do_sys_openat2 -- opener $n ||
+		fail "record of $n opens: exit $?"
+	b1 "$T/b1.dat" nopctl "trace-cmd report"
+	rm -f "$T/b1.dat"
+	tracecmds > "$T/tcs"
+	while read -r ver tc; do
+		$tc record -q -p function_graph -g do_sys_openat2 -b 16384 -o "$T/b1tc.dat" -F opener $n \
+			> "$T/b1tc.log" 2>&1 || { tail -5 "$T/b1tc.log"; fail "$tc record: exit $?"; }
+		restore_top
+		b1 "$T/b1tc.dat" "trace-cmd $ver" "$tc report"
+		rm -f "$T/b1tc.dat"
+	done < "$T/tcs"
 }
 
 # start a graph reader ($1: nopctl, trace-cmd, perf, cat) on do_sys_openat2
@@ -206,27 +234,49 @@ t_bench_4_memory() {
 	done
 }
 
-# B5: wall time of the workload untraced, under nopctl graph (decoding and
-# printing every event as it comes), under nopctl record -G and trace-cmd
-# record (both keep raw pages)
+# the workload traced as the tools trace it, with no reader: the kernel's
+# own cost (function_graph rooted at do_sys_openat2, this task only; the
+# buffer overwrites what nobody reads), the floor every reader adds to
+kernel_only() {
+	echo 0 > "$TDIR/tracing_on"
+	echo $BKB > "$TDIR/buffer_size_kb"
+	echo do_sys_openat2 > "$TDIR/set_graph_function"
+	echo function_graph > "$TDIR/current_tracer"
+	sh -c "echo \$\$ > $TDIR/set_ftrace_pid; echo 1 > $TDIR/tracing_on; exec $*"
+	echo 0 > "$TDIR/tracing_on"
+	echo nop > "$TDIR/current_tracer"
+	echo > "$TDIR/set_graph_function"
+	echo > "$TDIR/set_ftrace_pid"
+	restore_top
+}
+
+# B5: wall time of the workload untraced, traced with no reader (the
+# kernel's own cost), under nopctl graph (decoding and printing every event
+# as it comes), under nopctl record -G and each trace-cmd release's record
+# (both keep raw pages)
 t_bench_5_overhead() {
 	selected 5 || return 0
 	cd "$T"
 	save_top
+	per_open
 	n=$(scaled 20000)
-	for how in untraced nopctl nopctl-record trace-cmd; do
+	tracecmds > "$T/tcs"
+	for how in untraced kernel nopctl nopctl-record $(awk '{ print "trace-cmd-" $1 }' "$T/tcs"); do
 		rm -f "$T/w.json"
 		for i in $(seq "$RUNS"); do
 			case $how in
 			untraced) rusage -o "$T/w.json" opener $n ;;
+			kernel) kernel_only rusage -o "$T/w.json" opener $n ;;
 			nopctl) nopctl graph -q -b $BKB do_sys_openat2 -- rusage -o "$T/w.json" opener $n > /dev/null 2>&1 ;;
 			nopctl-record) rm -f "$T/n.dat"
 				nopctl record -q -G -b $BKB -o "$T/n.dat" do_sys_openat2 -- rusage -o "$T/w.json" opener $n > /dev/null 2>&1 ;;
-			trace-cmd) trace-cmd record -q -p function_graph -g do_sys_openat2 -b $BKB -o "$T/w.dat" -c -F rusage -o "$T/w.json" opener $n > /dev/null 2>&1
+			trace-cmd-*) tc=$(awk -v v="${how#trace-cmd-}" '$1 == v { print $2 }' "$T/tcs")
+				rm -f "$T/w.dat"
+				$tc record -q -p function_graph -g do_sys_openat2 -b $BKB -o "$T/w.dat" -c -F rusage -o "$T/w.json" opener $n > /dev/null 2>&1
 				restore_top ;;
 			esac
 		done
-		bench "\"bench\":\"B5\",\"tool\":\"$how\",\"opens\":$n,\"wall_s\":$(jq -s -c 'map(.wall_s)' "$T/w.json"),\"median_wall_s\":$(jq .wall_s "$T/w.json" | median)"
+		bench "\"bench\":\"B5\",\"tool\":\"$how\",\"opens\":$n,\"events\":$((n * PER)),\"wall_s\":$(jq -s -c 'map(.wall_s)' "$T/w.json"),\"median_wall_s\":$(jq .wall_s "$T/w.json" | median)"
 	done
 }
 

@@ -1,7 +1,8 @@
 /* fuzz_dat.c - libFuzzer target: a trace.dat as nopctl report reads it
- * without libtracecmd (tracedat_read.c): the header's sections, the event
- * formats and symbols they carry, and every CPU's pages through the
- * decoder, the merge and the call-graph engine. The input is the file. */
+ * (tracedat_read.c): the header's options and sections, compressed or
+ * not, the event formats and symbols they carry, and every CPU's pages
+ * (tracedat_pages.c) through the decoder, the merge and the call-graph
+ * engine. The input is the file. */
 #include "../lib/internal.h"
 #include "fuzz_file.h"
 
@@ -40,11 +41,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct nop_decoder *d = NULL;
 	struct nop_stream *st = NULL;
 	struct feed f = { 0 };
+	struct nop_uprobes up = { 0 };
 	bool more;
 
 	if (nop_dat_in_open(&in, fuzz_file(data, size), &err) != 0)
 		return 0;
-	if ((d = nop_decoder_from_dat(in, &err)) && (f.r = nop_resolver_from_dat(in, &err)) &&
+	if ((d = nop_decoder_from_dat(in, &up, &err)) && (f.r = nop_resolver_from_dat(in, &err)) &&
 	    (f.g = nop_graph_new(&err)) && nop_stream_open_dat(&st, d, in, &err) == 0) {
 		nop_stream_drain(st, emit, &f, &more, &err);
 		nop_graph_finish(f.g, count_item, &f.n);
@@ -54,5 +56,6 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	nop_resolver_free(f.r);
 	nop_decoder_free(d);
 	nop_dat_in_free(in);
+	nop_uprobes_free(&up);
 	return 0;
 }

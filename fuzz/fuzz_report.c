@@ -1,8 +1,6 @@
 /* fuzz_report.c - libFuzzer target: a file the way 'nopctl report' takes
- * it: nopctl's own reader where it knows the layout, else the layout
- * check and libtracecmd (issue 13 #7: a file the reader declined crashed
- * inside libtracecmd), then the pipeline to the graph view's text sink.
- * The input is the file. */
+ * it: the source (nopctl's trace.dat reader), then the pipeline to the
+ * graph view's text sink. The input is the file. */
 #include "../lib/nopctl.h"
 #include "fuzz_file.h"
 

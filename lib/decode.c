@@ -58,7 +58,7 @@ static int read_stack(struct nop_decoder *d, const struct rec *rec, struct nop_e
 		      const char *end)
 {
 	long long n = (long long)num(d, d->st_size, rec);
-	int off = d->st_caller->offset, lsz = tep_get_long_size(d->tep);
+	int off = d->st_caller->offset, lsz = d->kword;
 	long long size = rec->size, left = end - (const char *)rec->data;
 	long long room = ((size < left ? size : left) - off) / lsz;
 	int k = 0;
@@ -238,21 +238,6 @@ static int decode_record(struct nop_decoder *d, const struct rec *rec, const cha
 	return 0; /* an event nopctl does not show */
 }
 
-int nop_decode_record(struct nop_decoder *d, struct tep_record *rec, nop_emit_fn emit, void *ctx)
-{
-	int ret;
-
-	if (rec->missed_events) {
-		struct nop_event lost = { .type = NOP_EV_LOST, .cpu = rec->cpu, .ts = rec->ts,
-					  .lost = rec->missed_events > 0 ? rec->missed_events : -1 };
-
-		if ((ret = flush(d, emit, ctx)) || (ret = emit(ctx, &lost)))
-			return ret;
-	}
-	return decode_record(d, &(struct rec){ .data = rec->data, .size = rec->size, .cpu = rec->cpu, .ts = rec->ts },
-			     (const char *)rec->data + rec->size, emit, ctx);
-}
-
 static uint32_t rd4(const struct nop_decoder *d, const char *p)
 {
 	uint32_t v;
@@ -284,13 +269,22 @@ static unsigned long long rdlong(const struct nop_decoder *d, int lsz, const cha
  * while it was still being written. */
 bool nop_page_filled(const struct nop_decoder *d, const void *page)
 {
-	int lsz = tep_get_long_size(d->tep), room = d->page_size - 8 - lsz;
+	int lsz = d->kword, room = d->page_size - 8 - lsz;
 
 	return (long long)(rdlong(d, lsz, (const char *)page + 8) & COMMIT_LEN) * 4 > (long long)room * 3;
 }
 
 /* The ring buffer's record types (include/linux/ring_buffer.h) */
 enum { RB_PADDING = 29, RB_TIME_EXTEND = 30, RB_TIME_STAMP = 31 };
+/* a time stamp as trace-cmd report shows it: x86-tsc cycles to ns where
+ * the recording says how (TSC2NSEC), then its DATE and OFFSET added */
+static inline unsigned long long shown_ts(const struct nop_decoder *d, unsigned long long ts)
+{
+	if (d->tsc_mult)
+		ts = (unsigned long long)(((unsigned __int128)ts * d->tsc_mult) >> d->tsc_shift);
+	return ts + (unsigned long long)d->ts_offset;
+}
+
 #define TS_MSB (0xf8ULL << 56) /* absolute time stamps lack the top 5 bits */
 
 /* Walk one page's records ourselves, with the arithmetic of the kernel
@@ -303,7 +297,7 @@ static int walk_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emi
 		     struct nop_event *counts)
 {
 	const char *pg = page, *end = pg + d->page_size;
-	int lsz = tep_get_long_size(d->tep), hdr = 8 + lsz, ret;
+	int lsz = d->kword, hdr = 8 + lsz, ret;
 	bool big = tep_is_file_bigendian(d->tep);
 	unsigned long long ts = rd8(d, pg), commit = rdlong(d, lsz, pg + 8);
 	unsigned int size = (unsigned int)(commit & COMMIT_LEN), limit = (unsigned int)(d->page_size - hdr);
@@ -357,10 +351,10 @@ static int walk_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emi
 		if (next <= curr)
 			return flush(d, emit, ctx) ? : -EINVAL; /* would go back: damaged */
 		if (tl < RB_PADDING) {
-			struct rec rec = { .data = data + p, .size = len, .cpu = cpu, .ts = ts };
+			struct rec rec = { .data = data + p, .size = len, .cpu = cpu, .ts = shown_ts(d, ts) };
 
 			if (missed) {
-				struct nop_event lost = { .type = NOP_EV_LOST, .cpu = cpu, .ts = ts,
+				struct nop_event lost = { .type = NOP_EV_LOST, .cpu = cpu, .ts = rec.ts,
 							  .lost = missed > 0 ? missed : -1 };
 
 				missed = 0;

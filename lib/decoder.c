@@ -37,8 +37,8 @@ static int sub_buffer_size(const char *tracing_dir)
  * <dir>/events (a live tracefs or a recorded copy of one), or from a
  * trace.dat's sections. */
 static int parse_formats(struct tep_handle *tep, const struct nop_dat_blob *hp,
-			 const struct nop_dat_blob *fmt, int nfmt, const char *where,
-			 struct nop_error *err)
+			 const struct nop_dat_blob *fmt, const struct nop_dat_fmt *sys, int nfmt,
+			 const char *where, struct nop_error *err)
 {
 	struct kbuffer *kb;
 
@@ -49,7 +49,8 @@ static int parse_formats(struct tep_handle *tep, const struct nop_dat_blob *hp,
 	}
 	kbuffer_free(kb);
 	for (int i = 0; i < nfmt; i++)
-		if (fmt[i].p && tep_parse_event(tep, fmt[i].p, fmt[i].len, "ftrace") != 0) {
+		if (fmt[i].p && tep_parse_event(tep, fmt[i].p, fmt[i].len,
+						 sys ? sys[i].system : "ftrace") != 0) {
 			nop_error_set(err, NOP_EKERNEL, 0, "cannot parse an event format of %s", where);
 			return -1;
 		}
@@ -73,7 +74,7 @@ static int load_formats(struct tep_handle *tep, const char *dir, struct nop_erro
 		snprintf(path, sizeof(path), "%s/events/ftrace/%s/format", dir, events[i]);
 		fmt[i].p = nop_read_file(path, &fmt[i].len, &e2); /* absent on older kernels */
 	}
-	ret = parse_formats(tep, &hp, fmt, (int)ARRAY_SIZE(events), dir, err);
+	ret = parse_formats(tep, &hp, fmt, NULL, (int)ARRAY_SIZE(events), dir, err);
 	free(hp.p);
 	for (size_t i = 0; i < ARRAY_SIZE(events); i++)
 		free(fmt[i].p);
@@ -89,7 +90,6 @@ static struct nop_decoder *decoder_alloc(struct nop_error *err)
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return NULL;
 	}
-	d->own_tep = true;
 	tep_set_long_size(d->tep, (int)sizeof(long));
 	tep_set_file_bigendian(d->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	tep_set_local_bigendian(d->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
@@ -194,47 +194,55 @@ static bool format_ok(const char *text, size_t len)
 	return ok && state == 3;
 }
 
-/* a trace.dat in our byte order and word size (nop_dat_in_open checked) */
-struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop_error *err)
+/* A trace.dat's decoder (nop_dat_in_open checked byte order and word
+ * size): its ftrace formats, then its probe groups' (kernel and user
+ * functions nopctl probed), each checked line by line first. */
+struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop_uprobes *up,
+					 struct nop_error *err)
 {
 	struct nop_decoder *d = decoder_alloc(err);
+	struct nop_dat_blob *fmt = calloc((size_t)in->nfmt + 1, sizeof(*fmt));
+	int ret = -1;
 
-	if (!d)
-		return NULL;
-	struct nop_dat_blob fmt[ARRAY_SIZE(in->fmt)] = { { 0 } };
-	int ret = 0;
-
+	if (!d || !fmt) {
+		if (d)
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		goto out;
+	}
 	/* nopctl decodes fields itself and never prints through a format:
 	 * a file's "print fmt:" lines are left out, libtraceevent 1.7 crashes
 	 * on a damaged one (found by fuzz_dat) */
 	for (int i = 0; i < in->nfmt; i++) {
-		char *pf = strstr(in->fmt[i].p, "\nprint fmt:");
-		size_t keep = pf ? (size_t)(pf - in->fmt[i].p) : in->fmt[i].len;
+		const struct nop_dat_blob *f = &in->fmt[i].b;
+		char *pf = strstr(f->p, "\nprint fmt:");
+		size_t keep = pf ? (size_t)(pf - f->p) : f->len;
 
-		if (!format_ok(in->fmt[i].p, keep)) {
-			nop_error_set(err, NOP_EUSAGE, 0, "%s: event format %d is damaged", in->path, i + 1);
-			ret = -1;
+		if (!format_ok(f->p, keep)) {
+			nop_error_set(err, NOP_EUSAGE, 0, "%s: the format of an event of %s is damaged",
+				      in->path, in->fmt[i].system);
 			goto out;
 		}
 		if (!(fmt[i].p = malloc(keep + 32))) {
 			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
-			ret = -1;
 			goto out;
 		}
-		memcpy(fmt[i].p, in->fmt[i].p, keep);
+		memcpy(fmt[i].p, f->p, keep);
 		fmt[i].len = keep + (size_t)sprintf(fmt[i].p + keep, "\nprint fmt: \"\"\n");
 	}
-	ret = parse_formats(d->tep, &in->header_page, fmt, in->nfmt, in->path, err);
-out:
-	for (int i = 0; i < in->nfmt; i++)
-		free(fmt[i].p);
-	if (ret) {
-		nop_decoder_free(d);
-		return NULL;
-	}
+	tep_set_long_size(d->tep, in->long_size);
+	if (parse_formats(d->tep, &in->header_page, fmt, in->fmt, in->nfmt, in->path, err))
+		goto out;
 	tep_set_page_size(d->tep, in->page_size);
 	d->page_size = in->page_size;
-	if (find_fields(d, err)) {
+	d->tsc_mult = in->tsc_mult;
+	d->tsc_shift = in->tsc_shift;
+	d->ts_offset = in->ts_offset;
+	ret = find_fields(d, err) || nop_decoder_recorded_probes(d, up, err) ? -1 : 0;
+out:
+	for (int i = 0; fmt && i < in->nfmt; i++)
+		free(fmt[i].p);
+	free(fmt);
+	if (ret) {
 		nop_decoder_free(d);
 		return NULL;
 	}
@@ -283,6 +291,7 @@ static int find_fields(struct nop_decoder *d, struct nop_error *err)
 	struct tep_event *ev;
 
 	d->native = tep_is_file_bigendian(d->tep) == tep_is_local_bigendian(d->tep);
+	d->kword = tep_get_header_page_size(d->tep) == 4 ? 4 : 8;
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
 		ev = tep_find_event_by_name(d->tep, "ftrace", want[i].event);
 		*(int *)((char *)d + want[i].id) = ev ? ev->id : -1;
@@ -309,20 +318,6 @@ static int find_fields(struct nop_decoder *d, struct nop_error *err)
 		d->need_exit = d->need_exit > common ? d->need_exit : common;
 	}
 	return 0;
-}
-
-struct nop_decoder *nop_decoder_from_tep(struct tep_handle *tep, struct nop_error *err)
-{
-	struct nop_decoder *d = nop_zalloc(sizeof(*d), err);
-
-	if (!d)
-		return NULL;
-	d->tep = tep;
-	if (find_fields(d, err)) {
-		nop_decoder_free(d);
-		return NULL;
-	}
-	return d;
 }
 
 /* each probe event's id to its function's key; evs[i]: u->v[i]'s event */
@@ -471,8 +466,7 @@ void nop_decoder_free(struct nop_decoder *d)
 		return;
 	free(d->uev);
 	free(d->argsbuf);
-	if (d->own_tep)
-		tep_free(d->tep);
+	tep_free(d->tep);
 	free(d);
 }
 

@@ -10,6 +10,8 @@
 struct nop_decoder {
 	struct tep_handle *tep;
 	int page_size;
+	int kword; /* the kernel's word: the page header's commit field (a
+		    * recording's user-space word may differ) */
 	int fn_id, stack_id;
 	struct tep_format_field *fn_ip, *fn_parent;
 	struct tep_format_field *st_size, *st_caller;
@@ -19,9 +21,11 @@ struct nop_decoder {
 	unsigned long long stackbuf[256];
 	struct nop_event pend;
 	bool have_pend;
-	bool own_tep; /* false: borrowed (a trace.dat's) */
 	bool native;  /* the data's byte order is ours: fields are read in place */
 	struct tep_format_field *c_type, *c_pid;
+	/* a trace.dat's time stamp corrections (nop_dat_in) */
+	unsigned int tsc_mult, tsc_shift;
+	long long ts_offset;
 	/* funcgraph entry/exit in our byte order with the usual field sizes:
 	 * read at fixed offsets once the record is long enough (bench B1) */
 	bool fast;

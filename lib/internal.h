@@ -80,7 +80,6 @@ void nop_ucalls_free(struct nop_ucalls *u);
 struct tep_handle;
 /* the probes set with nop_resolver_set_probes (a recording's, for report) */
 const struct nop_uprobes *nop_resolver_probes(const struct nop_resolver *r);
-struct nop_resolver *nop_resolver_from_tep(struct tep_handle *tep, struct nop_error *err);
 
 /* The raw-page decoder: event formats from <tracing_dir>/events. */
 struct nop_decoder;
@@ -94,11 +93,8 @@ int nop_decode_page(struct nop_decoder *d, int cpu, void *page,
 /* The same walk, but the records are only counted: one NOP_EV_COUNTS per
  * page (and NOP_EV_LOST as nop_decode_page gives it). */
 int nop_count_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx);
-/* The same for records from elsewhere (a trace.dat read by libtracecmd),
- * with that file's event formats; flush at the end. */
-struct tep_record;
-struct nop_decoder *nop_decoder_from_tep(struct tep_handle *tep, struct nop_error *err);
-int nop_decode_record(struct nop_decoder *d, struct tep_record *rec, nop_emit_fn emit, void *ctx);
+
+/* the function hit a decoder still holds (the end of the data) */
 int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx);
 
 /* Kernel probes' return values and arguments joined to their calls'
@@ -165,18 +161,16 @@ int nop_stream_open(struct nop_stream **st, struct nop_decoder *d, const char *b
 /* Feed pre-recorded pages instead of a live buffer (tests, reports). */
 int nop_stream_open_files(struct nop_stream **st, struct nop_decoder *d,
 			  const char **paths, const int *cpus, int n, struct nop_error *err);
-/* A trace.dat as nopctl record writes it, read without libtracecmd:
- * nop_dat_in_open gives 0, or 1 if the file's layout needs libtracecmd
- * (options, other versions, other event systems), or -1. Its decoder, its
- * symbols and task names, and its pages as a stream (merged exactly: one
- * drain emits everything in timestamp order). */
+/* A trace.dat of version 6 or 7, as trace-cmd and nopctl record write it,
+ * read without libtracecmd (tracedat_read.c): 0, or -1 with the reason.
+ * Its decoder, its symbols and task names, and its pages as a stream
+ * (merged exactly: one drain emits everything in timestamp order). */
 struct nop_dat_in;
 int nop_dat_in_open(struct nop_dat_in **in, const char *path, struct nop_error *err);
-/* sizes and offsets inside the file, before libtracecmd trusts them
- * (tracedat_check.c); -1 with the reason */
-int nop_dat_check(const char *path, struct nop_error *err);
 void nop_dat_in_free(struct nop_dat_in *in);
-struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop_error *err);
+/* up: the functions of the recording's probe events (nopctl's groups) */
+struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop_uprobes *up,
+					 struct nop_error *err);
 struct nop_resolver *nop_resolver_from_dat(const struct nop_dat_in *in, struct nop_error *err);
 int nop_stream_open_dat(struct nop_stream **st, struct nop_decoder *d, const struct nop_dat_in *in,
 			struct nop_error *err);
@@ -429,27 +423,55 @@ void nop_stream_source_release(struct nop_stream_source *s);
 /* a source's zeroed state of size bytes, its ops set (NULL: ENOMEM in err) */
 void *nop_source_new(size_t size, const struct nop_source_ops *ops, struct nop_error *err);
 int nop_source_dat(struct nop_source **src, const char *path, struct nop_resolver **res,
-		   struct nop_error *err); /* 1: not a layout nopctl reads itself */
-int nop_source_tracecmd(struct nop_source **src, const char *path, struct nop_resolver **res,
-			struct nop_error *err);
+		   struct nop_error *err);
 
 int nop_levenshtein(const char *a, const char *b, int limit);
 
-/* a plain trace.dat's sections and where each CPU's pages lie
- * (tracedat_read.c, nop_dat_in_open) */
+/* a trace.dat's metadata and where each CPU's pages lie (tracedat_read.c) */
 struct nop_dat_cpu {
-	int cpu;
-	unsigned long long off, size;
+	int cpu, buf; /* buf: the instance (buffer) it belongs to */
+	unsigned long long off, size; /* in the file */
+	bool z;			      /* compressed in chunks */
 };
 struct nop_dat_blob {
 	char *p; /* NUL-terminated */
 	size_t len;
 };
+struct nop_dat_fmt {
+	char system[64]; /* ftrace, or a probe group nopctl_<pid> */
+	struct nop_dat_blob b;
+};
 struct nop_dat_in {
 	char path[4096];
-	int page_size, n, nfmt;
+	char zname[32]; /* a compression nopctl does not read */
+	int page_size, long_size, n, nfmt, nbuffers, zalg;
+	size_t capcpu, capfmt;
+	unsigned int ncpus;
+	/* time stamps as trace-cmd report shows them: TSC2NSEC's
+	 * multiplier and shift (x86-tsc), then DATE and OFFSET added */
+	unsigned int tsc_mult, tsc_shift;
+	long long ts_offset;
+	bool time_shift;
+	unsigned long long file_size;
 	struct nop_dat_cpu *cpu;
-	struct nop_dat_blob header_page, fmt[8], kallsyms, cmdlines;
+	struct nop_dat_fmt *fmt;
+	struct nop_dat_blob header_page, kallsyms, cmdlines;
+	struct nop_dat_blob latency; /* a latency tracer's text, not pages */
 };
+
+/* compressed trace.dat data (decompress.c) */
+enum { NOP_Z_NONE, NOP_Z_ZSTD, NOP_Z_ZLIB };
+int nop_zalg_by_name(const char *name); /* -1: none nopctl reads */
+int nop_decompress(int alg, const void *in, size_t n, void *out, size_t want);
+
+/* one CPU's pages of a trace.dat, a run of whole pages per call
+ * (tracedat_pages.c): 1 with *run and *len, 0 at its end, -1 */
+struct nop_dat_pages;
+int nop_dat_pages_open(struct nop_dat_pages **p, const struct nop_dat_in *in, int i, int fd,
+		       size_t chunk, struct nop_error *err);
+int nop_dat_pages_next(struct nop_dat_pages *p, const char **run, size_t *len, struct nop_error *err);
+void nop_dat_pages_free(struct nop_dat_pages *p);
+int nop_dat_unchunk(const struct nop_dat_in *in, const unsigned char *d, size_t len,
+		    struct nop_dat_blob *out);
 
 #endif

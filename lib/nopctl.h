@@ -476,8 +476,8 @@ struct nop_sink_cfg {
  * A source emits a bounded round of events in time order per drain and
  * says whether more may be waiting; a live one also gives the descriptors
  * to poll. Sources: the live per-CPU buffers of a session (source_live.c),
- * a trace.dat (source_dat.c: nopctl's own reader, else libtracecmd in
- * source_tracecmd.c). lib/README says what a new one implements. */
+ * a trace.dat of nopctl or trace-cmd (source_dat.c). lib/README says
+ * what a new one implements. */
 struct nop_source;
 /* the session's buffers (buffer_dir), CPUs in cpus (NULL: all) */
 int nop_source_live(struct nop_source **src, const char *buffer_dir, const struct nop_cpuset *cpus,

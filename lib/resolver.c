@@ -34,14 +34,12 @@ struct ksym {
 };
 
 struct nop_resolver {
-	struct tep_handle *tep; /* a trace.dat's (borrowed) */
 	struct ksym *ksyms;
 	size_t nksyms;
 	char *arena;
 	void *map; /* ksyms and arena from the boot cache (funcs_cache.c) */
 	size_t maplen;
 	char kallsyms[256]; /* read at the first lookup (nop_resolver_defer_kallsyms) */
-	bool borrowed; /* a trace.dat's: its symbols and task names, no /proc */
 	bool recorded; /* nop_resolver_from_dat: names from the file, no /proc */
 	char tracing_dir[4096];
 	struct sym_slot syms[SYM_CACHE];
@@ -58,17 +56,6 @@ struct nop_resolver *nop_resolver_new(const char *tracing_dir, struct nop_error 
 	if (!r)
 		return NULL;
 	snprintf(r->tracing_dir, sizeof(r->tracing_dir), "%s", tracing_dir ? tracing_dir : "");
-	return r;
-}
-
-struct nop_resolver *nop_resolver_from_tep(struct tep_handle *tep, struct nop_error *err)
-{
-	struct nop_resolver *r = nop_zalloc(sizeof(*r), err);
-
-	if (!r)
-		return NULL;
-	r->tep = tep;
-	r->borrowed = true;
 	return r;
 }
 
@@ -304,7 +291,6 @@ const char *nop_resolve_sym(struct nop_resolver *r, unsigned long long addr,
 {
 	struct sym_slot *s = &r->syms[(addr >> 4 ^ addr >> 16) & (SYM_CACHE - 1)];
 	unsigned long long start = 0;
-	unsigned long size = 0;
 	const char *name = NULL;
 
 	if (s->name && s->addr == addr) {
@@ -319,12 +305,8 @@ const char *nop_resolve_sym(struct nop_resolver *r, unsigned long long addr,
 			*off = 0;
 		return i < 0 ? NULL : r->uprobes->v[i].shown;
 	}
-	if (r->tep) {
-		if (tep_find_function_info(r->tep, addr, &name, &start, &size) < 0 || !name)
-			return NULL;
-	} else if (!(name = ksym_find(r, addr, &start))) {
+	if (!(name = ksym_find(r, addr, &start)))
 		return NULL;
-	}
 	s->addr = addr;
 	s->name = name;
 	s->off = addr - start;
@@ -418,8 +400,6 @@ const char *nop_resolve_comm(struct nop_resolver *r, int pid)
 
 	if (pid == 0)
 		return "<idle>";
-	if (r->borrowed) /* the recording machine's names, not this one's */
-		return tep_data_comm_from_pid(r->tep, pid);
 	c = comm_slot(r, pid);
 	if (c && c->pid == pid)
 		return c->comm;
@@ -449,8 +429,6 @@ void nop_resolver_free(struct nop_resolver *r)
 {
 	if (!r)
 		return;
-	if (!r->borrowed)
-		tep_free(r->tep);
 	drop_symbols(r);
 	free(r);
 }

@@ -38,19 +38,15 @@ void nop_source_close(struct nop_source *src)
 		src->ops->close(src);
 }
 
-/* nopctl's own reader where it knows the layout (the fast one), else
- * libtracecmd */
+/* a trace.dat, read by nopctl's own reader */
 int nop_source_file(struct nop_source **src, const char *path, struct nop_resolver **res,
 		    struct nop_error *err)
 {
-	int ret;
-
 	*src = NULL;
 	*res = NULL;
 	if (access(path, R_OK) < 0) {
 		nop_error_set(err, NOP_EUSAGE, errno, "cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
-	ret = nop_source_dat(src, path, res, err);
-	return ret == 1 ? nop_source_tracecmd(src, path, res, err) : ret;
+	return nop_source_dat(src, path, res, err);
 }

@@ -1,6 +1,7 @@
-/* source_dat.c - a trace.dat as nopctl record writes it, read without
- * libtracecmd (tracedat_read.c: sections, formats, names; stream.c: the
- * pages of every CPU merged exactly by time). */
+/* source_dat.c - a trace.dat (trace-cmd's or nopctl record's), read
+ * without libtracecmd (tracedat_read.c: sections, formats, names;
+ * tracedat_pages.c and stream.c: the pages of every CPU of every instance
+ * merged exactly by time). */
 #include <stdlib.h>
 
 #include "internal.h"
@@ -8,6 +9,7 @@
 struct dat {
 	struct nop_stream_source s; /* first: a stream source */
 	struct nop_dat_in *in;
+	struct nop_uprobes up; /* the functions its probe events name */
 };
 
 static void dat_close(struct nop_source *src)
@@ -16,6 +18,7 @@ static void dat_close(struct nop_source *src)
 
 	nop_stream_source_release(&d->s);
 	nop_dat_in_free(d->in);
+	nop_uprobes_free(&d->up);
 	free(d);
 }
 
@@ -27,20 +30,26 @@ int nop_source_dat(struct nop_source **src, const char *path, struct nop_resolve
 		   struct nop_error *err)
 {
 	struct dat *d = nop_source_new(sizeof(*d), &dat_ops, err);
-	int ret;
-
 	*src = NULL;
 	if (!d)
 		return -1;
-	if ((ret = nop_dat_in_open(&d->in, path, err)) != 0 || !d->in) {
+	if (nop_dat_in_open(&d->in, path, err)) {
 		dat_close(&d->s.base);
-		return ret < 0 ? -1 : 1;
+		return -1;
 	}
-	if (!(d->s.dec = nop_decoder_from_dat(d->in, err)) || !(*res = nop_resolver_from_dat(d->in, err)) ||
+	if (d->in->latency.p) {
+		nop_error_set(err, NOP_EUSAGE, 0, "%s holds a latency tracer's text, not ring-buffer"
+			      " pages: nothing nopctl decodes (trace-cmd report prints it)", path);
+		dat_close(&d->s.base);
+		return -1;
+	}
+	if (!(d->s.dec = nop_decoder_from_dat(d->in, &d->up, err)) ||
+	    !(*res = nop_resolver_from_dat(d->in, err)) ||
 	    nop_stream_open_dat(&d->s.st, d->s.dec, d->in, err)) {
 		dat_close(&d->s.base);
 		return -1;
 	}
+	nop_resolver_set_probes(*res, &d->up);
 	*src = &d->s.base;
 	return 0;
 }

@@ -37,8 +37,8 @@ struct cpu_buf {
 	int cpu;
 	int fd;
 	bool done; /* files: EOF reached */
-	unsigned long long off, left; /* a trace.dat's: where this CPU's pages are */
-	char *chunk;		      /* read from there CHUNK_PAGES at a time */
+	struct nop_dat_pages *dat; /* a trace.dat's: this CPU's pages, */
+	const char *chunk;	   /* a run of them at a time */
 	size_t clen, cpos;
 	struct nop_event *ev;
 	size_t nev, capev, head;
@@ -274,22 +274,10 @@ int nop_stream_open_dat(struct nop_stream **stp, struct nop_decoder *d, const st
 	}
 	for (int i = 0; i < l->n; i++) {
 		struct cpu_buf *c = &st->cpus[st->ncpus++];
-		unsigned long long end = (unsigned long long)sb.st_size;
-		size_t cap = (size_t)st->page_size * CHUNK_PAGES;
 
 		c->cpu = l->cpu[i].cpu;
-		if (l->cpu[i].off > end)
-			continue; /* a CPU whose pages are not there: nothing to read */
-		c->off = l->cpu[i].off;
-		c->left = l->cpu[i].size < end - c->off ? l->cpu[i].size : end - c->off;
-		/* no more than the file holds for it: with ranges that do not
-		 * overlap, all chunks together are at most the file's size */
-		if (c->left < cap)
-			cap = (size_t)c->left;
-		if (cap && !(c->chunk = malloc(cap))) {
-			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		if (nop_dat_pages_open(&c->dat, l, i, st->datfd, (size_t)st->page_size * CHUNK_PAGES, err))
 			goto fail;
-		}
 	}
 	*stp = st;
 	return 0;
@@ -325,31 +313,20 @@ static ssize_t read_page(const struct nop_stream *st, int fd, char *pg)
 
 /* The next page of one CPU: its length (the page is *pagep), 0 at its
  * end or when a live buffer is empty for now, -1 with errno. */
-static ssize_t next_page(struct nop_stream *st, struct cpu_buf *c, void **pagep)
+static ssize_t next_page(struct nop_stream *st, struct cpu_buf *c, void **pagep,
+			 struct nop_error *err)
 {
 	ssize_t r;
 
-	if (st->datfd >= 0) {
+	if (c->dat) {
 		if (c->cpos + (size_t)st->page_size > c->clen) {
-			size_t want = (size_t)st->page_size * CHUNK_PAGES;
-
-			if (c->left < want)
-				want = (size_t)c->left;
-			do
-				r = pread(st->datfd, c->chunk, want, (off_t)c->off);
-			while (r < 0 && errno == EINTR);
-			if (r < 0)
-				return -1;
-			c->off += (unsigned long long)r;
-			c->left -= (unsigned long long)r;
-			c->clen = (size_t)r;
 			c->cpos = 0;
-			if (c->clen < (size_t)st->page_size) {
+			if ((r = nop_dat_pages_next(c->dat, &c->chunk, &c->clen, err)) <= 0) {
 				c->done = true; /* the end, or a page cut short */
-				return 0;
+				return r;
 			}
 		}
-		*pagep = c->chunk + c->cpos;
+		*pagep = (void *)(c->chunk + c->cpos);
 		c->cpos += (size_t)st->page_size;
 		return st->page_size;
 	}
@@ -357,6 +334,8 @@ static ssize_t next_page(struct nop_stream *st, struct cpu_buf *c, void **pagep)
 	r = read_page(st, c->fd, st->page);
 	if (r < 0 && errno == EAGAIN)
 		return 0;
+	if (r < 0)
+		nop_error_io(err, "read", "a recorded page", errno);
 	if (r == 0)
 		c->done = st->files;
 	return r;
@@ -464,12 +443,10 @@ static int refill(struct nop_stream *st, struct cpu_buf *c, struct nop_error *er
 	c->nev = c->nstk = c->narg = c->head = 0;
 	while (!c->nev && !c->done) {
 		void *page;
-		ssize_t r = next_page(st, c, &page);
+		ssize_t r = next_page(st, c, &page, err);
 
-		if (r < 0) {
-			nop_error_io(err, "read", "a recorded page", errno);
+		if (r < 0)
 			return -1;
-		}
 		if (r > 0 && take_page(st, c, page, (size_t)r, err))
 			return -1;
 	}
@@ -670,7 +647,7 @@ void nop_stream_close(struct nop_stream *st)
 		free(st->cpus[i].ev);
 		free(st->cpus[i].stk);
 		free(st->cpus[i].arg);
-		free(st->cpus[i].chunk);
+		nop_dat_pages_free(st->cpus[i].dat);
 		nop_pageq_free(&st->cpus[i].spool, &st->pool);
 	}
 	nop_pagepool_free(&st->pool);

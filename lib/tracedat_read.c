@@ -1,74 +1,456 @@
-/* tracedat_read.c - a trace.dat read without libtracecmd: its event
- * formats, symbols and task names, and where each CPU's pages lie, so that
- * a report reads them straight into the page decoder the live stream uses
- * (libtracecmd's record iteration costs more per event than decoding, and
- * its sscanf of 150,000 kallsyms lines more than reading 100,000 events).
- * Only the plain layout is taken: version 6 in our byte order, ftrace
- * events only, no options section (options can shift or scale timestamps,
- * or add instances), then "flyrecord" and one (offset, size) pair per CPU.
- * That is what nopctl record writes (tracedat.c); anything else returns 1
- * and the caller reads the file with libtracecmd. */
+/* tracedat_read.c - a trace.dat's metadata, read without libtracecmd:
+ * versions 6 and 7 as trace-cmd 3.1 to 3.4 and nopctl record write them
+ * (trace-cmd.dat.v6(5), trace-cmd.dat.v7(5)): options, sections (each
+ * perhaps compressed), instances, latency text. What nopctl decodes is
+ * kept: the page header, the ftrace formats of function, kernel_stack and
+ * funcgraph_*, the formats of nopctl's probe groups, kallsyms, task names,
+ * timestamp corrections, and where each CPU's pages lie (read later by
+ * tracedat_pages.c). Every size and offset is checked against the file:
+ * it is data, and a damaged one ends the read with the reason. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
-struct rd {
-	FILE *f;
-	bool bad;
+#define MAX_SECTIONS 256 /* options sections, buffers: far more than any writer makes */
+
+/* a cursor over the mapped file or a decompressed section */
+struct cur {
+	const unsigned char *p;
+	size_t len, pos;
+	const char **why; /* the first failure, shared by every cursor of a read */
 };
 
-static void get(struct rd *r, void *p, size_t n)
+static bool bad(const struct cur *c)
 {
-	if (!r->bad && fread(p, 1, n, r->f) != n)
-		r->bad = true;
+	return *c->why != NULL;
 }
 
-static unsigned long long num(struct rd *r, int len)
+static void fail(struct cur *c, const char *why)
 {
-	unsigned int v4 = 0;
-	unsigned long long v8 = 0;
+	if (!*c->why)
+		*c->why = why;
+}
 
-	if (len == 4) {
-		get(r, &v4, 4);
-		return v4;
+static const unsigned char *take(struct cur *c, unsigned long long n, const char *what)
+{
+	const unsigned char *p = c->p + c->pos;
+
+	if (bad(c))
+		return NULL;
+	if (n > c->len - c->pos) {
+		fail(c, what);
+		return NULL;
 	}
-	get(r, &v8, 8);
-	return v8;
+	c->pos += (size_t)n;
+	return p;
 }
 
-/* a size (4 or 8 bytes) and that many bytes, skipped */
-static void skip_sized(struct rd *r, int len)
+static unsigned long long num(struct cur *c, int n)
 {
-	unsigned long long n = num(r, len);
+	const unsigned char *p = take(c, (unsigned long long)n, "it ends inside its header");
+	unsigned long long v = 0;
 
-	if (!r->bad && (n > (1ULL << 40) || fseeko(r->f, (off_t)n, SEEK_CUR) < 0))
-		r->bad = true;
+	for (int i = n - 1; p && i >= 0; i--) /* little-endian (checked) */
+		v = v << 8 | p[i];
+	return v;
 }
 
-/* a size and that many bytes, kept (NUL-terminated) */
-static void read_sized(struct rd *r, int len, struct nop_dat_blob *b)
+static const char *str(struct cur *c)
 {
-	unsigned long long n = num(r, len);
+	const char *s = (const char *)c->p + c->pos;
+	const void *nul = bad(c) ? NULL : memchr(s, 0, c->len - c->pos);
 
-	if (r->bad || n > (1ULL << 30) || !(b->p = malloc((size_t)n + 1))) {
-		r->bad = true;
+	if (!nul) {
+		fail(c, "a name in its header is not terminated");
+		return "";
+	}
+	c->pos += (size_t)((const char *)nul - s) + 1;
+	return s;
+}
+
+static void word(struct cur *c, const char *w)
+{
+	const unsigned char *p = take(c, strlen(w) + 1, "it ends inside its header");
+
+	if (p && memcmp(p, w, strlen(w) + 1))
+		fail(c, "a section is not where its header says");
+}
+
+/* a size of n bytes, then that many bytes: kept in b (NUL-terminated), or
+ * skipped when b is NULL */
+static void sized(struct cur *c, int n, struct nop_dat_blob *b)
+{
+	unsigned long long len = num(c, n);
+	const unsigned char *p = take(c, len, "a section is larger than the file");
+
+	if (!p || !b)
+		return;
+	free(b->p);
+	if (!(b->p = malloc((size_t)len + 1))) {
+		fail(c, "out of memory");
 		return;
 	}
-	b->len = (size_t)n;
-	get(r, b->p, b->len);
-	b->p[b->len] = 0;
+	memcpy(b->p, p, (size_t)len);
+	b->p[len] = 0;
+	b->len = (size_t)len;
 }
 
-static bool word(struct rd *r, const char *w)
+/* the ftrace formats nopctl decodes (decoder.c find_fields) */
+static bool wanted_ftrace(const unsigned char *p, unsigned long long len)
 {
-	char buf[32];
-	size_t n = strlen(w) + 1;
+	static const char *const names[] = { "function", "kernel_stack", "funcgraph_entry",
+					     "funcgraph_exit" };
 
-	get(r, buf, n);
-	return !r->bad && memcmp(buf, w, n) == 0;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		size_t n = strlen(names[i]);
+
+		if (len > n + 7 && !memcmp(p, "name: ", 6) && !memcmp(p + 6, names[i], n) && p[6 + n] == '\n')
+			return true;
+	}
+	return false;
+}
+
+static void add_fmt(struct cur *c, struct nop_dat_in *in, const char *system, bool keep)
+{
+	struct nop_dat_fmt *f;
+	unsigned long long len = num(c, 8);
+	const unsigned char *p = take(c, len, "an event format is larger than the file");
+
+	if (!p || !(keep || (!strcmp(system, "ftrace") && wanted_ftrace(p, len))))
+		return;
+	if (nop_grow((void **)&in->fmt, &in->capfmt, (size_t)in->nfmt + 1, sizeof(*in->fmt)) ||
+	    !(in->fmt[in->nfmt].b.p = malloc((size_t)len + 1))) {
+		fail(c, "out of memory");
+		return;
+	}
+	f = &in->fmt[in->nfmt++];
+	snprintf(f->system, sizeof(f->system), "%s", system);
+	memcpy(f->b.p, p, (size_t)len);
+	f->b.p[len] = 0;
+	f->b.len = (size_t)len;
+}
+
+static void header_info(struct cur *c, struct nop_dat_in *in)
+{
+	word(c, "header_page");
+	sized(c, 8, &in->header_page);
+	word(c, "header_event");
+	sized(c, 8, NULL);
+}
+
+static void ftrace_formats(struct cur *c, struct nop_dat_in *in)
+{
+	unsigned long long n = num(c, 4);
+
+	for (unsigned long long i = 0; i < n && !bad(c); i++)
+		add_fmt(c, in, "ftrace", false);
+}
+
+/* other systems: only nopctl's probe groups are decoded */
+static void event_formats(struct cur *c, struct nop_dat_in *in)
+{
+	unsigned long long nsys = num(c, 4);
+
+	for (unsigned long long s = 0; s < nsys && !bad(c); s++) {
+		const char *sys = str(c);
+		unsigned long long n = num(c, 4);
+		bool keep = !strncmp(sys, "nopctl_", 7) && strlen(sys) < sizeof(in->fmt->system);
+
+		for (unsigned long long i = 0; i < n && !bad(c); i++)
+			add_fmt(c, in, sys, keep);
+	}
+}
+
+static void add_cpu(struct cur *c, struct nop_dat_in *in, int cpu, unsigned long long off,
+		    unsigned long long size)
+{
+	/* a file cut short (a full disk, a copy interrupted) is read as far
+	 * as it goes: a CPU's data past its end is left out */
+	if (off >= in->file_size)
+		return;
+	if (size > in->file_size - off)
+		size = in->file_size - off;
+	if (!size)
+		return;
+	if (nop_grow((void **)&in->cpu, &in->capcpu, (size_t)in->n + 1, sizeof(*in->cpu))) {
+		fail(c, "out of memory");
+		return;
+	}
+	in->cpu[in->n++] = (struct nop_dat_cpu){ .cpu = cpu, .buf = in->nbuffers, .off = off,
+						 .size = size };
+}
+
+/* "flyrecord": an (offset, size) pair per CPU (version 6) */
+static void flyrecord(struct cur *c, struct nop_dat_in *in, unsigned long long ncpus)
+{
+	if (ncpus > 65536)
+		fail(c, "it claims more than 65536 CPUs");
+	for (unsigned long long i = 0; i < ncpus && !bad(c); i++) {
+		unsigned long long off = num(c, 8), size = num(c, 8);
+
+		add_cpu(c, in, (int)i, off, size);
+	}
+}
+
+/* the rest of a cursor, kept as text */
+static void text_rest(struct cur *c, struct nop_dat_blob *b)
+{
+	size_t n = c->len - c->pos;
+
+	if (bad(c) || b->p)
+		return;
+	if (!(b->p = malloc(n + 1))) {
+		fail(c, "out of memory");
+		return;
+	}
+	memcpy(b->p, c->p + c->pos, n);
+	b->p[n] = 0;
+	b->len = n;
+	c->pos = c->len;
+}
+
+/* what the options of either version say about time stamps */
+static void time_option(struct nop_dat_in *in, unsigned int id, const unsigned char *p, size_t n)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)(n < sizeof(buf) ? n : sizeof(buf) - 1), (const char *)p);
+	if (id == 1) /* DATE: microseconds, as "0x..." */
+		in->ts_offset += strtoll(buf, NULL, 0) * 1000;
+	else if (id == 7) /* OFFSET: nanoseconds */
+		in->ts_offset += strtoll(buf, NULL, 0);
+	else if (id == 14 && n >= 16) { /* TSC2NSEC: x86-tsc clock to ns */
+		in->tsc_mult = (unsigned int)(p[0] | p[1] << 8 | p[2] << 16 | (unsigned int)p[3] << 24);
+		in->tsc_shift = (unsigned int)(p[4] | p[5] << 8 | p[6] << 16 | (unsigned int)p[7] << 24);
+	}
+}
+
+/* ---- version 6 -------------------------------------------------------- */
+
+/* options: id, size, data, until id 0; instances' "flyrecord" blocks are
+ * at the offsets the BUFFER options give */
+static void v6_options(struct cur *c, struct nop_dat_in *in, unsigned long long *buf_off, int *nbuf)
+{
+	for (;;) {
+		unsigned int id = (unsigned int)num(c, 2), size;
+		struct cur o;
+
+		if (bad(c) || id == 0)
+			return;
+		size = (unsigned int)num(c, 4);
+		o = (struct cur){ .p = take(c, size, "an option is larger than the file"), .len = size,
+				  .why = c->why };
+		if (bad(c))
+			return;
+		time_option(in, id, o.p, o.len);
+		if (id == 8) /* CPUCOUNT */
+			in->ncpus = (unsigned int)num(&o, 4);
+		else if (id == 3 && *nbuf < MAX_SECTIONS) /* BUFFER: offset, name */
+			buf_off[(*nbuf)++] = num(&o, 8);
+		else if (id == 12)
+			in->time_shift = true;
+	}
+}
+
+static void v6(struct cur *c, struct nop_dat_in *in)
+{
+	unsigned long long *buf_off = calloc(MAX_SECTIONS, sizeof(*buf_off));
+	int nbuf = 0;
+
+	if (!buf_off) {
+		fail(c, "out of memory");
+		return;
+	}
+	header_info(c, in);
+	ftrace_formats(c, in);
+	event_formats(c, in);
+	sized(c, 4, &in->kallsyms);
+	sized(c, 4, NULL); /* printk formats */
+	sized(c, 8, &in->cmdlines);
+	in->ncpus = (unsigned int)num(c, 4);
+	if (c->pos + 10 <= c->len && !memcmp(c->p + c->pos, "options  ", 10)) {
+		c->pos += 10;
+		v6_options(c, in, buf_off, &nbuf);
+	}
+	if (!bad(c) && c->pos + 10 <= c->len && !memcmp(c->p + c->pos, "latency  ", 10)) {
+		c->pos += 10;
+		text_rest(c, &in->latency);
+	} else {
+		word(c, "flyrecord");
+		flyrecord(c, in, in->ncpus);
+	}
+	for (int b = 0; b < nbuf && !bad(c); b++) {
+		struct cur i = { .p = c->p, .len = c->len, .why = c->why };
+
+		if (buf_off[b] > c->len) {
+			fail(c, "an instance's data lies past its end");
+			break;
+		}
+		i.pos = (size_t)buf_off[b];
+		word(&i, "flyrecord");
+		flyrecord(&i, in, in->ncpus);
+		in->nbuffers++;
+	}
+	free(buf_off);
+}
+
+/* ---- version 7 -------------------------------------------------------- */
+
+struct sect {
+	unsigned int id;
+	int buf; /* BUFFER: the instance's index */
+	unsigned long long off;
+};
+
+/* A section's header at off, and a cursor over its data: the file's
+ * bytes, or a decompressed block (*own, freed by the caller). */
+static struct cur section(struct cur *file, struct nop_dat_in *in, unsigned long long off,
+			  unsigned int want_id, bool *compressed, unsigned char **own)
+{
+	struct cur h = { .p = file->p, .len = file->len, .why = file->why }, d = h;
+	unsigned int id, flags;
+	unsigned long long size;
+
+	*own = NULL;
+	if (off > file->len) {
+		fail(file, "a section lies past its end");
+		return d;
+	}
+	h.pos = (size_t)off;
+	id = (unsigned int)num(&h, 2);
+	flags = (unsigned int)num(&h, 2);
+	num(&h, 4); /* its description's string id */
+	size = num(&h, 8);
+	if (!bad(&h) && id != want_id)
+		fail(&h, "a section is not where its options say");
+	*compressed = flags & 1;
+	if (bad(&h))
+		return d;
+	if (size > h.len - h.pos) {
+		fail(&h, "a section is larger than the file");
+		return d;
+	}
+	d.pos = h.pos;
+	d.len = h.pos + (size_t)size;
+	if (*compressed && want_id != 3 && want_id != 22) {
+		/* metadata: one block (trace data: chunks, tracedat_pages.c) */
+		unsigned long long zs = num(&d, 4), us = num(&d, 4);
+		const unsigned char *z = take(&d, zs, "a compressed section is larger than the file");
+
+		if (!z)
+			return d;
+		if (us > (1ULL << 31) || !(*own = malloc((size_t)us + 1)) ||
+		    nop_decompress(in->zalg, z, (size_t)zs, *own, (size_t)us)) {
+			fail(&d, *own ? "a compressed section does not decompress" : "out of memory");
+			return d;
+		}
+		d = (struct cur){ .p = *own, .len = (size_t)us, .why = file->why };
+	}
+	return d;
+}
+
+/* the options sections, one after another; the sections they point to */
+static void v7_options(struct cur *file, struct nop_dat_in *in, unsigned long long off,
+		       struct sect *sects, int *nsect)
+{
+	for (int n = 0; off && n < MAX_SECTIONS && !bad(file); n++) {
+		unsigned char *own;
+		bool z;
+		struct cur c = section(file, in, off, 0, &z, &own);
+
+		off = 0;
+		while (!bad(&c) && c.pos < c.len) {
+			unsigned int id = (unsigned int)num(&c, 2), size = (unsigned int)num(&c, 4);
+			struct cur o = { .p = take(&c, size, "an option is larger than its section"),
+					 .len = size, .why = c.why };
+
+			if (bad(&c))
+				break;
+			time_option(in, id, o.p, o.len);
+			if (id == 0) { /* DONE: the next options section */
+				off = num(&o, 8);
+				break;
+			}
+			if (id == 8)
+				in->ncpus = (unsigned int)num(&o, 4);
+			else if (id == 12)
+				in->time_shift = true;
+			else if ((id == 3 || id == 22 || (id >= 16 && id <= 21)) && *nsect < MAX_SECTIONS)
+				sects[(*nsect)++] = (struct sect){ .id = id, .buf = in->nbuffers,
+								   .off = num(&o, 8) };
+			if (id == 3) { /* BUFFER: name, clock, page size, CPUs */
+				unsigned long long page, ncpus;
+
+				str(&o);
+				str(&o);
+				page = num(&o, 4);
+				ncpus = num(&o, 4);
+				if (!bad(&o) && in->nbuffers && page != (unsigned long long)in->page_size)
+					fail(&o, "its instances have pages of different sizes");
+				in->page_size = (int)page;
+				/* each CPU's z is set once the section's header is read */
+				for (unsigned long long i = 0; i < ncpus && !bad(&o); i++) {
+					int cpu = (int)num(&o, 4);
+					unsigned long long coff = num(&o, 8), csize = num(&o, 8);
+
+					add_cpu(&o, in, cpu, coff, csize);
+				}
+				in->nbuffers++;
+			}
+		}
+		free(own);
+	}
+}
+
+static void v7(struct cur *c, struct nop_dat_in *in)
+{
+	struct sect *sects = calloc(MAX_SECTIONS, sizeof(*sects));
+	int nsect = 0;
+	const char *alg = str(c);
+
+	str(c); /* the algorithm's version */
+	if (!sects) {
+		fail(c, "out of memory");
+		return;
+	}
+	if (!bad(c) && (in->zalg = nop_zalg_by_name(alg)) < 0) {
+		snprintf(in->zname, sizeof(in->zname), "%s", alg);
+		fail(c, "unknown compression");
+	}
+	v7_options(c, in, num(c, 8), sects, &nsect);
+	for (int i = 0; i < nsect && !bad(c); i++) {
+		unsigned char *own;
+		bool z;
+		struct cur s = section(c, in, sects[i].off, sects[i].id, &z, &own);
+
+		switch (sects[i].id) {
+		case 3: /* this instance's CPUs: compressed in chunks or not */
+			for (int k = 0; k < in->n; k++)
+				if (in->cpu[k].buf == sects[i].buf)
+					in->cpu[k].z = z;
+			break;
+		case 16: header_info(&s, in); break;
+		case 17: ftrace_formats(&s, in); break;
+		case 18: event_formats(&s, in); break;
+		case 19: sized(&s, 4, &in->kallsyms); break;
+		case 21: sized(&s, 8, &in->cmdlines); break;
+		case 22: /* latency text, perhaps in chunks */
+			if (!z)
+				text_rest(&s, &in->latency);
+			else if (!bad(&s) && nop_dat_unchunk(in, s.p + s.pos, s.len - s.pos, &in->latency))
+				fail(&s, "its latency text does not decompress");
+			break;
+		}
+		free(own);
+	}
+	free(sects);
 }
 
 void nop_dat_in_free(struct nop_dat_in *l)
@@ -77,73 +459,98 @@ void nop_dat_in_free(struct nop_dat_in *l)
 		return;
 	free(l->header_page.p);
 	for (int i = 0; i < l->nfmt; i++)
-		free(l->fmt[i].p);
+		free(l->fmt[i].b.p);
+	free(l->fmt);
 	free(l->kallsyms.p);
 	free(l->cmdlines.p);
+	free(l->latency.p);
 	free(l->cpu);
 	free(l);
 }
 
+static int not_dat(const char *path, struct nop_error *err)
+{
+	nop_error_set(err, NOP_EUSAGE, 0, "%s is not a trace.dat file (trace-cmd's format)", path);
+	return -1;
+}
+
 int nop_dat_in_open(struct nop_dat_in **lp, const char *path, struct nop_error *err)
 {
-	struct rd r = { .f = fopen(path, "re") };
 	struct nop_dat_in *l = calloc(1, sizeof(*l));
-	unsigned int nfmt, ncpus;
-	unsigned char hdr[14];
-	int ret = 1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const char *why = NULL;
+	struct cur c = { .why = &why };
+	struct stat sb;
+	void *map = MAP_FAILED;
+	unsigned long long page;
+	int ver;
 
 	*lp = NULL;
-	if (!r.f || !l) {
-		nop_error_io(err, "open", path, r.f ? ENOMEM : errno);
-		if (r.f)
-			fclose(r.f);
-		free(l);
-		return -1;
+	if (fd < 0 || !l || fstat(fd, &sb) < 0) {
+		nop_error_io(err, "open", path, fd < 0 ? errno : l ? errno : ENOMEM);
+		goto out;
 	}
 	snprintf(l->path, sizeof(l->path), "%s", path);
-	get(&r, hdr, sizeof(hdr));
-	/* magic, "6\0", endianness, long size, page size */
-	if (r.bad || memcmp(hdr, "\x17\x08\x44tracing", 10) || memcmp(hdr + 10, "6", 2) ||
-	    hdr[12] != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) || hdr[13] != sizeof(long))
-		goto out;
-	l->page_size = (int)num(&r, 4);
-	if (!word(&r, "header_page"))
-		goto out;
-	read_sized(&r, 8, &l->header_page);
-	if (!word(&r, "header_event"))
-		goto out;
-	skip_sized(&r, 8);
-	nfmt = (unsigned int)num(&r, 4);
-	if (nfmt > ARRAY_SIZE(l->fmt))
-		goto out;
-	for (; l->nfmt < (int)nfmt && !r.bad; l->nfmt++)
-		read_sized(&r, 8, &l->fmt[l->nfmt]); /* ftrace event formats */
-	if (num(&r, 4) != 0)
-		goto out; /* other event systems: not nopctl's */
-	read_sized(&r, 4, &l->kallsyms);
-	skip_sized(&r, 4); /* printk formats */
-	read_sized(&r, 8, &l->cmdlines);
-	ncpus = (unsigned int)num(&r, 4);
-	if (r.bad || ncpus == 0 || ncpus > 65536 || !word(&r, "flyrecord") ||
-	    l->page_size < 64 || l->page_size > (1 << 20))
-		goto out;
-	if (!(l->cpu = calloc(ncpus, sizeof(*l->cpu)))) {
-		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
-		ret = -1;
+	l->file_size = (unsigned long long)sb.st_size;
+	if (sb.st_size < 16) {
+		not_dat(path, err);
 		goto out;
 	}
-	for (unsigned int c = 0; c < ncpus && !r.bad; c++) {
-		unsigned long long off = num(&r, 8), size = num(&r, 8);
-
-		if (size)
-			l->cpu[l->n++] = (struct nop_dat_cpu){ .cpu = (int)c, .off = off, .size = size };
+	if ((map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		nop_error_io(err, "read", path, errno);
+		goto out;
 	}
-	ret = r.bad ? 1 : 0;
-out:
-	fclose(r.f);
-	if (ret)
-		nop_dat_in_free(l);
+	c.p = map;
+	c.len = (size_t)sb.st_size;
+	if (memcmp(c.p, "\x17\x08\x44tracing", 10)) {
+		not_dat(path, err);
+		goto out;
+	}
+	c.pos = 10;
+	ver = atoi(str(&c));
+	if (!why && ver != 6 && ver != 7) {
+		nop_error_set(err, NOP_EUSAGE, 0, "%s is trace.dat version %d: nopctl reads versions 6 and 7",
+			      path, ver);
+		goto out;
+	}
+	if (!why && (c.p[c.pos] != 0 || (c.p[c.pos + 1] != 4 && c.p[c.pos + 1] != 8))) {
+		nop_error_set(err, NOP_EUSAGE, 0, "%s was recorded on a big-endian machine (or says a"
+			      " word of %d bytes): nopctl reads little-endian recordings", path,
+			      c.p[c.pos + 1]);
+		goto out;
+	}
+	l->long_size = c.p[c.pos + 1];
+	c.pos += 2;
+	page = num(&c, 4);
+	if (!why && (page < 64 || page > (1u << 20) || (page & (page - 1))))
+		why = "its page size is not a power of two from 64 bytes to 1 MB";
+	l->page_size = (int)page;
+	if (ver == 6)
+		v6(&c, l);
+	else
+		v7(&c, l);
+	if (l->zname[0])
+		nop_error_set(err, NOP_EUSAGE, 0, "%s is compressed with %s: nopctl reads zstd and zlib"
+			      " (trace-cmd convert --compression zstd rewrites it)", path, l->zname);
+	else if (why && !strcmp(why, "out of memory"))
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory reading %s", path);
+	else if (why)
+		nop_error_set(err, NOP_EUSAGE, 0, "%s is damaged: %s", path, why);
+	else if (l->time_shift)
+		nop_error_set(err, NOP_EUSAGE, 0, "%s is a guest's recording tied to its host's clock"
+			      " (TIME_SHIFT): nopctl does not apply that correction", path);
+	else if (l->nfmt == 0 && !l->latency.p)
+		nop_error_set(err, NOP_EUSAGE, 0, "%s holds no function, function_graph or nopctl"
+			      " probe event format: nothing nopctl decodes", path);
 	else
 		*lp = l;
-	return ret;
+	if (*lp)
+		l = NULL;
+out:
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)sb.st_size);
+	if (fd >= 0)
+		close(fd);
+	nop_dat_in_free(l);
+	return *lp ? 0 : -1;
 }

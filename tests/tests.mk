@@ -72,8 +72,10 @@ VM_SUITES := trace graph report doctor hardening uprobes retval $(if $(filter 1,
 # (one per core): the main suites on each kernel in turn, and beside them
 # the sustained-load suite (t-load.sh, about 10 min a kernel: a million
 # function_graph events printed per capture); then two lockdown boots each:
-# securityfs mounted, and not mounted. The kernels are fetched first, once.
-vm-check: all $(HELPERS)
+# securityfs mounted, and not mounted; then the static binary on a root
+# with no shared library (not under SANITIZE: ASan cannot link statically).
+# The kernels are fetched first, once.
+vm-check: all $(HELPERS) $(if $(filter 1,$(SANITIZE)),,static)
 	sh tests/vm/kernels.sh > /dev/null
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_JOBS=1 sh tests/vm/run.sh load > $(BUILD)/vm-load.log 2>&1 & \
 	load=$$!; \
@@ -81,10 +83,12 @@ vm-check: all $(HELPERS)
 	wait $$load; rc=$$?; cat $(BUILD)/vm-load.log; [ $$main = 0 ] && [ $$rc = 0 ]
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_APPEND=lockdown=confidentiality sh tests/vm/run.sh lockdown
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_APPEND="lockdown=confidentiality nopctl.nosecurityfs" sh tests/vm/run.sh lockdown
+	$(if $(filter 1,$(SANITIZE)),,NOPCTL_BUILD=$(BUILD) NOPCTL_VM_STATIC=1 sh tests/vm/run.sh static)
 
 host-check: all $(UPROG)
 	NOPCTL_BUILD=$(BUILD) sh tests/host/check-docs.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-golden.sh
+	NOPCTL_BUILD=$(BUILD) sh tests/host/t-tracecmd.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-cli.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-host-kernel.sh
 

@@ -3,17 +3,9 @@
 # (issue 19): nopctl report of recorded trace.dat files (fuzz/corpus/dat)
 # and the messages of bad input. Each check names what it expects.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-b=${NOPCTL_BUILD:-$top/build}
-case $b in /*) ;; *) b=$top/$b ;; esac
+. "$(dirname "$0")/lib.sh"
 n=$b/nopctl
 dat=$top/fuzz/corpus/dat
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 # run WANT CMD...: exit code WANT, output in $tmp/out, $tmp/err
 run() {
 	want=$1

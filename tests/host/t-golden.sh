@@ -4,13 +4,7 @@
 # lib/ printed it (tests/golden/FILE.ARGS.out and .err, made with 942b54c).
 # A deliberate change of output regenerates them: sh t-golden.sh --update.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-b=${NOPCTL_BUILD:-$top/build}
-case $b in /*) ;; *) b=$top/$b ;; esac
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 for dat in graph-6.12 stack-6.1; do
 	for args in "" "-j" "--stats" "--stats -j" "-F folded" "-F dot" "-F chrome"; do
 		n=$(echo "report $args" | tr -c 'a-z0-9\n' '_' | sed 's/_*$//;s/__*/_/g')

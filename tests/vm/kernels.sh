@@ -8,23 +8,17 @@
 #         machine's own sources stay as they are
 # The newest of each that the archive has.
 set -eu
+here=$(cd "$(dirname "$0")" && pwd)
 cache=${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}
 mkdir -p "$cache"
 cd "$cache"
 
-# trixie-backports: signed with the trixie keys that bookworm's
-# debian-archive-keyring carries
-bpo=$cache/apt-trixie-backports
-mkdir -p "$bpo/lists/partial" "$bpo/cache/archives/partial"
-echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${NOPCTL_DEBIAN_MIRROR:-http://deb.debian.org/debian} trixie-backports main" \
-	> "$bpo/sources.list"
-bpo_apt() {
-	_cmd=$1
-	shift
-	"$_cmd" -o Dir::Etc::SourceList="$bpo/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
-		-o Dir::State::Lists="$bpo/lists" -o Dir::Cache="$bpo/cache" -o Dir::State::Status=/dev/null \
-		-o APT::Sandbox::User=root "$@"
-}
+# trixie-backports, through a private apt state (apt.sh)
+. "$here/apt.sh"
+APT_STATE=$cache/apt-trixie-backports
+mkdir -p "$APT_STATE"
+apt_source trixie-backports > "$APT_STATE/sources.list"
+bpo_apt() { papt "$@"; }
 
 # newest APT_CMD REGEX: the newest package whose name matches; an apt list
 # that has never been updated knows none, so update it once and look again

@@ -148,9 +148,16 @@ all_of() {
 # its own (trace_clock local, where this kernel starts with global): put
 # the top level back as it was, so the harness judges what nopctl did
 trace_cmd_record() {
+	trace_cmd_record_with trace-cmd "$@"
+}
+
+# the same with another release (trace-cmd-3.4)
+trace_cmd_record_with() {
+	_tc=$1
+	shift
 	clock=$(sed 's/.*\[\(.*\)\].*/\1/' "$TR/trace_clock")
 	kb=$(sed 's/.*expanded: \([0-9]*\).*/\1/' "$TR/buffer_size_kb")
-	trace-cmd record "$@" > "$T/tc.log" 2>&1 || { cat "$T/tc.log"; fail "trace-cmd record failed"; }
+	"$_tc" record "$@" > "$T/tc.log" 2>&1 || { cat "$T/tc.log"; fail "$_tc record failed"; }
 	trace_cmd_reset
 }
 

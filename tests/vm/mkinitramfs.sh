@@ -13,6 +13,19 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/bin "$root"/sbin "$root"/proc "$root"/sys "$root"/dev "$root"/tmp \
 	"$root"/etc "$root"/run "$root"/tests "$root"/usr/bin
 cp /bin/busybox "$root"/bin/busybox
+# NOPCTL_VM_STATIC=1: a root with no shared library at all, the static
+# nopctl (make static) and the static helpers only, for t-static.sh
+if [ -n "${NOPCTL_VM_STATIC:-}" ]; then
+	cp "$b/nopctl-static" "$root/usr/bin/nopctl"
+	for h in opener uopen-static ufuncs-static; do cp "$b/tests/helpers/$h" "$root/usr/bin/"; done
+	cp "$top"/tests/vm/init "$root"/init
+	cp "$top"/tests/vm/lib.sh "$top"/tests/vm/t-static.sh "$root"/tests/
+	echo nopctl-guest > "$root"/etc/hostname
+	printf 'root:x:0:0:root:/:/bin/sh\n' > "$root"/etc/passwd
+	chmod +x "$root"/init
+	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out"
+	exit 0
+fi
 # a program and every library it loads, at the same paths
 add() {
 	cp "$1" "$root/usr/bin/$(basename "$1")"
@@ -25,6 +38,21 @@ add() {
 add "$b/nopctl"
 add "$(command -v jq)"
 add "$(command -v trace-cmd)" # the peer, for record/report round trips
+# the newer trace-cmd releases (peers.sh), each with its own loader and
+# libraries under /opt/trace-cmd-VERSION, run as trace-cmd-VERSION
+peers=$(sh "$top/tests/vm/peers.sh") || { echo "mkinitramfs.sh: cannot fetch trace-cmd's newer releases" >&2; exit 1; }
+for pv in $peers; do
+	v=${pv%%:*} src=${pv#*:} dst=$root/opt/trace-cmd-${pv%%:*}
+	mkdir -p "$dst/lib"
+	cp "$src/usr/bin/trace-cmd" "$dst/"
+	for l in ld-linux-x86-64.so.2 libc.so.6 libm.so.6 libtraceevent.so.1 libtracefs.so.1 libzstd.so.1 libz.so.1; do
+		cp -L "$src/usr/lib/x86_64-linux-gnu/$l" "$dst/lib/"
+	done
+	cp -r "$src/usr/lib/x86_64-linux-gnu/traceevent" "$dst/lib/"
+	printf '#!/bin/sh\nd=/opt/trace-cmd-%s\nTRACEEVENT_PLUGIN_DIR=$d/lib/traceevent/plugins exec "$d/lib/ld-linux-x86-64.so.2" --library-path "$d/lib" "$d/trace-cmd" "$@"\n' \
+		"$v" > "$root/usr/bin/trace-cmd-$v"
+	chmod +x "$root/usr/bin/trace-cmd-$v"
+done
 # valgrind's memcheck, for leak checks of complete runs (t-valgrind.sh)
 add /usr/bin/valgrind.bin
 mv "$root/usr/bin/valgrind.bin" "$root/usr/bin/valgrind"
@@ -54,7 +82,7 @@ if [ -n "${NOPCTL_VM_BENCH:-}" ]; then
 	cp "$top"/bench/t-*.sh "$root"/tests/
 fi
 cp "$top"/tests/vm/init "$root"/init
-cp "$top"/tests/vm/lib.sh "$top"/tests/vm/t-*.sh "$root"/tests/
+cp "$top"/tests/vm/lib.sh "$top"/tests/vm/t-*.sh "$top"/tests/tc-events.sh "$root"/tests/
 echo nopctl-guest > "$root"/etc/hostname
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' > "$root"/etc/passwd
 chmod +x "$root"/init

@@ -8,6 +8,8 @@
 # NOPCTL_VM_APPEND: more kernel parameters (lockdown=confidentiality).
 # NOPCTL_VM_ONLY=6.1: only the kernel whose version is 6.1 (not 6.12).
 # NOPCTL_VM_TESTS='stale|shared': only the tests whose names match (grep -E).
+# NOPCTL_VM_STATIC=1: the guest's root has no shared libraries, only the
+# static nopctl (make static) and static helpers (the static suite).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 suites=$(echo "${*:-trace}" | tr ' ' ,)
@@ -22,7 +24,7 @@ if [ -n "${NOPCTL_VM_ONLY:-}" ]; then
 	kernels=$only
 fi
 # one initramfs per run: runs with other suites or parameters may share $work
-tag=$(echo "$suites ${NOPCTL_VM_TESTS:-} ${NOPCTL_VM_APPEND:-}" | cksum | cut -d' ' -f1)
+tag=$(echo "$suites ${NOPCTL_VM_TESTS:-} ${NOPCTL_VM_APPEND:-} ${NOPCTL_VM_STATIC:+static}" | cksum | cut -d' ' -f1)
 initrd=$work/initrd-$tag.gz
 sh "$top/tests/vm/mkinitramfs.sh" "$initrd" || { echo "vm: 0 passed, 1 failed"; exit 1; }
 

@@ -1,0 +1,11 @@
+# lib.sh - what the host suites share: the build to test ($b), a scratch
+# directory ($tmp, removed at exit) and the pass/fail counters (ok, bad).
+top=$(cd "$(dirname "$0")/../.." && pwd)
+b=${NOPCTL_BUILD:-$top/build}
+case $b in /*) ;; *) b=$top/$b ;; esac
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }

@@ -1,0 +1,53 @@
+#!/bin/sh
+# t-tracecmd.sh - trace.dat files written by trace-cmd 3.1.6, 3.3 and 3.4
+# in the 6.12 guest (tests/fixtures/tracecmd/, tests/capture-tracecmd.sh):
+# versions 6 and 7, zstd, zlib and no compression, two instances in one
+# file (both versions), a DATE time correction, function hits with stacks
+# and function_graph trees. nopctl's
+# reader must give the very events the writing release's own
+# `trace-cmd report -R -t` printed (tests/tc-events.sh: each entry's time
+# in ns, CPU, task and function, each hit's, and as many exits), and
+# every view must read each file without a complaint.
+set -u
+. "$(dirname "$0")/lib.sh"
+fx=$top/tests/fixtures/tracecmd
+n=0
+for dat in "$fx"/*.dat; do
+	name=$(basename "$dat" .dat)
+	n=$((n + 1))
+	gzip -dc "$fx/$name.report.gz" | sh "$top/tests/tc-events.sh" tc > "$tmp/tc"
+	"$b/nopctl" report -j "$dat" 2> "$tmp/err" | sh "$top/tests/tc-events.sh" nopctl > "$tmp/nop"
+	if [ ! -s "$tmp/tc" ]; then
+		bad "$name: trace-cmd's report of it has no events (a fixture that tests nothing)"
+	elif cmp -s "$tmp/tc" "$tmp/nop"; then
+		ok
+	else
+		bad "$name: nopctl's events differ from trace-cmd's ($(wc -l < "$tmp/tc") lines; < trace-cmd, > nopctl):"
+		head -3 "$tmp/err"
+		diff "$tmp/tc" "$tmp/nop" | head -6
+	fi
+	# the other views: exit 0 and nothing on stderr but the summary
+	for args in "" "--stats" "-F folded"; do
+		rc=0
+		# shellcheck disable=SC2086 # args are words
+		"$b/nopctl" report $args "$dat" > "$tmp/out" 2> "$tmp/err" || rc=$?
+		hits_only=$(grep -q '^E ' "$tmp/tc" || echo yes)
+		case $hits_only:$args in
+		yes:--stats | yes:-F*)
+			# function hits, no calls: refused, naming record -G
+			[ "$rc" = 2 ] && grep -q 'record -G' "$tmp/err" && ok ||
+				bad "$name: report $args: exit $rc, wanted 2 naming record -G: $(head -c 300 "$tmp/err")" ;;
+		*)
+			[ "$rc" = 0 ] && [ -s "$tmp/out" ] && [ "$(grep -vc -e '^nopctl: .* stopped by end of file' -e '^nopctl: deepest call stack' "$tmp/err")" = 0 ] && ok ||
+				bad "$name: report $args: exit $rc: $(head -c 300 "$tmp/err")" ;;
+		esac
+	done
+done
+# every release and layout the fixtures claim is there
+for want in 3.1.6-graph-zstd 3.1.6-graph-none 3.1.6-v6-stack 3.1.6-instance 3.1.6-v6-instance 3.1.6-date \
+	3.3.1-func-zlib 3.3.1-graph-zstd 3.3.1-instance 3.4-func-zlib 3.4-graph-zstd 3.4-instance 3.4-v6-stack \
+	3.4-v6-instance 3.4-date; do
+	[ -f "$fx/$want.dat" ] && ok || bad "fixture $want.dat is missing"
+done
+echo "tracecmd: $pass passed, $fail failed ($n files)"
+[ "$fail" = 0 ]
