@@ -11,6 +11,9 @@ export NOPCTL_VM_JOBS=${NOPCTL_VM_JOBS:-1}
 export NOPCTL_VM_WORK="$work" NOPCTL_VM_BENCH=1 NOPCTL_VM_TIMEOUT="${NOPCTL_VM_TIMEOUT:-7200}"
 # BENCH_ONLY=3,4: only those figures; the others' results are kept
 export NOPCTL_VM_APPEND="nopctl.runs=${BENCH_RUNS:-3} ${BENCH_ONLY:+nopctl.bench=$BENCH_ONLY} ${NOPCTL_VM_APPEND:-}"
+# only this run's verdicts are read back: an earlier run's (another
+# kernel, other figures) would replace the figures kept for its kernel
+rm -f "$work"/*.results
 sh "$top/tests/vm/run.sh" bench
 rc=$?
 mkdir -p "$top/bench/results"

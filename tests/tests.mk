@@ -74,9 +74,10 @@ VM_SUITES := trace graph report doctor hardening uprobes retval $(if $(filter 1,
 # function_graph events printed per capture); then two lockdown boots each:
 # securityfs mounted, and not mounted; then the static binary on a root
 # with no shared library (not under SANITIZE: ASan cannot link statically).
-# The kernels are fetched first, once.
+# The kernels and the newer trace-cmd releases are fetched first, once.
 vm-check: all $(HELPERS) $(if $(filter 1,$(SANITIZE)),,static)
 	sh tests/vm/kernels.sh > /dev/null
+	sh tests/vm/peers.sh > /dev/null
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_JOBS=1 sh tests/vm/run.sh load > $(BUILD)/vm-load.log 2>&1 & \
 	load=$$!; \
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_JOBS=1 sh tests/vm/run.sh $(VM_SUITES); main=$$?; \

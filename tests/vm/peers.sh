@@ -11,6 +11,10 @@
 set -eu
 cache=${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}/peers
 mkdir -p "$cache"
+# one fetch at a time: the suites' guests are built side by side (vm-check
+# starts the load suite beside the others), each asking for the peers
+exec 9> "$cache/.lock"
+flock 9
 . "$(dirname "$0")/apt.sh"
 APT_STATE=$cache/apt
 st=$APT_STATE
