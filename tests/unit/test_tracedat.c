@@ -208,12 +208,33 @@ static void hostile_files_refused(void **state)
 			       " grep -c 'do_sys_openat2() {'", MEMORY_BOUND, nopctl()), 22);
 }
 
+/* trace-cmd 3.4's default layout (version 7, zstd) damaged three ways:
+ * cut short (its options, written last, are gone: refused), a chunk whose
+ * stated size is not what it decompresses to (refused, exit 2), and bytes
+ * of a chunk changed (zstd frames carry no checksum there: the pages it
+ * gives are damaged, each a loss, exit 5). CPU 1's data starts at 8192
+ * with its chunk count, then the first chunk's sizes (40960 bytes). */
+static void damaged_compressed_tracedat(void **state)
+{
+	const char *f = "../tests/fixtures/tracecmd/3.4-graph-zstd.dat", *t = "/tmp/nopctl-test-z.dat";
+
+	assert_int_equal(count("head -c 15000 %s > %s; %s report %s 2>&1 >/dev/null |"
+			       " grep -c 'damaged: a section lies past its end'", f, t, nopctl(), t), 1);
+	assert_int_equal(count("cp %s %s; printf '\\000\\260\\000\\000' | dd of=%s bs=1 seek=8200 conv=notrunc"
+			       " 2>/dev/null; %s report %s 2>&1 >/dev/null | grep -c 'chunk does not decompress'",
+			       f, t, t, nopctl(), t), 1);
+	assert_int_equal(count("%s report %s >/dev/null 2>&1; echo $?", nopctl(), t), 2);
+	assert_int_equal(count("cp %s %s; head -c 64 /dev/zero | dd of=%s bs=1 seek=12400 conv=notrunc 2>/dev/null;"
+			       " %s report %s >/dev/null 2>&1; echo $?", f, t, t, nopctl(), t), 5);
+	unlink(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(function_capture_roundtrip), cmocka_unit_test(only_named_symbols_kept),
 		cmocka_unit_test(graph_capture_roundtrip),
-		cmocka_unit_test(tracedat_is_private),
+		cmocka_unit_test(tracedat_is_private), cmocka_unit_test(damaged_compressed_tracedat),
 		cmocka_unit_test(not_a_tracedat),
 		cmocka_unit_test(damaged_tracedat),
 		cmocka_unit_test(hostile_files_refused),
