@@ -361,3 +361,23 @@ t_bench_6_uprobes() {
 	got=$(grep -c '"func":"bench_fn"' "$T/ev")
 	bench "\"bench\":\"B6\",\"tool\":\"nopctl-entry\",\"rate\":100000,\"calls\":$m,\"delivered\":$got,\"exit\":$rc,\"achieved_per_s\":$(jq '.calls / .loop_ns * 1e9 | floor' "$T/rate.json")"
 }
+
+# B7: what reading the ring buffer costs the reader per event, by read()
+# of trace_pipe_raw and through the memory-mapped buffer (Linux 6.10+),
+# the reading alone (tests/helpers/readcost.c: trace_marker events, each
+# page's records walked), in the same boot; 6.1 cannot map
+t_bench_7_read_mechanism() {
+	selected 7 || return 0
+	n=$(scaled 1000000)
+	for mode in read mmap; do
+		rm -f "$T/rc.json"
+		for i in $(seq "$RUNS"); do
+			readcost $mode $n >> "$T/rc.json" || [ $? = 3 ] || fail "readcost $mode: exit $?"
+		done
+		if jq -e -s 'all(.supported)' "$T/rc.json" > /dev/null; then
+			bench "\"bench\":\"B7\",\"tool\":\"$mode\",\"events\":$n,\"read\":$(jq -s -c 'map(.read)' "$T/rc.json"),\"ns_per_event\":$(jq -s -c 'map(.ns_per_event)' "$T/rc.json"),\"median_ns_per_event\":$(jq .ns_per_event "$T/rc.json" | median)"
+		else
+			bench "\"bench\":\"B7\",\"tool\":\"$mode\",\"supported\":false"
+		fi
+	done
+}

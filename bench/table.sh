@@ -37,5 +37,7 @@ def r(x): (x * 100 | round) / 100;
   if $b and $b["nopctl-entry"] and $b["perf-entry"] then
   "  nopctl/perf cost per call: entry x\(r($b["nopctl-entry"].overhead_ns_per_call / $b["perf-entry"].overhead_ns_per_call)), entry+return x\(r($b["nopctl-return"].overhead_ns_per_call / $b["perf-return"].overhead_ns_per_call)); tracer CPU per call: entry x\(r($b["nopctl-entry"].reader_cpu_us_per_event / $b["perf-entry"].reader_cpu_us_per_event)) (trace, printing each) x\(r($b["nopctl-record"].reader_cpu_us_per_event / $b["perf-entry"].reader_cpu_us_per_event)) (record), entry+return x\(r($b["nopctl-return"].reader_cpu_us_per_event / $b["perf-return"].reader_cpu_us_per_event)) perf"
   else empty end ),
-"  targets: cost per call within 1.5x of perf, tracer CPU <= 1/3 of perf, no loss at 100k calls/s"
+"  targets: cost per call within 1.5x of perf, tracer CPU <= 1/3 of perf, no loss at 100k calls/s",
+"B7 reading alone (trace_marker events, records walked): reader CPU ns per event, read() of trace_pipe_raw against the mapped ring buffer (6.10+)",
+( $r[] | select(.bench == "B7") | "  \(.tool | . + " " * (6 - length)) \(if .supported == false then "not offered by this kernel" else "\(.median_ns_per_event) ns/event (\(.read | min) to \(.read | max) of \(.events) read)" end)" )
 ' "$f"
