@@ -21,7 +21,10 @@ no_probe_left() {
 t_retval_exact_in_graph_trace_stats() {
 	top_buffer_may_expand # graph roots: the top level on every kernel here
 	# graph: do_sys_openat2's closing line or leaf carries its return value
-	expect_rc 0 nopctl graph -j --retval do_sys_openat2 -- uopen-static 5 3
+	# exit 5 allowed: on 6.19 an open once ran a kernel printk under
+	# function_graph (15,570 calls in one open) and the kernel lost 51
+	# events; the counts below still judge the return values
+	expect_ok_or_lost nopctl graph -j --retval do_sys_openat2 -- uopen-static 5 3
 	grep -q "return values of 1 function through $(mech) events" "$T/err" ||
 		{ cat "$T/err"; fail "the mechanism is not named"; }
 	# set_event_pid at the top level: the kernel dropped the exited child
@@ -34,7 +37,7 @@ t_retval_exact_in_graph_trace_stats() {
 		{ grep do_sys_openat2 "$T/out" | head; fail "not 5 fds"; }
 	[ "$(count "$T/out" '.func == "do_sys_openat2" and .type != "entry" and .retval == -2 and .error == "ENOENT"')" = 3 ] ||
 		fail "not 3 ENOENT"
-	expect_rc 0 nopctl graph --retval do_sys_openat2 -- uopen-static 2 1
+	expect_ok_or_lost nopctl graph --retval do_sys_openat2 -- uopen-static 2 1
 	[ "$(grep -c '} /\* do_sys_openat2 \*/ /\* = -2 (ENOENT) \*/' "$T/out")" = 1 ] ||
 		{ grep do_sys_openat2 "$T/out"; fail "text: no '= -2 (ENOENT)'"; }
 	# trace: each return a line of its own
