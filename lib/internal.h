@@ -77,7 +77,6 @@ unsigned long long nop_ucalls_unmatched(const struct nop_ucalls *u);
 void nop_ucalls_free(struct nop_ucalls *u);
 
 /* Names from a recorded file's handle (kallsyms and cmdlines it carries). */
-struct tep_handle;
 /* the probes set with nop_resolver_set_probes (a recording's, for report) */
 const struct nop_uprobes *nop_resolver_probes(const struct nop_resolver *r);
 

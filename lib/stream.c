@@ -214,42 +214,10 @@ int nop_stream_open_files(struct nop_stream **stp, struct nop_decoder *d, const 
 	return 0;
 }
 
-static int by_offset(const void *a, const void *b)
-{
-	const unsigned long long *x = a, *y = b;
-
-	return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
-/* Do two CPUs claim the same bytes of the file (as far as it reaches)? */
-static bool ranges_overlap(const struct nop_dat_in *l, unsigned long long end)
-{
-	unsigned long long(*r)[2] = calloc((size_t)l->n + 1, sizeof(*r));
-	bool overlap = false;
-	int n = 0;
-
-	if (!r)
-		return true;
-	for (int i = 0; i < l->n; i++) {
-		unsigned long long off = l->cpu[i].off, size = l->cpu[i].size;
-
-		if (off >= end || !size)
-			continue;
-		r[n][0] = off;
-		r[n++][1] = size < end - off ? off + size : end;
-	}
-	qsort(r, (size_t)n, sizeof(*r), by_offset);
-	for (int i = 1; i < n && !overlap; i++)
-		overlap = r[i][0] < r[i - 1][1];
-	free(r);
-	return overlap;
-}
-
 int nop_stream_open_dat(struct nop_stream **stp, struct nop_decoder *d, const struct nop_dat_in *l,
 			struct nop_error *err)
 {
 	struct nop_stream *st;
-	struct stat sb;
 	int fd;
 
 	if (l->page_size != nop_decoder_page_size(d)) {
@@ -261,17 +229,13 @@ int nop_stream_open_dat(struct nop_stream **stp, struct nop_decoder *d, const st
 		return -1;
 	st->files = true;
 	fd = open(l->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &sb) < 0) {
+	if (fd < 0) {
 		nop_error_io(err, "open", l->path, errno);
 		goto fail;
 	}
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	st->datfd = fd;
 	fd = -1;
-	if (ranges_overlap(l, (unsigned long long)sb.st_size)) {
-		nop_error_set(err, NOP_EUSAGE, 0, "%s is damaged: its CPUs' data overlap", l->path);
-		goto fail;
-	}
 	for (int i = 0; i < l->n; i++) {
 		struct cpu_buf *c = &st->cpus[st->ncpus++];
 

@@ -216,19 +216,20 @@ static void text_rest(struct cur *c, struct nop_dat_blob *b)
 	c->pos = c->len;
 }
 
-/* what the options of either version say about time stamps */
-static void time_option(struct nop_dat_in *in, unsigned int id, const unsigned char *p, size_t n)
+/* what an option of either version (o: its data) says about time stamps */
+static void time_option(struct nop_dat_in *in, unsigned int id, struct cur *o)
 {
 	char buf[64];
 
-	snprintf(buf, sizeof(buf), "%.*s", (int)(n < sizeof(buf) ? n : sizeof(buf) - 1), (const char *)p);
+	snprintf(buf, sizeof(buf), "%.*s", (int)(o->len < sizeof(buf) ? o->len : sizeof(buf) - 1),
+		 (const char *)o->p);
 	if (id == 1) /* DATE: microseconds, as "0x..." */
 		in->ts_offset += strtoll(buf, NULL, 0) * 1000;
 	else if (id == 7) /* OFFSET: nanoseconds */
 		in->ts_offset += strtoll(buf, NULL, 0);
-	else if (id == 14 && n >= 16) { /* TSC2NSEC: x86-tsc clock to ns */
-		in->tsc_mult = (unsigned int)(p[0] | p[1] << 8 | p[2] << 16 | (unsigned int)p[3] << 24);
-		in->tsc_shift = (unsigned int)(p[4] | p[5] << 8 | p[6] << 16 | (unsigned int)p[7] << 24);
+	else if (id == 14 && o->len >= 16) { /* TSC2NSEC: x86-tsc clock to ns */
+		in->tsc_mult = (unsigned int)num(o, 4);
+		in->tsc_shift = (unsigned int)num(o, 4);
 	}
 }
 
@@ -249,7 +250,7 @@ static void v6_options(struct cur *c, struct nop_dat_in *in, unsigned long long 
 				  .why = c->why };
 		if (bad(c))
 			return;
-		time_option(in, id, o.p, o.len);
+		time_option(in, id, &o);
 		if (id == 8) /* CPUCOUNT */
 			in->ncpus = (unsigned int)num(&o, 4);
 		else if (id == 3 && *nbuf < MAX_SECTIONS) /* BUFFER: offset, name */
@@ -373,14 +374,12 @@ static void v7_options(struct cur *file, struct nop_dat_in *in, unsigned long lo
 
 			if (bad(&c))
 				break;
-			time_option(in, id, o.p, o.len);
+			time_option(in, id, &o);
 			if (id == 0) { /* DONE: the next options section */
 				off = num(&o, 8);
 				break;
 			}
-			if (id == 8)
-				in->ncpus = (unsigned int)num(&o, 4);
-			else if (id == 12)
+			if (id == 12)
 				in->time_shift = true;
 			else if ((id == 3 || id == 22 || (id >= 16 && id <= 21)) && *nsect < MAX_SECTIONS)
 				sects[(*nsect)++] = (struct sect){ .id = id, .buf = in->nbuffers,
@@ -451,6 +450,33 @@ static void v7(struct cur *c, struct nop_dat_in *in)
 		free(own);
 	}
 	free(sects);
+}
+
+static int by_offset(const void *a, const void *b)
+{
+	const unsigned long long *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Do two CPUs claim the same bytes of the file? (add_cpu kept each one's
+ * within the file.) */
+static bool cpus_overlap(const struct nop_dat_in *l)
+{
+	unsigned long long(*r)[2] = calloc((size_t)l->n + 1, sizeof(*r));
+	bool overlap = false;
+
+	if (!r)
+		return true;
+	for (int i = 0; i < l->n; i++) {
+		r[i][0] = l->cpu[i].off;
+		r[i][1] = l->cpu[i].off + l->cpu[i].size;
+	}
+	qsort(r, (size_t)l->n, sizeof(*r), by_offset);
+	for (int i = 1; i < l->n && !overlap; i++)
+		overlap = r[i][0] < r[i - 1][1];
+	free(r);
+	return overlap;
 }
 
 void nop_dat_in_free(struct nop_dat_in *l)
@@ -534,8 +560,9 @@ int nop_dat_in_open(struct nop_dat_in **lp, const char *path, struct nop_error *
 			      " (trace-cmd convert --compression zstd rewrites it)", path, l->zname);
 	else if (why && !strcmp(why, "out of memory"))
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory reading %s", path);
-	else if (why)
-		nop_error_set(err, NOP_EUSAGE, 0, "%s is damaged: %s", path, why);
+	else if (why || cpus_overlap(l))
+		nop_error_set(err, NOP_EUSAGE, 0, "%s is damaged: %s", path,
+			      why ? why : "its CPUs' data overlap");
 	else if (l->time_shift)
 		nop_error_set(err, NOP_EUSAGE, 0, "%s is a guest's recording tied to its host's clock"
 			      " (TIME_SHIFT): nopctl does not apply that correction", path);

@@ -163,6 +163,13 @@ static void damaged_tracedat(void **state)
 			       "grep -c 'the format of an event of ftrace is damaged'", nopctl()), 1);
 	assert_int_equal(count("%s report ../fuzz/corpus/dat/regress-field-line >/dev/null 2>&1; echo $?",
 			       nopctl()), 2);
+	/* two CPUs claiming the same bytes (CPU 1's offset, at 26344, moved
+	 * into CPU 0's pages): refused before any page is read */
+	assert_int_equal(count("cp ../fuzz/corpus/dat/graph-6.12.dat /tmp/nopctl-test-ov.dat;"
+			       " printf '\\000\\200\\000\\000\\000\\000\\000\\000' |"
+			       " dd of=/tmp/nopctl-test-ov.dat bs=1 seek=26344 conv=notrunc 2>/dev/null;"
+			       " %s report /tmp/nopctl-test-ov.dat 2>&1 >/dev/null | grep -c \"damaged: its CPUs' data overlap\";"
+			       " rm -f /tmp/nopctl-test-ov.dat", nopctl()), 1);
 	/* a damaged format of an event nopctl does not decode is not parsed */
 	assert_int_equal(count("%s report ../fuzz/corpus/dat/regress-print-fmt >/dev/null 2>&1; echo $?",
 			       nopctl()), 0);
