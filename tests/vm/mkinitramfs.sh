@@ -13,17 +13,22 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/bin "$root"/sbin "$root"/proc "$root"/sys "$root"/dev "$root"/tmp \
 	"$root"/etc "$root"/run "$root"/tests "$root"/usr/bin
 cp /bin/busybox "$root"/bin/busybox
+# pack SUITE_FILES...: the guest's init, lib.sh and those files, its
+# identity, and the root into $out
+pack() {
+	cp "$top"/tests/vm/init "$root"/init
+	cp "$top"/tests/vm/lib.sh "$@" "$root"/tests/
+	echo nopctl-guest > "$root"/etc/hostname
+	printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' > "$root"/etc/passwd
+	chmod +x "$root"/init
+	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out"
+}
 # NOPCTL_VM_STATIC=1: a root with no shared library at all, the static
 # nopctl (make static) and the static helpers only, for t-static.sh
 if [ -n "${NOPCTL_VM_STATIC:-}" ]; then
 	cp "$b/nopctl-static" "$root/usr/bin/nopctl"
 	for h in opener uopen-static ufuncs-static; do cp "$b/tests/helpers/$h" "$root/usr/bin/"; done
-	cp "$top"/tests/vm/init "$root"/init
-	cp "$top"/tests/vm/lib.sh "$top"/tests/vm/t-static.sh "$root"/tests/
-	echo nopctl-guest > "$root"/etc/hostname
-	printf 'root:x:0:0:root:/:/bin/sh\n' > "$root"/etc/passwd
-	chmod +x "$root"/init
-	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out"
+	pack "$top"/tests/vm/t-static.sh
 	exit 0
 fi
 # a program and every library it loads, at the same paths
@@ -81,9 +86,4 @@ if [ -n "${NOPCTL_VM_BENCH:-}" ]; then
 	add "$(command -v perf)"
 	cp "$top"/bench/t-*.sh "$root"/tests/
 fi
-cp "$top"/tests/vm/init "$root"/init
-cp "$top"/tests/vm/lib.sh "$top"/tests/vm/t-*.sh "$top"/tests/tc-events.sh "$root"/tests/
-echo nopctl-guest > "$root"/etc/hostname
-printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' > "$root"/etc/passwd
-chmod +x "$root"/init
-(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out"
+pack "$top"/tests/vm/t-*.sh "$top"/tests/tc-events.sh
