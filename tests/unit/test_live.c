@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -204,11 +206,53 @@ static void final_drain_reads_past_a_partial_page(void **state)
 	live_close(&l);
 }
 
+/* bytes written to a CPU's FIFO and not yet read by the stream */
+static int unread(struct live *l, int cpu)
+{
+	int n = -1;
+
+	assert_int_equal(ioctl(l->w[cpu], FIONREAD, &n), 0);
+	return n;
+}
+
+/* While a CPU's spool still holds pages to decode, its buffer is not read
+ * again every round: such a read gets the page the writer is on, a few
+ * events, and the next round's read the next few (a third of the pages of
+ * a recording on 6.12 were such partial ones, every read a system call
+ * function_graph's hooks make costly). After SPOOL_NS (20 ms), or with
+ * tracing off, it is read again. */
+static void spooled_cpu_is_not_reread_every_round(void **state)
+{
+	struct live l;
+	struct got g = { 0 };
+	int full = -1;
+
+	(void)state;
+	live_open(&l, "graph");
+	for (int p = 0; p < 3 && full < 0; p++)
+		if (nop_page_filled(l.d, l.pages[0] + p * PAGE))
+			full = p;
+	assert_true(full >= 0);
+	for (int i = 0; i < 6; i++) /* more than one round decodes */
+		feed(&l, 0, full);
+	rounds(&l, &g, 1);
+	assert_int_equal(unread(&l, 0), 0);
+	feed(&l, 0, full);
+	rounds(&l, &g, 1); /* pages of the first read are still spooled */
+	assert_int_equal(unread(&l, 0), PAGE);
+	nanosleep(&(struct timespec){ .tv_nsec = 25000000 }, NULL);
+	rounds(&l, &g, 1);
+	assert_int_equal(unread(&l, 0), 0);
+	finish(&l, &g);
+	live_close(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(live_merge_waits_for_a_late_cpu),
 		cmocka_unit_test(final_drain_reads_past_a_partial_page),
+		cmocka_unit_test(spooled_cpu_is_not_reread_every_round),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
