@@ -79,7 +79,25 @@ b1() {
 		m=$(jq '.user_s + .sys_s' "$T/r.json" | median)
 		rss=$(jq -s 'map(.maxrss_kb) | max' "$T/r.json")
 		bench "\"bench\":\"B1\",\"file\":\"$_w\",\"bytes\":$(wc -c < "$_f"),\"tool\":\"${tool#/usr/bin/}\",\"events\":$events,\"cpu_s\":$cpus,\"median_cpu_s\":$m,\"events_per_cpu_s\":$(echo "$events $m" | awk '{ printf "%.0f", $1 / $2 }'),\"maxrss_kb\":$rss"
+		[ "$tool" = "nopctl report --stats" ] && stats_cpu=$m
 	done
+	b1_zstd_floor "$_f" "$_w" "$events" "$stats_cpu"
+}
+
+# The part of a compressed file's reading no reader can avoid: libzstd
+# (or zlib) decompressing its pages. Its share of nopctl report --stats's
+# CPU (perf's samples in the library) times that run's median CPU, as
+# events per CPU-second: the speed of decompression alone, the ceiling of
+# any reader of this file on this CPU.
+b1_zstd_floor() {
+	case $2 in nopctl) return 0 ;; esac
+	perf record -q -e cpu-clock -F 999 -o "$T/z.data" nopctl report --stats "$1" > /dev/null 2>&1 ||
+		fail "perf record of nopctl report --stats: exit $?"
+	share=$(perf report -i "$T/z.data" --sort dso --stdio 2> /dev/null |
+		awk '/libzstd|libz\.so/ { sub(/%/, "", $1); n += $1 } END { printf "%.2f", n }')
+	rm -f "$T/z.data"
+	echo "$share" | awk '{ exit !($1 > 0) }' || fail "no samples in libzstd or zlib"
+	bench "\"bench\":\"B1\",\"file\":\"$2\",\"bytes\":$(wc -c < "$1"),\"tool\":\"decompression alone\",\"share_of_stats_pct\":$share,\"events\":$3,\"median_cpu_s\":$(echo "$4 $share" | awk '{ printf "%.3f", $1 * $2 / 100 }'),\"events_per_cpu_s\":$(echo "$3 $4 $share" | awk '{ printf "%.0f", $1 / ($2 * $3 / 100) }')"
 }
 
 # B1: decoding one capture of >= 1M function_graph events (the opens

@@ -6,7 +6,7 @@ jq -r '
 def r(x): (x * 100 | round) / 100;
 .results as $r |
 "== \(.kernel) (\(.machine), median of \(.runs))",
-"B1 decode: events per CPU-second of each tool on one trace.dat, written by nopctl record or a trace-cmd release (its default layout), against the report of the release that wrote it (trace-cmd 3.1.6 for nopctl files)",
+"B1 decode: events per CPU-second of each tool on one trace.dat, written by nopctl record or a trace-cmd release (its default layout), against the report of the release that wrote it (trace-cmd 3.1.6 for nopctl files); on a compressed file, \"decompression alone\" is the share of libzstd or zlib in nopctl report --stats (perf) as events per CPU-second: no reader of that file goes faster",
 ( $r | map(select(.bench == "B1")) | group_by(.file // "nopctl")[] |
   (map(select(.tool | startswith("trace-cmd")))[0].events_per_cpu_s) as $tc |
   "  file by \(.[0].file // "nopctl") (\(.[0].events) events\(if .[0].bytes then ", \(.[0].bytes / 1048576 | . * 10 | round / 10) MB" else "" end))",

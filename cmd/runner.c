@@ -274,7 +274,7 @@ static int open_pipeline(struct run *r)
 		if (nop_dat_open(&r->dat, o->output, o->overwrite, r->tdir, NULL, nop_source_page_size(r->src),
 				 &r->err))
 			return -1;
-		nop_source_record_to(r->src, r->dat);
+		nop_source_record_to(r->src, r->dat, o->count > 0);
 		if (r->uprobes.n) {
 			char group[64];
 
@@ -417,6 +417,9 @@ static int finish(struct run *r)
 	if (tasks_ran_untraced(r, ran1))
 		return -1;
 	lost_counts(r, why);
+	if (r->dat && !r->o->count &&
+	    nop_pipeline_count_saved(r->pipe, r->src, r->dat, &r->err) == NOP_FLOW_FAIL)
+		return -1;
 	if (r->dat && nop_dat_finish(r->dat, &r->err))
 		return -1;
 	reap_child(r);

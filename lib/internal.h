@@ -185,11 +185,21 @@ void nop_stream_close(struct nop_stream *st);
 /* Raw pages as they are read, before decoding (nopctl record). */
 typedef int (*nop_raw_fn)(void *ctx, int cpu, const void *page, size_t len);
 void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx);
-/* Pages only counted, not decoded (a recording's summary): nop_count_page */
-void nop_stream_set_count_only(struct nop_stream *st, bool on);
+/* A recording's pages: NOP_PAGES_COUNT only counted (nop_count_page),
+ * NOP_PAGES_SAVE not even that (counted from the trace.dat afterwards) */
+enum nop_pages { NOP_PAGES_DECODE, NOP_PAGES_COUNT, NOP_PAGES_SAVE };
+void nop_stream_set_pages(struct nop_stream *st, enum nop_pages how);
 /* no event will be written any more: drains read every CPU to its end and
  * hold nothing back once all are empty */
 void nop_stream_set_final(struct nop_stream *st);
+
+/* Every page a recording saved so far, CPU by CPU (tracedat.c): fn's
+ * nonzero return ends the walk and is returned; -1 with errno if the
+ * saved pages cannot be read back */
+int nop_dat_each_page(struct nop_dat *w, int (*fn)(void *ctx, int cpu, void *page), void *ctx);
+/* a live source's recording, counted from its saved pages (source_live.c) */
+int nop_source_count_saved(struct nop_source *src, struct nop_dat *dat, nop_emit_fn emit, void *ctx,
+			   struct nop_error *err);
 
 /* pages held in memory (spool.c): a pool that recycles them, at most max
  * bytes in all, and per-CPU queues of them */

@@ -482,8 +482,10 @@ struct nop_source;
 /* the session's buffers (buffer_dir), CPUs in cpus (NULL: all) */
 int nop_source_live(struct nop_source **src, const char *buffer_dir, const struct nop_cpuset *cpus,
 		    struct nop_error *err);
-/* record: every page read goes to the trace.dat as it is, only counted */
-int nop_source_record_to(struct nop_source *src, struct nop_dat *dat);
+/* record: every page read goes to the trace.dat as it is, only counted:
+ * as it comes (count_now, for -c) or after the capture
+ * (nop_pipeline_count_saved) */
+int nop_source_record_to(struct nop_source *src, struct nop_dat *dat, bool count_now);
 int nop_source_page_size(const struct nop_source *src);
 /* the live source decodes the session's probe events (user functions) */
 int nop_source_probes(struct nop_source *src, const char *buffer_dir, const struct nop_uprobes *u,
@@ -540,6 +542,10 @@ int nop_pipeline_new(struct nop_pipeline **p, const struct nop_pipeline_cfg *cfg
 /* One round of the source's events; *more: call again. */
 enum nop_flow nop_pipeline_drain(struct nop_pipeline *p, struct nop_source *src, bool *more,
 				 struct nop_error *err);
+/* A recording's events, counted from the pages it saved (after the
+ * capture; nop_source_record_to without count_now) */
+enum nop_flow nop_pipeline_count_saved(struct nop_pipeline *p, struct nop_source *src,
+				       struct nop_dat *dat, struct nop_error *err);
 /* What the sink has written so far, out (a live run, after each round). */
 enum nop_flow nop_pipeline_flush(struct nop_pipeline *p, struct nop_error *err);
 /* End the run for this reason (the first one given counts; signo: SIGNAL). */

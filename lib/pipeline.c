@@ -444,6 +444,18 @@ static int route(void *ctx, const struct nop_event *ev)
 	return count_reached(p);
 }
 
+enum nop_flow nop_pipeline_count_saved(struct nop_pipeline *p, struct nop_source *src,
+				       struct nop_dat *dat, struct nop_error *err)
+{
+	int ret = nop_source_count_saved(src, dat, on_event, p, err);
+
+	if (p->failed) {
+		*err = p->err;
+		return NOP_FLOW_FAIL;
+	}
+	return ret < 0 ? NOP_FLOW_FAIL : p->stop ? NOP_FLOW_STOP : NOP_FLOW_GO;
+}
+
 enum nop_flow nop_pipeline_drain(struct nop_pipeline *p, struct nop_source *src, bool *more,
 				 struct nop_error *err)
 {

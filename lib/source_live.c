@@ -1,7 +1,9 @@
 /* source_live.c - a session's per-CPU buffers (trace_pipe_raw), read
  * without blocking and merged by time (stream.c); for record, each page
- * also goes whole to a trace.dat and is only counted. */
+ * goes whole to a trace.dat and is counted (then, or after the capture). */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -54,15 +56,51 @@ int nop_source_page_size(const struct nop_source *src)
 	return nop_decoder_page_size(((const struct nop_stream_source *)src)->dec);
 }
 
-/* pages are saved whole; the summary needs only their counts (decoding
- * every event cost the traced program time, bench B5) */
-int nop_source_record_to(struct nop_source *src, struct nop_dat *dat)
+/* Pages are saved whole; the summary needs only their counts (decoding
+ * every event cost the traced program time, bench B5), and those wait
+ * for the end unless -c needs them as they come: the reader's every cycle
+ * while tracing is taken from the traced program under emulation. */
+int nop_source_record_to(struct nop_source *src, struct nop_dat *dat, bool count_now)
 {
 	struct nop_stream *st = ((struct nop_stream_source *)src)->st;
 
 	nop_stream_set_raw(st, (nop_raw_fn)nop_dat_page, dat);
-	nop_stream_set_count_only(st, true);
+	nop_stream_set_pages(st, count_now ? NOP_PAGES_COUNT : NOP_PAGES_SAVE);
 	return 0;
+}
+
+struct count_saved {
+	struct nop_decoder *dec;
+	nop_emit_fn emit;
+	void *ctx;
+};
+
+static int count_one(void *ctx, int cpu, void *page)
+{
+	struct count_saved *c = ctx;
+	int ret = nop_count_page(c->dec, cpu, page, c->emit, c->ctx);
+
+	if (ret == -EINVAL) { /* a damaged page: a mark, as the stream makes */
+		struct nop_event lost = { .type = NOP_EV_LOST, .cpu = cpu, .lost = -1 };
+
+		ret = c->emit(c->ctx, &lost);
+	}
+	return ret;
+}
+
+int nop_source_count_saved(struct nop_source *src, struct nop_dat *dat, nop_emit_fn emit, void *ctx,
+			   struct nop_error *err)
+{
+	struct count_saved c = { ((struct nop_stream_source *)src)->dec, emit, ctx };
+	int ret = nop_dat_each_page(dat, count_one, &c);
+
+	if (ret < 0) {
+		int e = ret == -1 ? errno : -ret;
+
+		nop_error_set(err, NOP_EINTERNAL, e, "cannot count the recorded pages: %s", strerror(e));
+		return -1;
+	}
+	return ret;
 }
 
 int nop_source_probes(struct nop_source *src, const char *buffer_dir, const struct nop_uprobes *u,

@@ -70,7 +70,7 @@ struct nop_stream {
 	int *heap; /* indexes of cpus with events left, min-heap on ts */
 	nop_raw_fn raw;
 	void *raw_ctx;
-	bool count_only;
+	enum nop_pages pages;
 	int datfd; /* a trace.dat (nop_stream_open_dat), else -1 */
 	/* live: the largest time stamp read by the rounds before this one;
 	 * final: no event will be written any more (tracing is off) */
@@ -97,9 +97,9 @@ void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx)
 	st->raw_ctx = ctx;
 }
 
-void nop_stream_set_count_only(struct nop_stream *st, bool on)
+void nop_stream_set_pages(struct nop_stream *st, enum nop_pages how)
 {
-	st->count_only = on;
+	st->pages = how;
 }
 
 void nop_stream_set_final(struct nop_stream *st)
@@ -321,7 +321,10 @@ static int take_page(struct nop_stream *st, struct cpu_buf *c, void *page, size_
 			      strerror(errno));
 		return -1;
 	}
-	ret = (st->count_only ? nop_count_page : nop_decode_page)(st->dec, c->cpu, page, collect, c);
+	if (st->pages == NOP_PAGES_SAVE)
+		return 0;
+	ret = (st->pages == NOP_PAGES_COUNT ? nop_count_page : nop_decode_page)(st->dec, c->cpu, page,
+										collect, c);
 	if (ret == -EINVAL) {
 		/* a damaged page: say so in the stream, go on */
 		struct nop_event lost = { .type = NOP_EV_LOST, .cpu = c->cpu, .lost = -1 };
@@ -380,8 +383,8 @@ static int decode_spool(struct nop_stream *st, struct cpu_buf *c, struct nop_err
 {
 	char *pg;
 
-	/* counting is a short walk: a recording's spool is emptied at once */
-	int most = st->count_only ? INT_MAX : DECODE_PAGES;
+	/* saving (and counting) are short: a recording's spool is emptied at once */
+	int most = st->pages != NOP_PAGES_DECODE ? INT_MAX : DECODE_PAGES;
 
 	for (int i = 0; i < most && (pg = nop_pageq_pop(&c->spool)); i++) {
 		int ret = take_page(st, c, pg, (size_t)st->page_size, err);

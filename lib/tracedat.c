@@ -45,24 +45,61 @@ static int note(void *ctx, const struct nop_event *ev)
 	return ret ? -ENOMEM : 0;
 }
 
+static int flush_cpu(struct nop_dat *w, int cpu);
+
+int nop_dat_each_page(struct nop_dat *w, int (*fn)(void *ctx, int cpu, void *page), void *ctx)
+{
+	size_t ps = (size_t)w->page_size, chunk = ps * 64;
+	char *buf = malloc(chunk);
+	int ret = 0;
+
+	if (!buf)
+		return -1;
+	for (int c = 0; c < w->ncpus && !ret; c++) {
+		ssize_t n;
+
+		if (flush_cpu(w, c)) {
+			ret = -1;
+			break;
+		}
+		if (w->tmp[c] < 0)
+			continue;
+		if (lseek(w->tmp[c], 0, SEEK_SET) < 0) {
+			ret = -1;
+			break;
+		}
+		while (!ret && (n = read(w->tmp[c], buf, chunk)) > 0)
+			for (size_t off = 0; !ret && off + ps <= (size_t)n; off += ps)
+				ret = fn(ctx, c, buf + off);
+		if (!ret && n < 0)
+			ret = -1;
+	}
+	free(buf);
+	return ret;
+}
+
+struct syms_pass {
+	struct nop_dat *w;
+	struct nop_decoder *d;
+};
+
+static int note_page(void *ctx, int cpu, void *page)
+{
+	struct syms_pass *s = ctx;
+
+	return nop_decode_page(s->d, cpu, page, note, s->w) == -ENOMEM ? -ENOMEM : 0;
+}
+
 /* What the recorded pages name, read back once tracing is over (while
- * recording, pages are only counted: decoding them then cost the capture
+ * recording, pages are only saved: decoding them then cost the capture
  * its speed). Any failure: all of kallsyms is kept. */
 static void note_syms(struct nop_dat *w)
 {
 	struct nop_error err;
-	struct nop_decoder *d = nop_decoder_new(w->tracing_dir, &err);
-	char *page = malloc((size_t)w->page_size);
+	struct syms_pass s = { w, nop_decoder_new(w->tracing_dir, &err) };
 
-	w->syms_failed = !d || !page;
-	for (int c = 0; c < w->ncpus && !w->syms_failed; c++) {
-		if (w->tmp[c] < 0 || lseek(w->tmp[c], 0, SEEK_SET) < 0)
-			continue;
-		while (!w->syms_failed && read(w->tmp[c], page, (size_t)w->page_size) == w->page_size)
-			w->syms_failed = nop_decode_page(d, c, page, note, w) == -ENOMEM;
-	}
-	free(page);
-	nop_decoder_free(d);
+	w->syms_failed = !s.d || nop_dat_each_page(w, note_page, &s) != 0;
+	nop_decoder_free(s.d);
 }
 
 

@@ -247,12 +247,62 @@ static void spooled_cpu_is_not_reread_every_round(void **state)
 	live_close(&l);
 }
 
+struct saved {
+	struct live *l;
+	int n[2];
+	int differ;
+};
+
+static int saved_page(void *ctx, int cpu, void *page)
+{
+	struct saved *s = ctx;
+
+	assert_true(cpu == 0 || cpu == 1);
+	assert_true(s->n[cpu] < 3);
+	s->differ += memcmp(page, s->l->pages[cpu] + s->n[cpu]++ * PAGE, PAGE) != 0;
+	return 0;
+}
+
+/* A recording that counts after the capture (no -c): while tracing, pages
+ * go whole to the trace.dat's files and nothing is decoded or counted;
+ * afterwards every page is there to be counted, as it was read. */
+static void recording_saves_pages_without_walking_them(void **state)
+{
+	struct live l;
+	struct got g = { 0 };
+	struct nop_error err;
+	struct nop_dat *dat;
+	struct saved sv = { &l, { 0, 0 }, 0 };
+	char path[128];
+
+	(void)state;
+	live_open(&l, "graph");
+	snprintf(path, sizeof(path), "%s/rec.dat", l.dir);
+	assert_int_equal(nop_dat_open(&dat, path, false, KDIR, KDIR "/kallsyms", PAGE, &err), 0);
+	nop_stream_set_raw(l.st, (nop_raw_fn)nop_dat_page, dat);
+	nop_stream_set_pages(l.st, NOP_PAGES_SAVE);
+	for (int p = 0; p < 3; p++) {
+		feed(&l, 0, p);
+		feed(&l, 1, p);
+	}
+	rounds(&l, &g, 2);
+	finish(&l, &g);
+	assert_int_equal(g.n, 0); /* nothing decoded, nothing counted */
+	assert_int_equal(nop_dat_each_page(dat, saved_page, &sv), 0);
+	assert_int_equal(sv.n[0], 3);
+	assert_int_equal(sv.n[1], 3);
+	assert_int_equal(sv.differ, 0);
+	nop_dat_free(dat, false);
+	live_close(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(live_merge_waits_for_a_late_cpu),
 		cmocka_unit_test(final_drain_reads_past_a_partial_page),
 		cmocka_unit_test(spooled_cpu_is_not_reread_every_round),
+		cmocka_unit_test(recording_saves_pages_without_walking_them),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
