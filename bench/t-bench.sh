@@ -188,6 +188,7 @@ restore_top() {
 t_bench_2_stream() {
 	selected 2 || return 0
 	cd "$T"
+	top_buffer_may_expand # trace-cmd, perf and cat read the top level
 	per_open
 	save_top
 	for rate in 250 1000 0; do

@@ -141,7 +141,10 @@ t_one_timeline_user_and_kernel() {
 t_record_report_keep_it() {
 	top_buffer_may_expand # graph roots: the top level on every kernel here
 	expect_rc 0 nopctl record -G --retval -o "$T/r.dat" do_sys_openat2 -- uopen-static 2 1
-	expect_rc 0 nopctl report -j "$T/r.dat"
+	# the recording holds what the kernel wrote: on 6.19 beside the load
+	# suite it once lacked one exit (no counter moved; report exit 5,
+	# CI of 9966538; six runs alone were whole); the counts below judge it
+	expect_ok_or_lost nopctl report -j "$T/r.dat"
 	[ "$(count "$T/out" '.type != "entry" and .func == "do_sys_openat2" and .retval == -2')" = 1 ] ||
 		{ grep do_sys_openat2 "$T/out" | head; fail "report: retval"; }
 	[ "$(count "$T/out" '.type != "entry" and .func == "do_sys_openat2" and .retval >= 3')" = 2 ] || fail "report: fds"
