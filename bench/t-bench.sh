@@ -109,6 +109,7 @@ b1_zstd_floor() {
 t_bench_1_decode() {
 	selected 1 || return 0
 	cd "$T"
+	top_buffer_may_expand # trace-cmd records at the top level
 	save_top
 	per_open
 	n=$(scaled $((1150000 / PER)))
