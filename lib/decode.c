@@ -400,6 +400,19 @@ int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit
 	return walk_page(d, cpu, page, emit, ctx, NULL);
 }
 
+int nop_page_events(struct nop_decoder *d, int cpu, void *page, bool count, nop_emit_fn emit,
+		    void *ctx)
+{
+	int ret = (count ? nop_count_page : nop_decode_page)(d, cpu, page, emit, ctx);
+
+	if (ret == -EINVAL) {
+		struct nop_event lost = { .type = NOP_EV_LOST, .cpu = cpu, .lost = -1 };
+
+		ret = emit(ctx, &lost);
+	}
+	return ret;
+}
+
 int nop_count_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx)
 {
 	struct nop_event c = { .type = NOP_EV_COUNTS, .cpu = cpu };

@@ -92,6 +92,11 @@ int nop_decode_page(struct nop_decoder *d, int cpu, void *page,
 /* The same walk, but the records are only counted: one NOP_EV_COUNTS per
  * page (and NOP_EV_LOST as nop_decode_page gives it). */
 int nop_count_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx);
+/* One of the two (count: nop_count_page), a damaged page becoming a
+ * NOP_EV_LOST mark (count -1) after what it held before the damage: the
+ * live stream's and a recording's after-capture count alike */
+int nop_page_events(struct nop_decoder *d, int cpu, void *page, bool count, nop_emit_fn emit,
+		    void *ctx);
 
 /* the function hit a decoder still holds (the end of the data) */
 int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx);

@@ -78,14 +78,8 @@ struct count_saved {
 static int count_one(void *ctx, int cpu, void *page)
 {
 	struct count_saved *c = ctx;
-	int ret = nop_count_page(c->dec, cpu, page, c->emit, c->ctx);
 
-	if (ret == -EINVAL) { /* a damaged page: a mark, as the stream makes */
-		struct nop_event lost = { .type = NOP_EV_LOST, .cpu = cpu, .lost = -1 };
-
-		ret = c->emit(c->ctx, &lost);
-	}
-	return ret;
+	return nop_page_events(c->dec, cpu, page, true, c->emit, c->ctx);
 }
 
 int nop_source_count_saved(struct nop_source *src, struct nop_dat *dat, nop_emit_fn emit, void *ctx,

@@ -323,14 +323,8 @@ static int take_page(struct nop_stream *st, struct cpu_buf *c, void *page, size_
 	}
 	if (st->pages == NOP_PAGES_SAVE)
 		return 0;
-	ret = (st->pages == NOP_PAGES_COUNT ? nop_count_page : nop_decode_page)(st->dec, c->cpu, page,
-										collect, c);
-	if (ret == -EINVAL) {
-		/* a damaged page: say so in the stream, go on */
-		struct nop_event lost = { .type = NOP_EV_LOST, .cpu = c->cpu, .lost = -1 };
-
-		ret = collect(c, &lost);
-	}
+	/* a damaged page: said so in the stream (a lost mark), and on */
+	ret = nop_page_events(st->dec, c->cpu, page, st->pages == NOP_PAGES_COUNT, collect, c);
 	if (ret) {
 		nop_error_set(err, NOP_EINTERNAL, ret < 0 ? -ret : 0,
 			      "cannot decode a ring-buffer page of CPU %d", c->cpu);
