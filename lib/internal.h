@@ -197,6 +197,8 @@ void nop_stream_set_pages(struct nop_stream *st, enum nop_pages how);
 /* no event will be written any more: drains read every CPU to its end and
  * hold nothing back once all are empty */
 void nop_stream_set_final(struct nop_stream *st);
+/* live: events decoded and waiting for the watermark (a later round) */
+size_t nop_stream_held(const struct nop_stream *st);
 
 /* Every page a recording saved so far, CPU by CPU (tracedat.c): fn's
  * nonzero return ends the walk and is returned; -1 with errno if the

@@ -2,8 +2,9 @@
  * page by page and merged into one stream ordered by timestamp.
  *
  * A live drain first empties each CPU's kernel buffer into its spool (up to
- * SPOOL_PAGES pages), then decodes up to DECODE_PAGES pages of each spool,
- * merges what it decoded and emits it, and says whether more is waiting:
+ * SPOOL_PAGES pages), then decodes up to DECODE_PAGES pages per CPU, each
+ * from the CPU furthest behind in time, merges what it decoded and emits
+ * it, and says whether more is waiting:
  * one call is bounded even when the kernel writes faster than we print,
  * so the caller keeps control (deadlines, signals), and the kernel's
  * buffer is emptied at every call, however far the printing lags.
@@ -372,22 +373,56 @@ static int spool_cpu(struct nop_stream *st, struct cpu_buf *c, struct nop_error 
 	return 1;
 }
 
-/* Live: decode up to DECODE_PAGES pages of one CPU's spool. */
-static int decode_spool(struct nop_stream *st, struct cpu_buf *c, struct nop_error *err)
+/* Live: decode a page of one CPU's spool. */
+static int decode_one(struct nop_stream *st, struct cpu_buf *c, struct nop_error *err)
 {
-	char *pg;
+	char *pg = nop_pageq_pop(&c->spool);
+	int ret = take_page(st, c, pg, (size_t)st->page_size, err);
 
-	/* saving (and counting) are short: a recording's spool is emptied at once */
-	int most = st->pages != NOP_PAGES_DECODE ? INT_MAX : DECODE_PAGES;
+	nop_pagepool_put(&st->pool, pg);
+	if (ret)
+		return -1;
+	if (c->nev && c->ev[c->nev - 1].ts)
+		c->last_ts = c->ev[c->nev - 1].ts;
+	return 0;
+}
 
-	for (int i = 0; i < most && (pg = nop_pageq_pop(&c->spool)); i++) {
-		int ret = take_page(st, c, pg, (size_t)st->page_size, err);
+/* A CPU that may still give events: its last one bounds the watermark. */
+static bool bounds_mark(const struct cpu_buf *c)
+{
+	return !c->kernel_empty || c->spool.n;
+}
 
-		nop_pagepool_put(&st->pool, pg);
-		if (ret)
+/* Live: decode up to DECODE_PAGES pages per CPU, each from the CPU whose
+ * last event decoded is the earliest: that CPU holds the watermark, so
+ * what is decoded can go out. When that CPU has nothing spooled (it is to
+ * be read again), decoding others would only add to what waits. The same
+ * number of pages from every CPU let a CPU dense in events hold back a
+ * sparse one's, which waited and were moved again at every round: nopctl
+ * graph of 10M events on 6.19 grew to 519 MB and 434 CPU-s (bench B4).
+ * Saving (and counting) are short: a recording's spools are emptied. */
+static int decode_spools(struct nop_stream *st, struct nop_error *err)
+{
+	if (st->pages != NOP_PAGES_DECODE) {
+		for (int i = 0; i < st->ncpus; i++)
+			while (st->cpus[i].spool.n)
+				if (decode_one(st, &st->cpus[i], err))
+					return -1;
+		return 0;
+	}
+	for (int budget = DECODE_PAGES * st->ncpus; budget > 0; budget--) {
+		struct cpu_buf *behind = NULL;
+
+		for (int i = 0; i < st->ncpus; i++) {
+			struct cpu_buf *c = &st->cpus[i];
+
+			if (bounds_mark(c) && (!behind || c->last_ts < behind->last_ts))
+				behind = c;
+		}
+		if (!behind || !behind->spool.n)
+			return 0;
+		if (decode_one(st, behind, err))
 			return -1;
-		if (c->nev && c->ev[c->nev - 1].ts)
-			c->last_ts = c->ev[c->nev - 1].ts;
 	}
 	return 0;
 }
@@ -493,24 +528,24 @@ static void keep_rest(struct cpu_buf *c)
  * damaged page's mark (no time stamp) goes out at once. */
 static int merge_emit(struct nop_stream *st, nop_emit_fn emit, void *ctx)
 {
-	unsigned long long mark = st->seen, seen = st->seen;
-	bool all_empty = true;
+	unsigned long long mark = ~0ULL, seen = st->seen;
+	bool all_empty = true, some_empty = false;
 	int n = 0, ret = 0;
 
 	for (int i = 0; i < st->ncpus; i++) {
 		struct cpu_buf *c = &st->cpus[i];
 
-		bool empty = c->kernel_empty && !c->spool.n;
-
-		all_empty &= empty;
-		if (!empty && c->last_ts < mark)
+		all_empty &= !bounds_mark(c);
+		some_empty |= !bounds_mark(c);
+		if (bounds_mark(c) && c->last_ts < mark)
 			mark = c->last_ts;
 		if (c->last_ts > seen)
 			seen = c->last_ts;
 	}
-	/* tracing off and every CPU read empty: nothing is to come */
-	if (st->final && all_empty)
-		mark = ~0ULL;
+	/* a CPU read empty is bound by what earlier rounds read; unless
+	 * tracing is off and every CPU was read empty: nothing is to come */
+	if (some_empty && !(st->final && all_empty) && st->seen < mark)
+		mark = st->seen;
 	for (int i = 0; i < st->ncpus; i++) {
 		st->cpus[i].head = 0;
 		if (st->cpus[i].nev && st->cpus[i].ev[0].ts <= mark)
@@ -532,13 +567,13 @@ static int merge_emit(struct nop_stream *st, nop_emit_fn emit, void *ctx)
 	return ret;
 }
 
-/* Live: are events held back for a later round? */
-static bool holding(const struct nop_stream *st)
+size_t nop_stream_held(const struct nop_stream *st)
 {
+	size_t n = 0;
+
 	for (int i = 0; i < st->ncpus; i++)
-		if (st->cpus[i].nev)
-			return true;
-	return false;
+		n += st->cpus[i].nev;
+	return n;
 }
 
 /* Files: an exact merge, each CPU refilled as soon as it runs dry. */
@@ -625,14 +660,13 @@ int nop_stream_drain(struct nop_stream *st, nop_emit_fn emit, void *ctx, bool *m
 		c->read_at = now;
 		*more |= r > 0;
 	}
-	for (int i = 0; i < st->ncpus; i++) {
-		if (decode_spool(st, &st->cpus[i], err))
-			return -1;
+	if (decode_spools(st, err))
+		return -1;
+	for (int i = 0; i < st->ncpus; i++)
 		*more |= st->cpus[i].spool.n > 0;
-	}
 	ret = merge_emit(st, emit, ctx);
 	/* once tracing is off, the caller drains until nothing is held */
-	if (st->final && holding(st))
+	if (st->final && nop_stream_held(st))
 		*more = true;
 	return ret;
 }
