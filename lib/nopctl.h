@@ -567,6 +567,8 @@ void nop_pipeline_free(struct nop_pipeline *p);
 
 /* JSON string escaping (RFC 8259), used by every JSON writer. */
 void nop_json_str(FILE *out, const char *s);
+/* s quoted and escaped into buf: its length, 0 if it does not fit */
+size_t nop_json_quote(char *buf, size_t cap, const char *s);
 
 /* One print call per field, for text and JSON alike: in JSON mode the key
  * and value, in text mode the value through the text format (nothing when
@@ -589,6 +591,8 @@ void nop_field_ts(struct nop_fields *f, const char *key, unsigned long long ns);
 void nop_field_bool(struct nop_fields *f, const char *key, const char *fmt, bool v);
 /* JSON only: a value already in JSON (an object nopctl built) */
 void nop_field_json(struct nop_fields *f, const char *key, const char *json);
+/* JSON only: a string already quoted (nop_json_quote), len bytes */
+void nop_field_quoted(struct nop_fields *f, const char *key, const char *q, size_t len);
 void nop_field_array_open(struct nop_fields *f, const char *key);
 void nop_field_item_str(struct nop_fields *f, const char *fmt, const char *v);
 void nop_field_array_close(struct nop_fields *f);

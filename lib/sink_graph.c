@@ -20,7 +20,14 @@ static char marker(unsigned long long ns)
 	return ' ';
 }
 
-struct graph_text {
+struct quoted {
+	const char *name;
+	char raw[17]; /* a task name's bytes, to check the slot still holds them */
+	size_t len; /* of q; 0: not cached (too long) */
+	char q[96];
+};
+
+struct graph_lines {
 	int last_pid[NOP_MAX_CPUS];
 	bool seen[NOP_MAX_CPUS];
 	/* function names' lengths by name pointer (names never move): strlen
@@ -30,11 +37,17 @@ struct graph_text {
 	int pre_cpu, pre_pid;
 	char pre[64];
 	size_t npre;
+	/* JSON: names quoted and escaped once, by name pointer; a task's
+	 * name is checked too (its slot is rewritten when the task renames
+	 * itself). Escaping every name at every line was a quarter of
+	 * `report -j` (perf, on trace-cmd's files). */
+	struct quoted funcs[1024];
+	struct quoted comms[64];
 };
 
 static void task_switch(struct nop_sink *s, const struct nop_gitem *gi)
 {
-	struct graph_text *g = s->priv;
+	struct graph_lines *g = s->priv;
 
 	if (gi->cpu < 0 || gi->cpu >= NOP_MAX_CPUS)
 		return;
@@ -107,7 +120,7 @@ static void call_args(struct line *l, const char *args)
 	put(l, ")", 1);
 }
 
-static size_t name_len(struct graph_text *g, const char *name)
+static size_t name_len(struct graph_lines *g, const char *name)
 {
 	size_t i = ((uintptr_t)name >> 3) & (ARRAY_SIZE(g->lens) - 1);
 
@@ -121,11 +134,11 @@ static size_t name_len(struct graph_text *g, const char *name)
 static int text(struct nop_sink *s, const struct nop_gitem *gi)
 {
 	const char *fn = nop_sink_func(s, gi->func);
-	struct graph_text *g;
+	struct graph_lines *g;
 	struct line l;
 	size_t fnlen;
 
-	if (!s->priv && nop_sink_priv(s, sizeof(struct graph_text), NULL))
+	if (!s->priv && nop_sink_priv(s, sizeof(struct graph_lines), NULL))
 		return -1;
 	/* nop_sink_func's "0x..." for an unknown address is one reused buffer */
 	fnlen = isdigit((unsigned char)fn[0]) ? strlen(fn) : name_len(s->priv, fn);
@@ -200,18 +213,47 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 	return ferror(s->out) ? -1 : 0;
 }
 
+/* key: name, quoted from the cache when it can be */
+static void quoted_field(struct nop_fields *f, const char *key, struct quoted *cache, size_t n,
+			 const char *name, bool task)
+{
+	struct quoted *c = &cache[((uintptr_t)name >> 3) & (n - 1)];
+
+	/* nop_sink_func's "0x..." for an unknown address is one reused buffer */
+	if (!task && isdigit((unsigned char)name[0])) {
+		nop_field_str(f, key, NULL, name);
+		return;
+	}
+	if (c->name != name || (task && strcmp(c->raw, name))) {
+		c->name = name;
+		c->len = task && strlen(name) >= sizeof(c->raw) ? 0
+								: nop_json_quote(c->q, sizeof(c->q), name);
+		if (task && c->len)
+			strcpy(c->raw, name);
+	}
+	if (c->len)
+		nop_field_quoted(f, key, c->q, c->len);
+	else
+		nop_field_str(f, key, NULL, name);
+}
+
 static int json(struct nop_sink *s, const struct nop_gitem *gi)
 {
 	static const char *const type[] = { "entry", "call", "exit" };
 	struct nop_fields f;
+	struct graph_lines *g;
 
+	if (!s->priv && nop_sink_priv(s, sizeof(struct graph_lines), NULL))
+		return -1;
+	g = s->priv;
 	nop_fields_open(&f, s->out, true);
 	nop_field_str(&f, "type", NULL, type[gi->kind]);
 	nop_field_u64(&f, "ts", NULL, gi->ts);
 	nop_field_i64(&f, "cpu", NULL, gi->cpu);
 	nop_field_i64(&f, "pid", NULL, gi->pid);
-	nop_field_str(&f, "comm", NULL, nop_resolve_comm(s->res, gi->pid));
-	nop_field_str(&f, "func", NULL, nop_sink_func(s, gi->func));
+	quoted_field(&f, "comm", g->comms, ARRAY_SIZE(g->comms), nop_resolve_comm(s->res, gi->pid),
+		     true);
+	quoted_field(&f, "func", g->funcs, ARRAY_SIZE(g->funcs), nop_sink_func(s, gi->func), false);
 	if (nop_resolve_binary(s->res, gi->func))
 		nop_field_str(&f, "binary", NULL, nop_resolve_binary(s->res, gi->func));
 	nop_field_i64(&f, "depth", NULL, gi->depth);
