@@ -1,3 +1,0 @@
-build-asan/cmd/trace.o: cmd/trace.c cmd/cmd.h cmd/../lib/nopctl.h
-cmd/cmd.h:
-cmd/../lib/nopctl.h:

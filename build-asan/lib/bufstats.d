@@ -1,3 +1,0 @@
-build-asan/lib/bufstats.o: lib/bufstats.c lib/internal.h lib/nopctl.h
-lib/internal.h:
-lib/nopctl.h:

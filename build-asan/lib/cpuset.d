@@ -1,3 +1,0 @@
-build-asan/lib/cpuset.o: lib/cpuset.c lib/internal.h lib/nopctl.h
-lib/internal.h:
-lib/nopctl.h:

@@ -1,3 +1,0 @@
-build-asan/lib/lockdown.o: lib/lockdown.c lib/internal.h lib/nopctl.h
-lib/internal.h:
-lib/nopctl.h:

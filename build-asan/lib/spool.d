@@ -1,3 +1,0 @@
-build-asan/lib/spool.o: lib/spool.c lib/internal.h lib/nopctl.h
-lib/internal.h:
-lib/nopctl.h:
