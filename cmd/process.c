@@ -217,8 +217,10 @@ void reap_child(struct run *r)
 		}
 		if (i == 99)
 			kill(r->child, SIGKILL); /* 1 s after SIGTERM */
-		if (i == 0)
+		if (i == 0) {
 			kill(r->child, SIGTERM);
+			r->child_ended = true;
+		}
 		usleep(10000);
 	}
 }

@@ -43,6 +43,7 @@ struct run {
 	int go, ef; /* the child's start and exec-error pipes */
 	int child_status;
 	bool child_exited; /* exited, not yet reaped (see handle_signals) */
+	bool child_ended;  /* still running at the end: nopctl sent it SIGTERM */
 	struct as_user user; /* -u: who COMMAND runs as */
 	/* user-space patterns (uprobes.c): taken out of o->patterns, which
 	 * keeps the kernel's; the pipeline's roots are both kinds' globs */

@@ -417,8 +417,9 @@ static int finish(struct run *r)
 	if (tasks_ran_untraced(r, ran1))
 		return -1;
 	lost_counts(r, why);
-	if (r->dat && !r->o->count &&
-	    nop_pipeline_count_saved(r->pipe, r->src, r->dat, &r->err) == NOP_FLOW_FAIL)
+	/* the summary counts the file: with -c, what was counted as it came
+	 * stopped at the Nth event, while the pages read with it were saved */
+	if (r->dat && nop_pipeline_count_saved(r->pipe, r->src, r->dat, &r->err) == NOP_FLOW_FAIL)
 		return -1;
 	if (r->dat && nop_dat_finish(r->dat, &r->err))
 		return -1;
@@ -434,6 +435,7 @@ static int teardown(struct run *r)
 	struct nop_error e2;
 	int code = 0;
 	bool closed = r->pipe && nop_pipeline_output_closed(r->pipe);
+	enum nop_stop why = r->pipe ? nop_pipeline_stopped(r->pipe) : NOP_STOP_NONE;
 
 	if (r->go >= 0)
 		close(r->go); /* a child still waiting exits 127 */
@@ -474,7 +476,11 @@ static int teardown(struct run *r)
 		}
 		return 0;
 	}
-	if (r->o->command && r->child_status != 0)
+	/* -c or -d ended the run, and nopctl the command still running: its
+	 * status is nopctl's own SIGTERM, not news (a signal the user sent
+	 * was passed to it, and its status is) */
+	if (r->o->command && r->child_status != 0 &&
+	    !(r->child_ended && (why == NOP_STOP_COUNT || why == NOP_STOP_DURATION)))
 		code = r->child_status;
 	else if (r->sum.lost_pages || r->sum.overrun || r->sum.dropped || r->sum.unread || r->sum.gaps)
 		code = NOP_ELOST;

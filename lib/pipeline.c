@@ -447,7 +447,18 @@ static int route(void *ctx, const struct nop_event *ev)
 enum nop_flow nop_pipeline_count_saved(struct nop_pipeline *p, struct nop_source *src,
 				       struct nop_dat *dat, struct nop_error *err)
 {
-	int ret = nop_source_count_saved(src, dat, on_event, p, err);
+	unsigned long long count = p->cfg.count;
+	int ret;
+
+	/* every saved page, from none: -c's count as pages came may have
+	 * stopped short of them */
+	p->sum.events = 0;
+	p->sum.lost_pages = 0;
+	p->counted = false;
+	p->cfg.count = 0;
+	ret = nop_source_count_saved(src, dat, on_event, p, err);
+	p->cfg.count = count;
+	p->counted = count && p->sum.events >= count;
 
 	if (p->failed) {
 		*err = p->err;
