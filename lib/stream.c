@@ -400,14 +400,20 @@ static bool bounds_mark(const struct cpu_buf *c)
  * number of pages from every CPU let a CPU dense in events hold back a
  * sparse one's, which waited and were moved again at every round: nopctl
  * graph of 10M events on 6.19 grew to 519 MB and 434 CPU-s (bench B4).
- * Saving (and counting) are short: a recording's spools are emptied. */
+ * Saving is short: a recording's spools are emptied. A recording that
+ * counts (-c) saves a page of each CPU per round, so it stops within a
+ * page per CPU of the Nth event: emptying every spool at once saved 4,205
+ * events for -c 50 on 6.12 (the pages read with the Nth). */
 static int decode_spools(struct nop_stream *st, struct nop_error *err)
 {
 	if (st->pages != NOP_PAGES_DECODE) {
 		for (int i = 0; i < st->ncpus; i++)
-			while (st->cpus[i].spool.n)
+			while (st->cpus[i].spool.n) {
 				if (decode_one(st, &st->cpus[i], err))
 					return -1;
+				if (st->pages == NOP_PAGES_COUNT)
+					break;
+			}
 		return 0;
 	}
 	for (int budget = DECODE_PAGES * st->ncpus; budget > 0; budget--) {
