@@ -263,6 +263,25 @@ static int saved_page(void *ctx, int cpu, void *page)
 	return 0;
 }
 
+/* the stream's pages saved to a trace.dat (how: SAVE, or COUNT for -c),
+ * the three recorded pages of each CPU fed */
+static struct nop_dat *recording(struct live *l, enum nop_pages how)
+{
+	struct nop_error err;
+	struct nop_dat *dat = NULL;
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/rec.dat", l->dir);
+	assert_int_equal(nop_dat_open(&dat, path, false, KDIR, KDIR "/kallsyms", PAGE, &err), 0);
+	nop_stream_set_raw(l->st, (nop_raw_fn)nop_dat_page, dat);
+	nop_stream_set_pages(l->st, how);
+	for (int p = 0; p < 3; p++) {
+		feed(l, 0, p);
+		feed(l, 1, p);
+	}
+	return dat;
+}
+
 /* A recording that counts after the capture (no -c): while tracing, pages
  * go whole to the trace.dat's files and nothing is decoded or counted;
  * afterwards every page is there to be counted, as it was read. */
@@ -270,21 +289,12 @@ static void recording_saves_pages_without_walking_them(void **state)
 {
 	struct live l;
 	struct got g = { 0 };
-	struct nop_error err;
 	struct nop_dat *dat;
 	struct saved sv = { &l, { 0, 0 }, 0 };
-	char path[128];
 
 	(void)state;
 	live_open(&l, "graph");
-	snprintf(path, sizeof(path), "%s/rec.dat", l.dir);
-	assert_int_equal(nop_dat_open(&dat, path, false, KDIR, KDIR "/kallsyms", PAGE, &err), 0);
-	nop_stream_set_raw(l.st, (nop_raw_fn)nop_dat_page, dat);
-	nop_stream_set_pages(l.st, NOP_PAGES_SAVE);
-	for (int p = 0; p < 3; p++) {
-		feed(&l, 0, p);
-		feed(&l, 1, p);
-	}
+	dat = recording(&l, NOP_PAGES_SAVE);
 	rounds(&l, &g, 2);
 	finish(&l, &g);
 	assert_int_equal(g.n, 0); /* nothing decoded, nothing counted */
@@ -377,19 +387,11 @@ static void counting_recording_stops_within_a_page(void **state)
 	struct nop_error err;
 	struct nop_dat *dat;
 	struct counted c = { 0, 1, 0 };
-	char path[128];
 	bool more;
 
 	(void)state;
 	live_open(&l, "graph");
-	snprintf(path, sizeof(path), "%s/rec.dat", l.dir);
-	assert_int_equal(nop_dat_open(&dat, path, false, KDIR, KDIR "/kallsyms", PAGE, &err), 0);
-	nop_stream_set_raw(l.st, (nop_raw_fn)nop_dat_page, dat);
-	nop_stream_set_pages(l.st, NOP_PAGES_COUNT);
-	for (int p = 0; p < 3; p++) {
-		feed(&l, 0, p);
-		feed(&l, 1, p);
-	}
+	dat = recording(&l, NOP_PAGES_COUNT);
 	nop_stream_set_final(l.st); /* every page read at once */
 	assert_true(nop_stream_drain(l.st, count_until, &c, &more, &err) > 0); /* stopped */
 	assert_int_equal(nop_dat_each_page(dat, a_page, &c), 0);
