@@ -70,7 +70,8 @@ static void sample_fill(struct run *r)
 
 /* Rounds of reading: at once while the last one left data behind;
  * otherwise a rest of REST_MS, woken only by signals, then until data is
- * ready or TICK_MS in all. A kernel that makes trace_pipe_raw ready as
+ * ready or TICK_MS in all, or sooner when a buffer fills fast
+ * (nop_source_wait_ms). A kernel that makes trace_pipe_raw ready as
  * soon as one event is in it (not waiting for buffer_percent) would
  * otherwise have a round, and a flush of the output, every few events at
  * slow rates. A partly filled page never wakes poll, hence the tick. */
@@ -107,8 +108,11 @@ static int loop(struct run *r)
 	}
 #define STOPPED (nop_pipeline_stopped(r->pipe) != NOP_STOP_NONE)
 	while (!STOPPED) {
-		if (!more && ((ret = wait_for(r, pfd, 1, REST_MS, deadline)) || STOPPED ||
-			      (ret = wait_for(r, pfd, nfd + 1, TICK_MS - REST_MS, deadline)) || STOPPED))
+		int wait = more ? 0 : nop_source_wait_ms(r->src, TICK_MS);
+		int rest = wait < REST_MS ? wait : REST_MS;
+
+		if (!more && ((ret = wait_for(r, pfd, 1, rest, deadline)) || STOPPED ||
+			      (ret = wait_for(r, pfd, nfd + 1, wait - rest, deadline)) || STOPPED))
 			break;
 		if (more && (ret = wait_for(r, pfd, 1, 0, deadline)))
 			break;

@@ -186,6 +186,9 @@ int nop_stream_fd(const struct nop_stream *st, int i);
 int nop_stream_drain(struct nop_stream *st, nop_emit_fn emit, void *ctx, bool *more,
 		     struct nop_error *err);
 void nop_stream_close(struct nop_stream *st);
+/* live: ms, up to most, before a CPU's buffer is a quarter full at the
+ * rate its last read showed */
+int nop_stream_wait_ms(const struct nop_stream *st, int most);
 
 /* Raw pages as they are read, before decoding (nopctl record). */
 typedef int (*nop_raw_fn)(void *ctx, int cpu, const void *page, size_t len);
@@ -421,6 +424,8 @@ struct nop_source_ops {
 		     struct nop_error *err);
 	/* live: tracing is off; drain until *more is false to have it all */
 	void (*end)(struct nop_source *s);
+	/* live: how long, up to most ms, the next round may wait */
+	int (*wait_ms)(const struct nop_source *s, int most);
 	void (*close)(struct nop_source *s);
 };
 struct nop_source {

@@ -496,6 +496,9 @@ int nop_source_file(struct nop_source **src, const char *path, struct nop_resolv
 		    struct nop_error *err);
 int nop_source_nfds(const struct nop_source *src);
 int nop_source_fd(const struct nop_source *src, int i);
+/* live: how long, up to most ms, to wait for the next round: less when a
+ * CPU's buffer fills fast enough to be a quarter full sooner */
+int nop_source_wait_ms(const struct nop_source *src, int most);
 /* live: tracing is off; drain until *more is false to have everything */
 void nop_source_end(struct nop_source *src);
 void nop_source_close(struct nop_source *src);

@@ -26,6 +26,11 @@ int nop_source_fd(const struct nop_source *src, int i)
 	return src->ops->fd(src, i);
 }
 
+int nop_source_wait_ms(const struct nop_source *src, int most)
+{
+	return src->ops->wait_ms ? src->ops->wait_ms(src, most) : most;
+}
+
 void nop_source_end(struct nop_source *src)
 {
 	if (src->ops->end)

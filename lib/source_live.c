@@ -29,9 +29,14 @@ static void live_end(struct nop_source *s)
 	nop_stream_set_final(((struct nop_stream_source *)s)->st);
 }
 
+static int live_wait_ms(const struct nop_source *s, int most)
+{
+	return nop_stream_wait_ms(((const struct nop_stream_source *)s)->st, most);
+}
+
 static const struct nop_source_ops live_ops = {
 	.nfds = live_nfds, .fd = live_fd, .drain = nop_stream_source_drain, .end = live_end,
-	.close = live_close,
+	.wait_ms = live_wait_ms, .close = live_close,
 };
 
 int nop_source_live(struct nop_source **src, const char *buffer_dir, const struct nop_cpuset *cpus,
