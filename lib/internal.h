@@ -109,6 +109,9 @@ struct nop_join *nop_join_new(const struct nop_uprobes *u, bool graph, nop_join_
 int nop_join_event(struct nop_join *j, const struct nop_event *ev, nop_emit_fn out, void *ctx);
 int nop_join_finish(struct nop_join *j, nop_emit_fn out, void *ctx);
 void nop_join_free(struct nop_join *j);
+/* calls shown without the value their probe was to give; probes' values
+ * that matched no call */
+void nop_join_misses(const struct nop_join *j, unsigned long long *missing, unsigned long long *unclaimed);
 
 
 int nop_decoder_add_probes(struct nop_decoder *d, const char *dir, const char *group,

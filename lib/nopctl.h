@@ -439,6 +439,10 @@ struct nop_summary {
 	/* of those, the calls that show an event the kernel lost: an entry
 	 * or exit missing in the middle of the capture */
 	unsigned long long gaps;
+	/* kernel probes' values (--retval, --args): calls shown without the
+	 * value they were to get, and values that matched no call */
+	bool joined;
+	unsigned long long values_missing, values_unclaimed;
 	unsigned long long duration_ns;
 	int exit_status; /* of COMMAND, -1 if none */
 	const char *stop_reason;

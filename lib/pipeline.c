@@ -534,6 +534,8 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 	sum->no_entry = p->sum.no_entry + nop_ucalls_unmatched(p->ucalls);
 	sum->no_exit = p->sum.no_exit;
 	sum->gaps = p->saw_entry ? p->sum.gaps : 0;
+	sum->joined = p->join != NULL;
+	nop_join_misses(p->join, &sum->values_missing, &sum->values_unclaimed);
 	sum->graph = p->saw_graph || (p->cfg.graph && !p->saw_func);
 	sum->by_task = p->cfg.by_task != NULL;
 	sum->stop_reason = p->sum.stop_reason;

@@ -69,6 +69,9 @@ struct nop_join {
 	struct jtask *t;
 	size_t n, cap, last;
 	struct { unsigned long long addr; signed char want; } cache[512];
+	/* calls that went on without the value they waited for; probes'
+	 * values that found no call (both say which side lost one) */
+	unsigned long long missing, unclaimed;
 };
 
 struct nop_join *nop_join_new(const struct nop_uprobes *u, bool graph, nop_join_name_fn name, void *ctx)
@@ -218,6 +221,7 @@ static int release(struct nop_join *j, struct jtask *t, bool joined, nop_emit_fn
 	int n = t->nq, ret;
 
 	memcpy(q, t->q, (size_t)n * sizeof(*q));
+	j->missing += !joined;
 	t->wait = W_NONE;
 	t->nq = 0;
 	if (joined) { /* the probe's work left out: a call of it still open is left out to its end */
@@ -254,6 +258,7 @@ static int probe_event(struct nop_join *j, struct jtask *t, const struct nop_eve
 	}
 	if (ret_ev && !j->graph && !t->wait)
 		return out(ctx, ev); /* the function tracer's: a line of its own */
+	j->unclaimed += t->pend != W_NONE;
 	t->pend = ret_ev ? W_RET : (copy(&t->pargs, &t->pcap, ev->args) ? W_NONE : W_ARGS);
 	t->pend_age = 0;
 	t->pend_fn = ev->ip;
@@ -297,9 +302,12 @@ static int call_event(struct nop_join *j, struct jtask *t, struct nop_event *ev,
 			return out(ctx, ev);
 		}
 		t->pend = W_NONE; /* the function again, the value unclaimed: stale */
+		j->unclaimed++;
 	}
-	if (t->pend_age > QUEUE_MAX)
+	if (t->pend && t->pend_age > QUEUE_MAX) {
 		t->pend = W_NONE;
+		j->unclaimed++;
+	}
 	if ((ev->type == NOP_EV_EXIT && (w & 1)) || (entry && (w & 2))) {
 		t->wait = ev->type == NOP_EV_EXIT ? W_RET : W_ARGS;
 		t->q[0] = *ev;
@@ -351,8 +359,17 @@ int nop_join_finish(struct nop_join *j, nop_emit_fn out, void *ctx)
 {
 	int ret = 0;
 
-	for (size_t i = 0; i < j->n && !ret; i++)
+	for (size_t i = 0; i < j->n && !ret; i++) {
 		while (j->t[i].wait && !ret)
 			ret = release(j, &j->t[i], false, out, ctx);
+		j->unclaimed += j->t[i].pend != W_NONE;
+		j->t[i].pend = W_NONE;
+	}
 	return ret;
+}
+
+void nop_join_misses(const struct nop_join *j, unsigned long long *missing, unsigned long long *unclaimed)
+{
+	*missing = j ? j->missing : 0;
+	*unclaimed = j ? j->unclaimed : 0;
 }

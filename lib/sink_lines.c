@@ -144,6 +144,12 @@ int nop_lines_summary(struct nop_sink *s, const struct nop_summary *sum)
 	if (sum->graph && (json || sum->gaps))
 		nop_field_u64(&f, "gaps", ", %llu events lost by the kernel (missing mid-capture)",
 			      sum->gaps);
+	if (sum->joined && (json || sum->values_missing))
+		nop_field_u64(&f, "values_missing", ", %llu calls without their probe's value",
+			      sum->values_missing);
+	if (sum->joined && (json || sum->values_unclaimed))
+		nop_field_u64(&f, "values_unclaimed", ", %llu probe values matched to no call",
+			      sum->values_unclaimed);
 	if (sum->thresh_ns) {
 		nop_field_u64(&f, "threshold_ns", NULL, sum->thresh_ns);
 		if (!json)
