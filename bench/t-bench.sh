@@ -194,6 +194,16 @@ t_bench_2_stream() {
 	save_top
 	for rate in 250 1000 0; do
 		n=$(scaled $([ $rate = 0 ] && echo 4000 || echo $((rate * 4))))
+		# the limit beside the readers: the workload's own CPU untraced and
+		# traced with no reader; their difference per event is what the
+		# kernel spends writing an event, the readers' figure is theirs
+		rm -f "$T/wl.json" # (rusage -o appends)
+		rusage -o "$T/wl.json" opener $n /etc/hostname $rate
+		cpu_u=$(cpu_s "$T/wl.json")
+		rm -f "$T/wl.json"
+		kernel_only rusage -o "$T/wl.json" opener $n /etc/hostname $rate
+		cpu_k=$(cpu_s "$T/wl.json")
+		bench "\"bench\":\"B2\",\"tool\":\"kernel alone\",\"rate\":$rate,\"opens\":$n,\"expected_opener\":$((n * PER)),\"untraced_cpu_s\":$cpu_u,\"workload_cpu_s\":$cpu_k,\"kernel_us_per_event\":$(echo "$cpu_k $cpu_u $n $PER" | awk '{ printf "%.3f", ($1 - $2) * 1e6 / ($3 * $4) }')"
 		for tool in nopctl trace-cmd perf cat; do
 			start_reader $tool
 			rusage -o "$T/wl.json" opener $n /etc/hostname $rate

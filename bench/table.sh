@@ -13,7 +13,9 @@ def r(x): (x * 100 | round) / 100;
   ( .[] | "    \(.tool | . + " " * (26 - length)) \(.events_per_cpu_s) ev/CPU-s  \(if $tc then "x\(r(.events_per_cpu_s / $tc)) trace-cmd" else "" end)" ) ),
 "  targets: text x20, JSON x10, stats x50 on the files of trace-cmd 3.1.6 and 3.3, each against its own report",
 "B2 live streaming (function_graph, root do_sys_openat2): do_sys_openat2 trees delivered / calls the opener made; events delivered / expected, lost as each tool counts it, reader CPU-s per million events",
-( $r[] | select(.bench == "B2") |
+( $r[] | select(.bench == "B2" and .tool == "kernel alone") |
+  "  rate \(if .rate == 0 then "max " else (.rate | tostring) + "/s" end) kernel alone: \(.kernel_us_per_event) us of the workload'"'"'s CPU per event written (traced with no reader, against untraced); a reader'"'"'s cpu/M over 1e6 is its own us per event" ),
+( $r[] | select(.bench == "B2" and .tool != "kernel alone") |
   "  rate \(if .rate == 0 then "max " else (.rate | tostring) + "/s" end) \(.tool | . + " " * (10 - length)) trees \(.roots // "-")/\(.calls // "-")  events \(.delivered)/\(.expected_opener)  lost \(.lost) (\(if (.lost + .delivered) > 0 then r(100 * .lost / (.lost + .delivered)) else 0 end) %)  cpu/M \(.cpu_s_per_million)  (workload \(r(.workload_s)) s)" ),
 "  targets: no loss where trace-cmd stream loses none, fewest lost at max, CPU per event <= 1/3 of trace-cmd stream",
 "B3 start / stop latency, seconds (median)",
