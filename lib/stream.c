@@ -80,8 +80,10 @@ struct nop_stream {
 	struct nop_pagepool pool; /* live: the spools' pages */
 	const char *dir; /* live: the buffer's directory (its per-CPU sizes) */
 	/* live: when a CPU's buffer, filling at the rate its last read showed,
-	 * is a quarter full (0: no CPU's rate known) */
+	 * is a quarter full (0: no CPU's rate known); late: a read found a
+	 * buffer half full or more, so the kernel's wake-up came late */
 	unsigned long long due;
+	bool late;
 };
 
 int nop_stream_source_drain(struct nop_source *s, nop_emit_fn emit, void *ctx, bool *more,
@@ -676,14 +678,21 @@ static long long buffer_pages(const struct nop_stream *st, int cpu)
  * 2,000/s (1.08M events) had rounds up to 112 ms apart, read up to 233 of
  * a CPU's 352 pages at once and lost events in 6 of 7 runs (772 to 80,776)
  * while graph, which reads every 20 ms while it has pages to decode, lost
- * none; paced, in the same boots, 1 of 7 lost any (97). */
+ * none; paced, in the same boots, 1 of 7 lost any (97). Pacing starts
+ * once a read finds a buffer half full (the wake-up came late): paced from
+ * the start, record's B5 run (the opener unpaced, 4 MB buffers, a quarter
+ * of one read per round) was 3-11 % slower on 6.1 in 3 runs alternated
+ * with the fixed tick in one boot: more rounds, none of them needed. */
 static void pace(struct nop_stream *st, struct cpu_buf *c, size_t got, unsigned long long now)
 {
 	unsigned long long due;
 
 	if (!c->buf_pages)
 		c->buf_pages = buffer_pages(st, c->cpu);
-	if (st->final || !got || !c->read_at || c->buf_pages <= 0 || now <= c->read_at)
+	if (st->final || !got || c->buf_pages <= 0)
+		return;
+	st->late |= (long long)got * 2 >= c->buf_pages;
+	if (!st->late || !c->read_at || now <= c->read_at)
 		return;
 	due = now + (now - c->read_at) * (unsigned long long)c->buf_pages / 4 / got;
 	if (!st->due || due < st->due)
