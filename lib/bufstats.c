@@ -28,24 +28,33 @@ int nop_cpu_stats_read(const char *buffer_dir, int cpu, struct nop_cpu_stats *st
 	return 0;
 }
 
+long long nop_cpu_buffer_kb(const char *buffer_dir, int cpu)
+{
+	char path[4096], *v, *x;
+	struct nop_error e;
+	long long kb;
+
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/buffer_size_kb", buffer_dir, cpu);
+	if (!(v = nop_read_file(path, NULL, &e)))
+		return -1;
+	kb = strtoll((x = strstr(v, "expanded:")) ? x + 9 : v, NULL, 10);
+	free(v);
+	return kb > 0 ? kb : -1;
+}
+
 int nop_buffer_fill(const char *buffer_dir, const struct nop_cpuset *cpus)
 {
 	struct nop_cpu_stats cs;
 	struct nop_error e;
-	char path[4096], *v;
 	int most = -1;
 
 	for (int cpu = 0; cpu < nop_ncpus(); cpu++) {
-		unsigned long long kb;
+		long long kb;
 
 		if (cpus && !nop_cpuset_has(cpus, cpu))
 			continue;
-		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/buffer_size_kb", buffer_dir, cpu);
-		if (!(v = nop_read_file(path, NULL, &e)))
-			continue;
-		kb = strtoull(v, NULL, 10);
-		free(v);
-		if (kb && nop_cpu_stats_read(buffer_dir, cpu, &cs, &e) == 0) {
+		if ((kb = nop_cpu_buffer_kb(buffer_dir, cpu)) > 0 &&
+		    nop_cpu_stats_read(buffer_dir, cpu, &cs, &e) == 0) {
 			int pct = (int)(cs.bytes * 100 / (kb * 1024));
 
 			if (pct > most)

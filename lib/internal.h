@@ -192,6 +192,9 @@ void nop_stream_close(struct nop_stream *st);
 /* live: ms, up to most, before a CPU's buffer is a quarter full at the
  * rate its last read showed */
 int nop_stream_wait_ms(const struct nop_stream *st, int most);
+/* a CPU's buffer size in KB as tracing uses it ("7 (expanded: 1408)", a
+ * boot's placeholder before its first tracing: 1408); -1 if unreadable */
+long long nop_cpu_buffer_kb(const char *buffer_dir, int cpu);
 
 /* Raw pages as they are read, before decoding (nopctl record). */
 typedef int (*nop_raw_fn)(void *ctx, int cpu, const void *page, size_t len);

@@ -653,20 +653,12 @@ static bool kernel_due(const struct nop_stream *st, const struct cpu_buf *c, uns
 	return st->final || !c->spool.n || c->backlog || now - c->read_at >= SPOOL_NS;
 }
 
-/* Live: a CPU's buffer in pages, from its buffer_size_kb ("7 (expanded:
- * 1408)" until a boot's first tracing; by a first round it has tracing
- * on, so the expanded size is the one in use); -1 if it cannot be read */
+/* Live: a CPU's buffer in pages (by a first round tracing is on, so an
+ * unexpanded buffer's expanded size is the one in use); -1: not known */
 static long long buffer_pages(const struct nop_stream *st, int cpu)
 {
-	char path[4200], *v, *x;
-	struct nop_error e;
-	long long kb;
+	long long kb = nop_cpu_buffer_kb(st->dir, cpu);
 
-	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/buffer_size_kb", st->dir, cpu);
-	if (!(v = nop_read_file(path, NULL, &e)))
-		return -1;
-	kb = strtoll((x = strstr(v, "expanded:")) ? x + 9 : v, NULL, 10);
-	free(v);
 	return kb > 0 && st->page_size > 0 ? kb * 1024 / st->page_size : -1;
 }
 
@@ -703,7 +695,7 @@ int nop_stream_wait_ms(const struct nop_stream *st, int most)
 {
 	unsigned long long now = now_ns();
 
-	if (st->files || !st->due || st->due >= now + (unsigned long long)most * 1000000ULL)
+	if (!st->due || st->due >= now + (unsigned long long)most * 1000000ULL)
 		return most;
 	return st->due <= now ? 0 : (int)((st->due - now + 999999) / 1000000);
 }
