@@ -3,6 +3,7 @@
  * and value, in text mode the value through the text format, or nothing
  * when the text format is NULL. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "internal.h"
@@ -19,9 +20,9 @@ static void flush_buf(struct nop_fields *f)
 
 static void jput(struct nop_fields *f, const void *p, size_t n)
 {
-	if (f->len + n > sizeof(f->buf)) {
+	if (f->len + n > f->cap) {
 		flush_buf(f);
-		if (n > sizeof(f->buf)) {
+		if (n > f->cap) {
 			fwrite_unlocked(p, 1, n, f->out);
 			return;
 		}
@@ -39,16 +40,19 @@ static void jput(struct nop_fields *f, const void *p, size_t n)
 
 static void jc(struct nop_fields *f, char c)
 {
-	if (f->len == sizeof(f->buf))
+	if (f->len == f->cap)
 		flush_buf(f);
 	f->buf[f->len++] = c;
 }
 
 static void put_u64(struct nop_fields *f, unsigned long long v, bool neg)
 {
-	char d[NOP_DEC_MAX], *p = nop_dec(d, v, neg, 0);
+	char d[NOP_DEC_BUF], *p = nop_dec(d, v, neg, 0);
 
-	jput(f, p, (size_t)(d + sizeof(d) - p));
+	if (f->len + NOP_DEC_MAX > f->cap)
+		flush_buf(f);
+	memcpy(f->buf + f->len, p, NOP_DEC_MAX);
+	f->len += (size_t)(d + NOP_DEC_MAX - p);
 }
 
 static void put_i64(struct nop_fields *f, long long v)
@@ -94,7 +98,9 @@ static void jstr(struct nop_fields *f, const char *s)
 
 void nop_json_str(FILE *out, const char *s)
 {
-	struct nop_fields f = { .out = out };
+	struct nop_fields f = { .out = out, .cap = sizeof(f.own) };
+
+	f.buf = f.own;
 
 	jstr(&f, s);
 	flush_buf(&f);
@@ -102,10 +108,12 @@ void nop_json_str(FILE *out, const char *s)
 
 size_t nop_json_quote(char *buf, size_t cap, const char *s)
 {
-	struct nop_fields q = { .out = NULL };
+	struct nop_fields q = { .out = NULL, .cap = sizeof(q.own) };
+
+	q.buf = q.own;
 
 	/* escaped, a byte is at most 6: then jstr never flushes (no out) */
-	if (strlen(s) > (sizeof(q.buf) - 2) / 6)
+	if (strlen(s) > (sizeof(q.own) - 2) / 6)
 		return 0;
 	jstr(&q, s);
 	if (q.len > cap)
@@ -120,29 +128,62 @@ void nop_fields_open(struct nop_fields *f, FILE *out, bool json)
 	f->json = json;
 	f->n = 0;
 	f->len = 0;
+	f->buf = f->own;
+	f->cap = sizeof(f->own);
+	f->keep = false;
 	if (json)
 		jc(f, '{');
 }
 
-/* keys are nopctl's own identifiers, short, with nothing to escape: one
- * pass copies them (strlen, then memcpy's call, were a tenth of a
+void nop_fields_open_at(struct nop_fields *f, FILE *out, char *buf, size_t len, size_t cap)
+{
+	f->out = out;
+	f->json = true;
+	f->n = 0;
+	f->buf = buf;
+	f->len = len;
+	f->cap = cap;
+	f->keep = true;
+	jc(f, '{');
+}
+
+/* keys are nopctl's own identifiers, short, with nothing to escape, and
+ * string constants: each is quoted once, by its pointer, as ,"key": and
+ * copied whole (strnlen and a copy loop per key were a tenth of a
  * `report -j`, perf on trace-cmd's files) */
+struct qkey {
+	const char *k;
+	size_t len; /* of q, with its leading comma */
+	char q[32];
+};
+
 static void key(struct nop_fields *f, const char *k)
 {
-	size_t klen = strnlen(k, 64);
-	char *b;
+	static struct qkey cache[256]; /* by the pointer's low bits: constants lie close */
+	struct qkey *c = &cache[((uintptr_t)k ^ (uintptr_t)k >> 8) & (ARRAY_SIZE(cache) - 1)];
+	size_t skip = f->n++ ? 0 : 1;
 
-	if (f->len + klen + 4 > sizeof(f->buf))
+	if (c->k != k) {
+		size_t klen = strnlen(k, 64);
+
+		if (klen + 4 > sizeof(c->q)) { /* longer than any nopctl writes */
+			jput(f, &",\""[skip], 2 - skip);
+			jput(f, k, klen);
+			jput(f, "\":", 2);
+			return;
+		}
+		c->k = k;
+		c->q[0] = ',';
+		c->q[1] = '"';
+		memcpy(c->q + 2, k, klen);
+		c->q[klen + 2] = '"';
+		c->q[klen + 3] = ':';
+		c->len = klen + 4;
+	}
+	if (f->len + sizeof(c->q) > f->cap)
 		flush_buf(f);
-	b = f->buf + f->len;
-	if (f->n++)
-		*b++ = ',';
-	*b++ = '"';
-	for (size_t i = 0; i < klen; i++)
-		*b++ = k[i];
-	*b++ = '"';
-	*b++ = ':';
-	f->len = (size_t)(b - f->buf);
+	memcpy(f->buf + f->len, c->q + skip, sizeof(c->q) - 1); /* whole: no call */
+	f->len += c->len - skip;
 }
 
 void nop_field_u64(struct nop_fields *f, const char *k, const char *fmt, unsigned long long v)
@@ -231,7 +272,8 @@ void nop_fields_close(struct nop_fields *f)
 	if (f->json) {
 		jc(f, '}');
 		jc(f, '\n');
-		flush_buf(f);
+		if (!f->keep)
+			flush_buf(f);
 	} else {
 		putc_unlocked('\n', f->out);
 	}

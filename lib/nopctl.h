@@ -584,11 +584,18 @@ struct nop_fields {
 	FILE *out;
 	bool json;
 	int n, nitems;
-	size_t len;	/* JSON: the line is built here, written at close */
-	char buf[1024];
+	size_t len;	/* JSON: the line is built in buf, written at close */
+	size_t cap;
+	char *buf;	/* own, or a sink's buffer of lines (nop_fields_open_at) */
+	bool keep;	/* close leaves the line in buf for its owner to write */
+	char own[1024];
 };
 
 void nop_fields_open(struct nop_fields *f, FILE *out, bool json);
+/* JSON built on at buf + len (cap bytes in all): close leaves the line
+ * there and f->len says where it ends; a full buffer is written to out
+ * whole, so what was in it keeps its order */
+void nop_fields_open_at(struct nop_fields *f, FILE *out, char *buf, size_t len, size_t cap);
 void nop_fields_close(struct nop_fields *f);
 void nop_field_u64(struct nop_fields *f, const char *key, const char *fmt, unsigned long long v);
 void nop_field_i64(struct nop_fields *f, const char *key, const char *fmt, long long v);

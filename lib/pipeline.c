@@ -485,7 +485,7 @@ enum nop_flow nop_pipeline_drain(struct nop_pipeline *p, struct nop_source *src,
 
 enum nop_flow nop_pipeline_flush(struct nop_pipeline *p, struct nop_error *err)
 {
-	if (p->stop == NOP_STOP_OUTPUT_CLOSED || fflush(p->sink.out) == 0)
+	if (p->stop == NOP_STOP_OUTPUT_CLOSED || nop_sink_flush(&p->sink) == 0)
 		return p->stop ? NOP_FLOW_STOP : NOP_FLOW_GO;
 	if (output_failed(p) == NOP_FLOW_STOP)
 		return NOP_FLOW_STOP;
@@ -545,7 +545,7 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 		return 0;
 	/* the events out before anything on stderr: both may go to one file
 	 * (2>&1), where the summary ends the run */
-	if (p->sink.out != p->sink.diag && fflush(p->sink.out) != 0 && output_failed(p) != NOP_FLOW_STOP) {
+	if (p->sink.out != p->sink.diag && nop_sink_flush(&p->sink) != 0 && output_failed(p) != NOP_FLOW_STOP) {
 		*err = p->err;
 		return -1;
 	}
@@ -559,7 +559,7 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 				sum->other_tasks ? " (only other tasks' halves of context switches)" : "");
 	}
 	if ((p->sink.ops->summary(&p->sink, sum) < 0 && sink_failed(p) != NOP_FLOW_STOP) ||
-	    (fflush(p->sink.out) != 0 && output_failed(p) != NOP_FLOW_STOP)) {
+	    (nop_sink_flush(&p->sink) != 0 && output_failed(p) != NOP_FLOW_STOP)) {
 		*err = p->err;
 		return -1;
 	}

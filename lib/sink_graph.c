@@ -45,15 +45,17 @@ struct graph_lines {
 	struct quoted comms[64];
 };
 
-static void task_switch(struct nop_sink *s, const struct nop_gitem *gi)
+static int task_switch(struct nop_sink *s, const struct nop_gitem *gi)
 {
 	struct graph_lines *g = s->priv;
 
 	if (gi->cpu < 0 || gi->cpu >= NOP_MAX_CPUS)
-		return;
+		return 0;
 	if (g->seen[gi->cpu] && g->last_pid[gi->cpu] != gi->pid) {
 		int old = g->last_pid[gi->cpu];
 
+		if (nop_sink_spill(s))
+			return -1;
 		fprintf(s->out, " ------------------------------------------\n");
 		fprintf(s->out, " %3d) %16s-%-6d =>  %s-%d\n", gi->cpu, nop_sink_comm(s, old), old,
 			nop_sink_comm(s, gi->pid), gi->pid);
@@ -61,19 +63,25 @@ static void task_switch(struct nop_sink *s, const struct nop_gitem *gi)
 	}
 	g->seen[gi->cpu] = true;
 	g->last_pid[gi->cpu] = gi->pid;
+	return 0;
 }
 
-/* The line is built by hand and written once: printf was most of the
- * cost of a report (bench B1). */
+/* The line is built by hand in the sink's buffer: printf was most of the
+ * cost of a report (bench B1). A line holds up to LINE_MAX - 1 bytes
+ * before its newline; longer ones are cut. */
+#define LINE_MAX 1024
+/* the buffer's room past a line: a number is copied NOP_DEC_MAX bytes whole */
+#define LINE_SLACK (LINE_MAX + NOP_DEC_MAX)
+
 struct line {
-	char b[1024];
+	char *b;
 	size_t n;
 };
 
 static void put(struct line *l, const char *s, size_t len)
 {
-	if (len > sizeof(l->b) - 1 - l->n)
-		len = sizeof(l->b) - 1 - l->n;
+	if (len > LINE_MAX - 1 - l->n)
+		len = LINE_MAX - 1 - l->n;
 	memcpy(l->b + l->n, s, len);
 	l->n += len;
 }
@@ -82,8 +90,8 @@ static void pad(struct line *l, size_t len, size_t width)
 {
 	size_t n = len < width ? width - len : 0;
 
-	if (n > sizeof(l->b) - 1 - l->n)
-		n = sizeof(l->b) - 1 - l->n;
+	if (n > LINE_MAX - 1 - l->n)
+		n = LINE_MAX - 1 - l->n;
 	memset(l->b + l->n, ' ', n);
 	l->n += n;
 }
@@ -103,12 +111,21 @@ static void str(struct line *l, const char *s, int width)
 	strn(l, s, strlen(s), width);
 }
 
+/* v in decimal, at least zeros digits, aligned as strn */
 static void num(struct line *l, long long v, int width, int zeros)
 {
-	char d[NOP_DEC_MAX];
+	char d[NOP_DEC_BUF];
 	const char *p = nop_dec(d, v < 0 ? -(unsigned long long)v : (unsigned long long)v, v < 0, zeros);
+	size_t n = (size_t)(d + NOP_DEC_MAX - p);
 
-	strn(l, p, (size_t)(d + sizeof(d) - p), width);
+	if (width > 0)
+		pad(l, n, (size_t)width);
+	if (n > LINE_MAX - 1 - l->n)
+		return; /* the line is full */
+	memcpy(l->b + l->n, p, NOP_DEC_MAX); /* room: LINE_SLACK */
+	l->n += n;
+	if (width < 0)
+		pad(l, n, (size_t)-width);
 }
 
 /* "(dfd=-100, filename=\"/etc/hostname\")", or "()" without --args */
@@ -135,18 +152,18 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 {
 	const char *fn = nop_sink_func(s, gi->func);
 	struct graph_lines *g;
-	struct line l;
+	struct line l = { .n = 0 };
 	size_t fnlen;
 
 	if (!s->priv && nop_sink_priv(s, sizeof(struct graph_lines), NULL))
 		return -1;
 	/* nop_sink_func's "0x..." for an unknown address is one reused buffer */
 	fnlen = isdigit((unsigned char)fn[0]) ? strlen(fn) : name_len(s->priv, fn);
-	task_switch(s, gi);
+	if (task_switch(s, gi) || !(l.b = nop_sink_room(s, LINE_SLACK)))
+		return -1;
 	/* " %3d) %16s-%-6d | %16s | %*s" */
 	g = s->priv;
 	if (!g->npre || g->pre_cpu != gi->cpu || g->pre_pid != gi->pid) {
-		l.n = 0;
 		put(&l, " ", 1);
 		num(&l, gi->cpu, 3, 0);
 		put(&l, ") ", 2);
@@ -159,7 +176,7 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 		g->pre_cpu = gi->cpu;
 		g->pre_pid = gi->pid;
 	} else {
-		memcpy(l.b, g->pre, g->npre);
+		memcpy(l.b, g->pre, sizeof(g->pre)); /* whole: a fixed copy, no call */
 		l.n = g->npre;
 	}
 	if (gi->timed && gi->kind != NOP_GI_ENTER) {
@@ -208,9 +225,9 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 	}
 	if (gi->other_task)
 		str(&l, " /* context switch: task not traced */", 0);
-	put(&l, "\n", 1);
-	fwrite_unlocked(l.b, 1, l.n, s->out);
-	return ferror(s->out) ? -1 : 0;
+	l.b[l.n++] = '\n';
+	s->olen += l.n;
+	return 0;
 }
 
 /* key: name, quoted from the cache when it can be */
@@ -246,7 +263,9 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 	if (!s->priv && nop_sink_priv(s, sizeof(struct graph_lines), NULL))
 		return -1;
 	g = s->priv;
-	nop_fields_open(&f, s->out, true);
+	if (!nop_sink_room(s, LINE_MAX))
+		return -1;
+	nop_fields_open_at(&f, s->out, s->obuf, s->olen, NOP_SINK_OBUF);
 	nop_field_str(&f, "type", NULL, type[gi->kind]);
 	nop_field_u64(&f, "ts", NULL, gi->ts);
 	nop_field_i64(&f, "cpu", NULL, gi->cpu);
@@ -280,6 +299,7 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 	if (gi->other_task)
 		nop_field_bool(&f, "context_switch", NULL, true);
 	nop_fields_close(&f);
+	s->olen = f.len;
 	return ferror(s->out) ? -1 : 0;
 }
 

@@ -42,6 +42,8 @@ static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 	char fn[NOP_NAME_MAX + 32], parent[NOP_NAME_MAX + 32];
 	bool json = s->enc == NOP_ENC_JSON;
 
+	if (nop_sink_spill(s))
+		return -1;
 	nop_fields_open(&f, s->out, json);
 	switch (ev->type) {
 	case NOP_EV_LOST:
@@ -113,6 +115,8 @@ int nop_lines_summary(struct nop_sink *s, const struct nop_summary *sum)
 	struct nop_fields f;
 	FILE *out = json ? s->out : s->diag;
 
+	if (nop_sink_spill(s))
+		return -1;
 	if (!json && (s->quiet || !out))
 		return 0;
 	nop_fields_open(&f, out, json);

@@ -178,6 +178,53 @@ static void task_names_escaped(void **state)
 	rmdir(dir);
 }
 
+/* The graph lines are built in the sink's buffer and written a buffer at
+ * a time: a line too long for it (arguments of 3,000 bytes) is cut in text
+ * and whole in JSON, ends with its newline, and the lines written around
+ * it another way (a lost-events line, the summary) keep their order. */
+static void draw_long_call(struct nop_sink *s, const void *arg)
+{
+	static const unsigned long long path[] = { 0x1234 };
+	struct nop_gitem gi = { .kind = NOP_GI_LEAF, .pid = 15, .cpu = 1, .timed = true, .ts = 5,
+				.func = 0x1234, .duration = 2000, .path = path, .npath = 1, .args = arg };
+	struct nop_event lost = { .type = NOP_EV_LOST, .cpu = 1, .ts = 6, .lost = 7 };
+	struct nop_summary sum = { .events = 2, .exit_status = -1, .graph = true, .stop_reason = "duration" };
+
+	assert_int_equal(s->ops->graph(s, &gi), 0);
+	assert_int_equal(s->ops->event(s, &lost), 0);
+	gi.args = NULL;
+	gi.func = 0x5678;
+	assert_int_equal(s->ops->graph(s, &gi), 0);
+	assert_int_equal(s->ops->summary(s, &sum), 0);
+}
+
+static void long_lines_end_and_keep_order(void **state)
+{
+	char args[2 * 3000 + 16], *text, *json, *nl, *lost;
+
+	memset(args, 'a', 3000);
+	args[3000] = 0; /* the text form, then the JSON */
+	memcpy(args + 3001, "{\"x\":\"", 6);
+	memset(args + 3007, 'b', 2990);
+	memcpy(args + 3007 + 2990, "\"}", 3);
+	text = render_with(NOP_ENC_TEXT, draw_long_call, args);
+	json = render_with(NOP_ENC_JSON, draw_long_call, args);
+	assert_non_null(nl = strchr(text, '\n'));
+	assert_int_equal(nl - text, 1023); /* cut, then its newline */
+	assert_non_null(lost = strstr(text, "[LOST 7 EVENTS]"));
+	assert_true(lost > nl && strchr(nl + 1, '\n') > lost);
+	assert_true(strstr(text, "0x5678();") > lost);
+	assert_true(strstr(text, "nopctl: 2 calls") > strstr(text, "0x5678();"));
+	assert_non_null(nl = strchr(json, '\n'));
+	assert_true(nl - json > 3000 && !memcmp(nl - 3, "\"}}", 3)); /* the whole args */
+	assert_non_null(lost = strstr(json, "{\"type\":\"lost\""));
+	assert_ptr_equal(lost, nl + 1);
+	assert_true(strstr(json, "\"func\":\"0x5678\"") > lost);
+	assert_true(strstr(json, "\"type\":\"summary\"") > strstr(json, "\"func\":\"0x5678\""));
+	free(text);
+	free(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +232,7 @@ int main(void)
 		cmocka_unit_test(lines_sink),
 		cmocka_unit_test(other_task_marked),
 		cmocka_unit_test(task_names_escaped),
+		cmocka_unit_test(long_lines_end_and_keep_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
