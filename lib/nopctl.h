@@ -579,7 +579,8 @@ size_t nop_json_quote(char *buf, size_t cap, const char *s);
 
 /* One print call per field, for text and JSON alike: in JSON mode the key
  * and value, in text mode the value through the text format (nothing when
- * it is NULL). Objects are one line. */
+ * it is NULL). Objects are one line. A key is a string constant: its
+ * quoted form is kept by its address (one thread). */
 struct nop_fields {
 	FILE *out;
 	bool json;
