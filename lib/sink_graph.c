@@ -261,7 +261,10 @@ static void quoted_field(struct nop_fields *f, const char *key, struct quoted *c
 
 static int json(struct nop_sink *s, const struct nop_gitem *gi)
 {
-	static const char *const type[] = { "entry", "call", "exit" };
+	/* quoted already: escaping, mostly of these, was 3.9 % of a JSON
+	 * report's samples in the 6.1 guest (perf there) */
+	static const struct { const char *q; size_t len; } type[] = {
+		{ "\"entry\"", 7 }, { "\"call\"", 6 }, { "\"exit\"", 6 } };
 	struct nop_fields f;
 	struct graph_lines *g;
 
@@ -271,7 +274,7 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 	if (!nop_sink_room(s, LINE_MAX))
 		return -1;
 	nop_fields_open_at(&f, s->out, s->obuf, s->olen, NOP_SINK_OBUF);
-	nop_field_str(&f, "type", NULL, type[gi->kind]);
+	nop_field_quoted(&f, "type", type[gi->kind].q, type[gi->kind].len);
 	nop_field_u64(&f, "ts", NULL, gi->ts);
 	nop_field_i64(&f, "cpu", NULL, gi->cpu);
 	nop_field_i64(&f, "pid", NULL, gi->pid);
