@@ -66,12 +66,12 @@ static int task_switch(struct nop_sink *s, const struct nop_gitem *gi)
 }
 
 /* The line is built by hand in the sink's buffer: printf was most of the
- * cost of a report (bench B1). A line holds up to LINE_MAX - 1 bytes
+ * cost of a report (bench B1). A line holds up to GRAPH_LINE_MAX - 1 bytes
  * before its newline; longer ones are cut. */
-#define LINE_MAX 1024
+#define GRAPH_LINE_MAX 1024
 /* the buffer's room for a line: a number is copied NOP_DEC_MAX bytes
  * whole, spaces 16 at a time */
-#define LINE_SLACK (LINE_MAX + NOP_DEC_MAX)
+#define GRAPH_LINE_ROOM (GRAPH_LINE_MAX + NOP_DEC_MAX)
 
 struct line {
 	char *b;
@@ -80,13 +80,13 @@ struct line {
 
 static void put(struct line *l, const char *s, size_t len)
 {
-	if (len > LINE_MAX - 1 - l->n)
-		len = LINE_MAX - 1 - l->n;
+	if (len > GRAPH_LINE_MAX - 1 - l->n)
+		len = GRAPH_LINE_MAX - 1 - l->n;
 	memcpy(l->b + l->n, s, len);
 	l->n += len;
 }
 
-/* sixteen spaces a store, up to 15 past the pad (room: LINE_SLACK):
+/* sixteen spaces a store, up to 15 past the pad (room: GRAPH_LINE_ROOM):
  * memset's call per pad was 2.7 % of a text report's samples in the 6.1
  * guest (perf there) */
 static void pad(struct line *l, size_t len, size_t width)
@@ -94,8 +94,8 @@ static void pad(struct line *l, size_t len, size_t width)
 	static const char sp[16] = "                ";
 	size_t n = len < width ? width - len : 0;
 
-	if (n > LINE_MAX - 1 - l->n)
-		n = LINE_MAX - 1 - l->n;
+	if (n > GRAPH_LINE_MAX - 1 - l->n)
+		n = GRAPH_LINE_MAX - 1 - l->n;
 	for (size_t i = 0; i < n; i += sizeof(sp))
 		memcpy(l->b + l->n + i, sp, sizeof(sp));
 	l->n += n;
@@ -125,9 +125,9 @@ static void num(struct line *l, long long v, int width, int zeros)
 
 	if (width > 0)
 		pad(l, n, (size_t)width);
-	if (n > LINE_MAX - 1 - l->n)
+	if (n > GRAPH_LINE_MAX - 1 - l->n)
 		return; /* the line is full */
-	memcpy(l->b + l->n, p, NOP_DEC_MAX); /* room: LINE_SLACK */
+	memcpy(l->b + l->n, p, NOP_DEC_MAX); /* room: GRAPH_LINE_ROOM */
 	l->n += n;
 	if (width < 0)
 		pad(l, n, (size_t)-width);
@@ -164,7 +164,7 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 		return -1;
 	/* nop_sink_func's "0x..." for an unknown address is one reused buffer */
 	fnlen = fn[0] >= '0' && fn[0] <= '9' ? strlen(fn) : name_len(s->priv, fn);
-	if (task_switch(s, gi) || !(l.b = nop_sink_room(s, LINE_SLACK)))
+	if (task_switch(s, gi) || !(l.b = nop_sink_room(s, GRAPH_LINE_ROOM)))
 		return -1;
 	/* " %3d) %16s-%-6d | %16s | %*s" */
 	g = s->priv;
@@ -271,7 +271,7 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 	if (!s->priv && nop_sink_priv(s, sizeof(struct graph_lines), NULL))
 		return -1;
 	g = s->priv;
-	if (!nop_sink_room(s, LINE_MAX))
+	if (!nop_sink_room(s, GRAPH_LINE_MAX))
 		return -1;
 	nop_fields_open_at(&f, s->out, s->obuf, s->olen, NOP_SINK_OBUF);
 	nop_field_quoted(&f, "type", type[gi->kind].q, type[gi->kind].len);
