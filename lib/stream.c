@@ -445,11 +445,15 @@ static int decode_spools(struct nop_stream *st, struct nop_error *err)
 }
 
 /* An event as the callback sees it: its stack, an index into the CPU's
- * arena while it waits, made a pointer. */
+ * arena while it waits, made a pointer; an event with neither stack nor
+ * arguments (most of a graph capture) is passed as it lies. */
 static int emit_one(struct cpu_buf *c, nop_emit_fn emit, void *ctx)
 {
-	struct nop_event ev = c->ev[c->head];
+	struct nop_event ev;
 
+	if (!c->ev[c->head].nstack && !c->ev[c->head].args)
+		return emit(ctx, &c->ev[c->head]);
+	ev = c->ev[c->head];
 	if (ev.nstack)
 		ev.stack = c->stk + (uintptr_t)ev.stack;
 	if (ev.args)

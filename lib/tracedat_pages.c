@@ -3,7 +3,9 @@
  * version-7 file, one compressed chunk at a time (trace-cmd writes 10
  * pages per chunk: a count, then per chunk its compressed size, its size,
  * its bytes; trace-cmd.dat.v7(5)). The run is the reader's until the next
- * call. */
+ * call. Compressed chunks are taken from a window of the file read WINDOW
+ * bytes at a time: two preads per chunk (its sizes, its bytes) were 2,723
+ * system calls for a 9.6 MB file of 1,360 chunks. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,14 +13,17 @@
 
 #include "internal.h"
 
+#define WINDOW (256 * 1024)
+
 struct nop_dat_pages {
 	int fd;
 	int zalg;
 	size_t page_size;
 	unsigned long long off, end; /* the next bytes to read, where this CPU's end */
 	unsigned long long chunks;   /* compressed: chunks left */
-	char *buf, *zbuf;
-	size_t cap, zcap;
+	char *buf, *win;
+	size_t cap, wcap;
+	unsigned long long woff, wlen; /* the window: the file's bytes from woff */
 	char path[4096];
 };
 
@@ -95,24 +100,48 @@ static int grow(char **b, size_t *cap, unsigned long long want, struct nop_error
 	return 0;
 }
 
+/* *at: the n bytes at p->off, from the window (read again from p->off
+ * when they are not all in it): 1, 0 if the file ends first, -1 */
+static int window_at(struct nop_dat_pages *p, unsigned long long n, const char **at,
+		     struct nop_error *err)
+{
+	ssize_t r;
+
+	if (p->off < p->woff || p->off + n > p->woff + p->wlen) {
+		if (grow(&p->win, &p->wcap, n > WINDOW ? n : WINDOW, err))
+			return -1;
+		r = pread_all(p->fd, p->win,
+			      p->end - p->off < p->wcap ? (size_t)(p->end - p->off) : p->wcap, p->off);
+		p->woff = p->off;
+		p->wlen = r > 0 ? (unsigned long long)r : 0;
+		if (p->wlen < n)
+			return 0;
+	}
+	*at = p->win + (p->off - p->woff);
+	return 1;
+}
+
 /* one compressed chunk at p->off into p->buf: its length, 0 at the end
  * (a chunk cut short ends the data, as a page cut short does) */
 static ssize_t next_chunk(struct nop_dat_pages *p, struct nop_error *err)
 {
-	unsigned char h[8];
+	const char *h;
 	unsigned long long zs, us;
+	int r;
 
-	if (!p->chunks || p->end - p->off < 8 || pread_all(p->fd, h, 8, p->off) != 8)
+	if (!p->chunks || p->end - p->off < 8)
 		return 0;
-	zs = le32(h);
-	us = le32(h + 4);
+	if ((r = window_at(p, 8, &h, err)) <= 0)
+		return r;
+	zs = le32((const unsigned char *)h);
+	us = le32((const unsigned char *)h + 4);
 	if (zs > p->end - p->off - 8)
 		return 0;
-	if (grow(&p->zbuf, &p->zcap, zs, err) || grow(&p->buf, &p->cap, us, err))
+	if (grow(&p->buf, &p->cap, us, err))
 		return -1;
-	if (pread_all(p->fd, p->zbuf, (size_t)zs, p->off + 8) != (ssize_t)zs)
-		return 0;
-	if (nop_decompress(p->zalg, p->zbuf, (size_t)zs, p->buf, (size_t)us))
+	if ((r = window_at(p, 8 + zs, &h, err)) <= 0)
+		return r;
+	if (nop_decompress(p->zalg, h + 8, (size_t)zs, p->buf, (size_t)us))
 		return damaged(p, "a compressed chunk does not decompress", err);
 	p->off += 8 + zs;
 	p->chunks--;
@@ -150,7 +179,7 @@ void nop_dat_pages_free(struct nop_dat_pages *p)
 	if (!p)
 		return;
 	free(p->buf);
-	free(p->zbuf);
+	free(p->win);
 	free(p);
 }
 
