@@ -47,12 +47,12 @@ static void jc(struct nop_fields *f, char c)
 
 static void put_u64(struct nop_fields *f, unsigned long long v, bool neg)
 {
-	char d[NOP_DEC_BUF], *p = nop_dec(d, v, neg, 0);
+	size_t n = nop_dec_len(v, neg, 0);
 
-	if (f->len + NOP_DEC_MAX > f->cap)
+	if (f->len + n > f->cap)
 		flush_buf(f);
-	memcpy(f->buf + f->len, p, NOP_DEC_MAX);
-	f->len += (size_t)(d + NOP_DEC_MAX - p);
+	nop_dec_put(f->buf + f->len + n, v, neg, 0);
+	f->len += n;
 }
 
 static void put_i64(struct nop_fields *f, long long v)

@@ -69,9 +69,8 @@ static int task_switch(struct nop_sink *s, const struct nop_gitem *gi)
  * cost of a report (bench B1). A line holds up to GRAPH_LINE_MAX - 1 bytes
  * before its newline; longer ones are cut. */
 #define GRAPH_LINE_MAX 1024
-/* the buffer's room for a line: a number is copied NOP_DEC_MAX bytes
- * whole, spaces 16 at a time */
-#define GRAPH_LINE_ROOM (GRAPH_LINE_MAX + NOP_DEC_MAX)
+/* the buffer's room for a line: spaces are stored 16 at a time */
+#define GRAPH_LINE_ROOM (GRAPH_LINE_MAX + 16)
 
 struct line {
 	char *b;
@@ -119,15 +118,14 @@ static void str(struct line *l, const char *s, int width)
 /* v in decimal, at least zeros digits, aligned as strn */
 static void num(struct line *l, long long v, int width, int zeros)
 {
-	char d[NOP_DEC_BUF];
-	const char *p = nop_dec(d, v < 0 ? -(unsigned long long)v : (unsigned long long)v, v < 0, zeros);
-	size_t n = (size_t)(d + NOP_DEC_MAX - p);
+	unsigned long long u = v < 0 ? -(unsigned long long)v : (unsigned long long)v;
+	size_t n = nop_dec_len(u, v < 0, zeros);
 
 	if (width > 0)
 		pad(l, n, (size_t)width);
 	if (n > GRAPH_LINE_MAX - 1 - l->n)
 		return; /* the line is full */
-	memcpy(l->b + l->n, p, NOP_DEC_MAX); /* room: GRAPH_LINE_ROOM */
+	nop_dec_put(l->b + l->n + n, u, v < 0, zeros);
 	l->n += n;
 	if (width < 0)
 		pad(l, n, (size_t)-width);

@@ -59,6 +59,37 @@ static char *render_with(enum nop_encoding enc, void (*draw)(struct nop_sink *s,
 	return buf;
 }
 
+/* the decimal helpers against printf, at every power of ten and either
+ * side of it, with a sign and with leading zeros */
+static void decimals_as_printf(void **state)
+{
+	unsigned long long vs[64];
+	size_t n = 0;
+
+	vs[n++] = 0;
+	vs[n++] = ~0ULL;
+	for (unsigned long long p = 1; n + 3 <= 64; p *= 10) {
+		vs[n++] = p - 1;
+		vs[n++] = p;
+		vs[n++] = p + 1;
+		if (p > ~0ULL / 10)
+			break;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (int neg = 0; neg < 2; neg++)
+			for (int zeros = 0; zeros <= 20; zeros += 6) {
+				char want[64], got[64];
+				size_t len = nop_dec_len(vs[i], neg, zeros);
+
+				snprintf(want, sizeof(want), "%s%0*llu", neg ? "-" : "", zeros, vs[i]);
+				assert_true(len <= NOP_DEC_MAX);
+				memset(got, 'x', sizeof(got));
+				nop_dec_put(got + len, vs[i], neg, zeros);
+				got[len] = 0;
+				assert_string_equal(got, want);
+			}
+}
+
 static void draw_event(struct nop_sink *s, const void *ev)
 {
 	assert_int_equal(s->ops->event(s, ev), 0);
@@ -228,7 +259,7 @@ static void long_lines_end_and_keep_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(json_escape_roundtrip),
+		cmocka_unit_test(json_escape_roundtrip), cmocka_unit_test(decimals_as_printf),
 		cmocka_unit_test(lines_sink),
 		cmocka_unit_test(other_task_marked),
 		cmocka_unit_test(task_names_escaped),
