@@ -9,12 +9,13 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* v in decimal, at least zeros (<= 20) digits, '-' in front if neg:
- * nop_dec_len says how many characters, nop_dec_put writes them backwards
- * to end just before end, two digits a step (printf per number was most
- * of a report's cost; then a division per digit and memcpy's call, a
- * tenth of a JSON report; then converting into a scratch buffer and
- * copying it, whose reload of the digits just stored was a fifth of a
- * native JSON report). NOP_DEC_MAX: the most either gives. */
+ * nop_dec_len says how many characters, nop_dec_put writes them where
+ * they go, backwards from end, two digits a step (printf per number was
+ * most of a report's cost; then a division per digit and memcpy's call,
+ * a tenth of a JSON report; then converting into a scratch buffer and
+ * copying it out, which reloaded the digits just stored: that copy's
+ * function was 19 % of a native JSON report's samples, half of them at
+ * that load). NOP_DEC_MAX: the most either gives. */
 #define NOP_DEC_MAX 24
 extern const char nop_dec_pairs[201];
 extern const unsigned long long nop_pow10[20];

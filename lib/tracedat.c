@@ -304,7 +304,8 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 	put_file(&o, nop_path(path, sizeof(path), w->tracing_dir, "saved_cmdlines"), 8);
 	put32(&o, (unsigned int)ncpus);
 	/* an options section, with no option in it: trace-cmd convert (3.1.6,
-	 * 3.4) refuses a version 6 file without one ("error writing") */
+	 * 3.3.1 and 3.4, tried in the guest) refuses a version 6 file without
+	 * one ("error writing") */
 	put(&o, "options  ", 10);
 	put(&o, (char[2]){ 0, 0 }, 2);
 	put(&o, "flyrecord", 10);
