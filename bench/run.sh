@@ -28,7 +28,8 @@ for res in "$work"/*.results; do
 	sed -n 's/^BENCH //p' "$res" | jq -s --arg k "$kver" --arg d "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 		--arg host "$(uname -m), QEMU TCG single-threaded, 2 vCPUs, 1 GB" --argjson runs "${BENCH_RUNS:-3}" \
 		--argjson old "$old" \
-		'{ kernel: $k, date: $d, machine: $host, runs: $runs, results: ($old + . | sort_by(.bench)) }' > "$out.new" &&
+		'{ kernel: $k, date: $d, machine: $host, runs: $runs,
+		   results: ($old + map(. + { date: $d }) | sort_by(.bench)) }' > "$out.new" &&
 		mv "$out.new" "$out"
 	sh "$top/bench/table.sh" "$out"
 done

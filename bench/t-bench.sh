@@ -15,7 +15,12 @@ selected() { [ -z "$ONLY" ] || echo ",$ONLY," | grep -q ",$1,"; }
 scaled() { echo "$1 $SCALE" | awk '{ printf "%d", $1 * $2 + 1 }'; }
 BKB=4096 # per-CPU buffer, KB, for every tool
 
-bench() { echo "BENCH {\"kernel\":\"$KVER\",$1}" >&3; echo "BENCH $1"; }
+# a figure's line; it says how many runs its median is of (B2 and B4 run once)
+bench() {
+	case $1 in *'"runs":'*) ;; *) set -- "$1,\"runs\":$RUNS" ;; esac
+	echo "BENCH {\"kernel\":\"$KVER\",$1}" >&3
+	echo "BENCH $1"
+}
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR ? a[int((NR + 1) / 2)] : "null") }'; }
 cpu_s() { jq '.user_s + .sys_s' "$1"; }
 
@@ -203,7 +208,7 @@ t_bench_2_stream() {
 		rm -f "$T/wl.json"
 		kernel_only rusage -o "$T/wl.json" opener $n /etc/hostname $rate
 		cpu_k=$(cpu_s "$T/wl.json")
-		bench "\"bench\":\"B2\",\"tool\":\"kernel alone\",\"rate\":$rate,\"opens\":$n,\"expected_opener\":$((n * PER)),\"untraced_cpu_s\":$cpu_u,\"workload_cpu_s\":$cpu_k,\"kernel_us_per_event\":$(echo "$cpu_k $cpu_u $n $PER" | awk '{ printf "%.3f", ($1 - $2) * 1e6 / ($3 * $4) }')"
+		bench "\"bench\":\"B2\",\"runs\":1,\"tool\":\"kernel alone\",\"rate\":$rate,\"opens\":$n,\"expected_opener\":$((n * PER)),\"untraced_cpu_s\":$cpu_u,\"workload_cpu_s\":$cpu_k,\"kernel_us_per_event\":$(echo "$cpu_k $cpu_u $n $PER" | awk '{ printf "%.3f", ($1 - $2) * 1e6 / ($3 * $4) }')"
 		for tool in nopctl trace-cmd perf cat; do
 			start_reader $tool
 			rusage -o "$T/wl.json" opener $n /etc/hostname $rate
@@ -213,7 +218,7 @@ t_bench_2_stream() {
 			roots=$(graph_roots "$T/out.$tool")
 			rm -f "$T/ru.$tool"
 			wall=$(jq .wall_s "$T/wl.json")
-			bench "\"bench\":\"B2\",\"tool\":\"$tool\",\"rate\":$rate,\"opens\":$n,\"workload_s\":$wall,\"expected_opener\":$((n * PER)),\"delivered\":$got,\"calls\":$n,\"roots\":$roots,\"lost\":${lost:-null},\"reader_cpu_s\":$cpu,\"cpu_s_per_million\":$(echo "$cpu $got" | awk '{ printf "%.3f", $2 ? $1 * 1e6 / $2 : 0 }')"
+			bench "\"bench\":\"B2\",\"runs\":1,\"tool\":\"$tool\",\"rate\":$rate,\"opens\":$n,\"workload_s\":$wall,\"expected_opener\":$((n * PER)),\"delivered\":$got,\"calls\":$n,\"roots\":$roots,\"lost\":${lost:-null},\"reader_cpu_s\":$cpu,\"cpu_s_per_million\":$(echo "$cpu $got" | awk '{ printf "%.3f", $2 ? $1 * 1e6 / $2 : 0 }')"
 		done
 	done
 }
@@ -261,7 +266,7 @@ t_bench_4_memory() {
 			rc=0
 			rusage -o "$T/m.json" nopctl $mode -q -b 16384 do_sys_openat2 -- opener $n > /dev/null 2> "$T/m.err" || rc=$?
 			[ "$rc" = 0 ] || [ "$rc" = 5 ] || { cat "$T/m.err"; fail "nopctl $mode: exit $rc"; }
-			bench "\"bench\":\"B4\",\"tool\":\"nopctl $mode\",\"events_millions\":$m,\"exit\":$rc,\"maxrss_kb\":$(jq .maxrss_kb "$T/m.json"),\"cpu_s\":$(cpu_s "$T/m.json")"
+			bench "\"bench\":\"B4\",\"runs\":1,\"tool\":\"nopctl $mode\",\"events_millions\":$m,\"exit\":$rc,\"maxrss_kb\":$(jq .maxrss_kb "$T/m.json"),\"cpu_s\":$(cpu_s "$T/m.json")"
 			rm -f "$T/m.json"
 		done
 	done
