@@ -108,7 +108,7 @@ static void graph_capture_roundtrip(void **state)
 }
 
 /* A compressed file whose CPUs' data outrun the reader's window (read
- * 256 KB at a time; tracedat_pages.c): trace-cmd's conversion of a
+ * 64 KB at a time; tracedat_pages.c): trace-cmd's conversion of a
  * 6,000-page file nopctl wrote to version 7 with zstd reads as the file it
  * came from, chunks cut by the window's edge included. */
 static void compressed_data_larger_than_a_window(void **state)
