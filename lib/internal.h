@@ -290,6 +290,9 @@ void nop_sink_free(struct nop_sink *s);
 const char *nop_sink_comm(struct nop_sink *s, int pid);
 /* "name" of a traced address, cached; "0x..." when unknown */
 const char *nop_sink_func(struct nop_sink *s, unsigned long long addr);
+/* fn is nop_sink_func's "0x...": one buffer, reused by the next call, so
+ * not to be cached by its address as a name is */
+bool nop_sink_func_unnamed(const char *fn);
 #define NOP_SINK_OBUF (1 << 18)
 /* where a line of up to need (<= NOP_SINK_OBUF) bytes is built at
  * s->obuf + s->olen, after writing out what the buffer held if it had no

@@ -160,8 +160,7 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 
 	if (!s->priv && nop_sink_priv(s, sizeof(struct graph_lines), NULL))
 		return -1;
-	/* nop_sink_func's "0x..." for an unknown address is one reused buffer */
-	fnlen = fn[0] >= '0' && fn[0] <= '9' ? strlen(fn) : name_len(s->priv, fn);
+	fnlen = nop_sink_func_unnamed(fn) ? strlen(fn) : name_len(s->priv, fn);
 	if (task_switch(s, gi) || !(l.b = nop_sink_room(s, GRAPH_LINE_ROOM)))
 		return -1;
 	/* " %3d) %16s-%-6d | %16s | %*s" */
@@ -239,8 +238,7 @@ static void quoted_field(struct nop_fields *f, const char *key, struct quoted *c
 {
 	struct quoted *c = &cache[((uintptr_t)name >> 3) & (n - 1)];
 
-	/* nop_sink_func's "0x..." for an unknown address is one reused buffer */
-	if (!task && name[0] >= '0' && name[0] <= '9') {
+	if (!task && nop_sink_func_unnamed(name)) {
 		nop_field_str(f, key, NULL, name);
 		return;
 	}
@@ -306,7 +304,7 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 		nop_field_bool(&f, "context_switch", NULL, true);
 	nop_fields_close(&f);
 	s->olen = f.len;
-	return ferror(s->out) ? -1 : 0;
+	return 0; /* a failed output is found where the buffer is written out (nop_sink_room), as text's */
 }
 
 int nop_graph_lines(struct nop_sink *s, const struct nop_gitem *gi)

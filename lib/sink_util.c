@@ -79,15 +79,21 @@ const char *nop_sink_comm(struct nop_sink *s, int pid)
 	return out;
 }
 
+static char unnamed[32]; /* nop_sink_func's "0x..." */
+
 const char *nop_sink_func(struct nop_sink *s, unsigned long long addr)
 {
-	static char hex[32];
 	const char *name = nop_resolve_sym(s->res, addr, NULL);
 
 	if (name)
 		return name;
-	snprintf(hex, sizeof(hex), "0x%llx", addr);
-	return hex;
+	snprintf(unnamed, sizeof(unnamed), "0x%llx", addr);
+	return unnamed;
+}
+
+bool nop_sink_func_unnamed(const char *fn)
+{
+	return fn == unnamed;
 }
 
 /* 1.234 us, 12.345 ms: three decimals in the largest unit under 1000 */

@@ -153,6 +153,37 @@ static void other_task_marked(void **state)
 	free(json);
 }
 
+/* Addresses with no name are shown as "0x...", written each time into one
+ * buffer: a sink that cached a name's length by its address would cut the
+ * longer one short (or show the first twice) */
+static void draw_unnamed(struct nop_sink *s, const void *arg)
+{
+	static const unsigned long long path[] = { 0x1234 };
+	struct nop_gitem gi = { .kind = NOP_GI_LEAF, .pid = 15, .cpu = 1, .timed = true, .ts = 5,
+				.func = 0x1234, .duration = 2000, .path = path, .npath = 1 };
+
+	assert_int_equal(s->ops->graph(s, &gi), 0);
+	gi.func = 0xabcdef12345;
+	assert_int_equal(s->ops->graph(s, &gi), 0);
+	gi.func = 0x99;
+	assert_int_equal(s->ops->graph(s, &gi), 0);
+}
+
+static void unnamed_addresses_whole(void **state)
+{
+	char *text = render_with(NOP_ENC_TEXT, draw_unnamed, NULL);
+	char *json = render_with(NOP_ENC_JSON, draw_unnamed, NULL);
+
+	assert_non_null(strstr(text, "| 0x1234();\n"));
+	assert_non_null(strstr(text, "| 0xabcdef12345();\n"));
+	assert_non_null(strstr(text, "| 0x99();\n"));
+	assert_non_null(strstr(json, "\"func\":\"0x1234\","));
+	assert_non_null(strstr(json, "\"func\":\"0xabcdef12345\","));
+	assert_non_null(strstr(json, "\"func\":\"0x99\","));
+	free(text);
+	free(json);
+}
+
 /* A task can name itself anything (prctl PR_SET_NAME): control bytes in
  * a name are shown as '?' in text, where a terminal would obey them; JSON
  * escapes them. The name comes from a scratch saved_cmdlines. */
@@ -262,6 +293,7 @@ int main(void)
 		cmocka_unit_test(json_escape_roundtrip), cmocka_unit_test(decimals_as_printf),
 		cmocka_unit_test(lines_sink),
 		cmocka_unit_test(other_task_marked),
+		cmocka_unit_test(unnamed_addresses_whole),
 		cmocka_unit_test(task_names_escaped),
 		cmocka_unit_test(long_lines_end_and_keep_order),
 	};
