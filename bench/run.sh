@@ -26,9 +26,9 @@ for res in "$work"/*.results; do
 	[ -n "${BENCH_ONLY:-}" ] && [ -f "$out" ] && old=$(jq -c --arg only ",$BENCH_ONLY," \
 		'[.results[] | (.bench | ltrimstr("B")) as $b | select(($only | contains("," + $b + ",")) | not)]' "$out")
 	sed -n 's/^BENCH //p' "$res" | jq -s --arg k "$kver" --arg d "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-		--arg host "$(uname -m), QEMU TCG single-threaded, 2 vCPUs, 1 GB" --argjson runs "${BENCH_RUNS:-3}" \
+		--arg host "$(uname -m), QEMU TCG single-threaded, 2 vCPUs, 1 GB" \
 		--argjson old "$old" \
-		'{ kernel: $k, date: $d, machine: $host, runs: $runs,
+		'{ kernel: $k, date: $d, machine: $host,
 		   results: ($old + map(. + { date: $d }) | sort_by(.bench)) }' > "$out.new" &&
 		mv "$out.new" "$out"
 	sh "$top/bench/table.sh" "$out"

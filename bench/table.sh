@@ -4,8 +4,8 @@
 f=$1
 jq -r '
 def r(x): (x * 100 | round) / 100;
-. as $top | .results as $r |
-"== \(.kernel) (\(.machine), medians of \([.results[].runs // $top.runs] | unique | map(tostring) | join(" or ")) runs, as each figure in the file says)",
+.results as $r |
+"== \(.kernel) (\(.machine), medians of \([.results[].runs] | unique | map(tostring) | join(" or ")) runs, as each figure in the file says)",
 "B1 decode: events per CPU-second of each tool on one trace.dat, written by nopctl record or a trace-cmd release (its default layout), against the report of the release that wrote it (trace-cmd 3.1.6 for nopctl files); on a compressed file, \"decompression alone\" is the share of libzstd or zlib in nopctl report --stats (perf) as events per CPU-second: no reader of that file goes faster",
 ( $r | map(select(.bench == "B1")) | group_by(.file // "nopctl")[] |
   (map(select(.tool | startswith("trace-cmd")))[0].events_per_cpu_s) as $tc |
