@@ -283,6 +283,7 @@ struct nop_sink {
 	 * nop_sink_room); anything else written to out spills them first */
 	char *obuf;
 	size_t olen;
+	int werr; /* errno of a failed write of obuf: every later one fails */
 };
 int nop_sink_init(struct nop_sink *s, const struct nop_sink_cfg *cfg, struct nop_error *err);
 void nop_sink_free(struct nop_sink *s);

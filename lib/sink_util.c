@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -40,12 +41,50 @@ char *nop_sink_room(struct nop_sink *s, size_t need)
 	return s->obuf + s->olen;
 }
 
+/* The buffer goes to the file itself, after what stdio holds: through
+ * fwrite into stdio's buffer (as large, cmd/common.c) every byte of a report
+ * was copied once more, 72.5 MB of memcpy for its 72.6 MB of text
+ * (callgrind, 848,300 lines of a trace-cmd file). A stream with no file
+ * (a memory stream) is written through stdio. */
+static int write_out(struct nop_sink *s)
+{
+	const char *p = s->obuf;
+	size_t n = s->olen;
+	int fd = fileno(s->out);
+
+	if (fd < 0) {
+		fwrite_unlocked(s->obuf, 1, s->olen, s->out);
+		return ferror(s->out) ? -1 : 0;
+	}
+	if (fflush(s->out))
+		return -1;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			s->werr = w < 0 ? errno : EIO;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 int nop_sink_spill(struct nop_sink *s)
 {
+	int ret = 0;
+
+	if (s->werr) {
+		errno = s->werr;
+		return -1;
+	}
 	if (s->olen && s->out)
-		fwrite_unlocked(s->obuf, 1, s->olen, s->out);
+		ret = write_out(s);
 	s->olen = 0;
-	return s->out && ferror(s->out) ? -1 : 0;
+	return ret || (s->out && ferror(s->out)) ? -1 : 0;
 }
 
 int nop_sink_flush(struct nop_sink *s)

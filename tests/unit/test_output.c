@@ -40,22 +40,29 @@ static void json_escape_roundtrip(void **state)
 }
 
 /* what draw writes through a sink of fmt (events and summary alike) */
-static char *render_with(enum nop_encoding enc, void (*draw)(struct nop_sink *s, const void *arg),
-			 const void *arg)
+static void render_to(FILE *f, enum nop_encoding enc, void (*draw)(struct nop_sink *s, const void *arg),
+		      const void *arg)
 {
 	struct nop_resolver *res = nop_resolver_new(NULL, NULL);
 	struct nop_sink sink;
 	struct nop_error err;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
 
 	assert_int_equal(nop_sink_init(&sink, &(struct nop_sink_cfg){ .enc = enc, .out = f, .diag = f, .res = res },
 				       &err), 0);
 	draw(&sink, arg);
 	nop_sink_free(&sink);
-	fclose(f);
 	nop_resolver_free(res);
+}
+
+static char *render_with(enum nop_encoding enc, void (*draw)(struct nop_sink *s, const void *arg),
+			 const void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	render_to(f, enc, draw, arg);
+	fclose(f);
 	return buf;
 }
 
@@ -184,6 +191,51 @@ static void unnamed_addresses_whole(void **state)
 	free(json);
 }
 
+/* Lines are written to a file's descriptor a buffer at a time, what stdio
+ * holds first: many buffers' worth of calls, with lines written through
+ * stdio between them (the summary; a task switch's), reach a file as they
+ * reach a memory stream (which is written through stdio) */
+static void draw_many(struct nop_sink *s, const void *arg)
+{
+	static const unsigned long long path[] = { 0x1234 };
+	struct nop_gitem gi = { .kind = NOP_GI_LEAF, .pid = 15, .cpu = 1, .timed = true, .ts = 5,
+				.func = 0x1234, .duration = 2000, .path = path, .npath = 1 };
+	struct nop_summary sum = { .events = 3, .exit_status = -1, .graph = true, .stop_reason = "duration" };
+
+	for (int i = 0; i < 30000; i++) {
+		gi.duration = (unsigned long long)i;
+		gi.pid = 15 + i / 7000; /* a task switch line now and then */
+		assert_int_equal(s->ops->graph(s, &gi), 0);
+		if (i % 9000 == 0)
+			assert_int_equal(s->ops->summary(s, &sum), 0);
+	}
+	assert_int_equal(s->ops->summary(s, &sum), 0);
+}
+
+static void lines_reach_a_file_in_order(void **state)
+{
+	for (int enc = NOP_ENC_TEXT; enc <= NOP_ENC_JSON; enc++) {
+		char *want = render_with(enc, draw_many, NULL), *got;
+		FILE *f = tmpfile();
+		long len;
+
+		assert_non_null(f);
+		render_to(f, enc, draw_many, NULL);
+		assert_int_equal(fflush(f), 0);
+		assert_int_equal(fseek(f, 0, SEEK_END), 0);
+		len = ftell(f);
+		assert_true(len > 3 * NOP_SINK_OBUF);
+		assert_int_equal(len, (long)strlen(want));
+		got = calloc(1, (size_t)len + 1);
+		rewind(f);
+		assert_int_equal(fread(got, 1, (size_t)len, f), (size_t)len);
+		assert_string_equal(got, want);
+		free(got);
+		free(want);
+		fclose(f);
+	}
+}
+
 /* A task can name itself anything (prctl PR_SET_NAME): control bytes in
  * a name are shown as '?' in text, where a terminal would obey them; JSON
  * escapes them. The name comes from a scratch saved_cmdlines. */
@@ -294,6 +346,7 @@ int main(void)
 		cmocka_unit_test(lines_sink),
 		cmocka_unit_test(other_task_marked),
 		cmocka_unit_test(unnamed_addresses_whole),
+		cmocka_unit_test(lines_reach_a_file_in_order),
 		cmocka_unit_test(task_names_escaped),
 		cmocka_unit_test(long_lines_end_and_keep_order),
 	};
