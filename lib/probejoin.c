@@ -16,9 +16,19 @@
  * task queued behind it, until the probe's event for that function comes
  * (what came between is the probe's own work: left out), or until its
  * task shows the call is over (its caller returned, the function was
- * called again, 64 events): then everything goes on unjoined. A probe's
- * event that comes first waits for the call's, likewise. Never another
- * call's value.
+ * called again, QUEUE_MAX events): then everything goes on unjoined. A
+ * probe's event that comes first waits for the call's, likewise, until its
+ * task leaves the place where the call was to begin (an exit whose entry
+ * came after the probe's event). Never another call's value.
+ *
+ * An interrupt can come between the two, and function_graph records its
+ * calls as the task's: 6.19, fprobe arguments, in 1 of 300 opens in a
+ * guest, do_sys_openat2__kargs, then more than 64 events of a timer
+ * interrupt (raw_irqentry_exit_cond_resched, scheduler wake-ups, depths 1
+ * to 12), then funcgraph_entry do_sys_openat2 at depth 0. A limit of 64
+ * events dropped the value there (CI failed t_args_by_name on it); the
+ * interrupt's calls are whole (each exit after its entry), so they do not
+ * end a wait, and the queue grows to QUEUE_MAX.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,9 +40,10 @@
  * call-graph engine (at its first callee or its exit): a ring, as the
  * events of a task's CPUs can reach the engine out of order */
 #define ARGS_RING 32
-/* events queued behind a waiting call: the probes' own work was at most
- * a dozen function_graph events in the VM */
-#define QUEUE_MAX 64
+/* events queued behind a waiting call, or after a probe's value waiting
+ * for its call: the probes' own work was at most a dozen function_graph
+ * events in the VM, an interrupt between the two more than 64 (above) */
+#define QUEUE_MAX 16384
 
 enum { W_NONE, W_RET, W_ARGS };
 
@@ -41,10 +52,11 @@ struct jtask {
 	/* a call's event waiting for its probe's (q[0]), and the task's
 	 * events after it */
 	int wait;
-	struct nop_event q[QUEUE_MAX];
-	int nq;
-	/* a probe's event waiting for its call's */
-	int pend, pend_age;
+	struct nop_event *q;
+	int nq, qcap;
+	/* a probe's event waiting for its call's; the task's events since,
+	 * and of them the entries whose exits have not come */
+	int pend, pend_age, pend_open;
 	unsigned long long pend_fn;
 	long long retval;
 	char *pargs;
@@ -93,6 +105,7 @@ void nop_join_free(struct nop_join *j)
 		return;
 	for (size_t i = 0; i < j->n; i++) {
 		free(j->t[i].pargs);
+		free(j->t[i].q);
 		for (int d = 0; d < ARGS_RING; d++)
 			free(j->t[i].ring[d]);
 	}
@@ -212,32 +225,69 @@ static bool wait_over(struct nop_join *j, struct jtask *t, const struct nop_even
 static int task_event(struct nop_join *j, struct jtask *t, struct nop_event *ev, nop_emit_fn out,
 		      void *ctx);
 
-/* the waiting call goes on: joined, alone (what came between was the
- * probe's own work); unjoined, with the events behind it, each taken as
- * if it came now (one may wait in turn) */
+/* room for one more queued event: 0, or -1 (out of memory: the events go
+ * on unjoined) */
+static int queue_room(struct jtask *t)
+{
+	size_t cap = (size_t)t->qcap;
+
+	if (nop_grow((void **)&t->q, &cap, (size_t)t->nq + 1, sizeof(*t->q)))
+		return -1;
+	t->qcap = (int)cap; /* at most QUEUE_MAX: a wait ends there */
+	return 0;
+}
+
+/* a probe's value waiting for its call: is ev (not of that function) the
+ * sign that its call will not come? An exit with no entry since the value
+ * came (the task left where the call was to begin), or QUEUE_MAX events */
+static bool pend_over(struct jtask *t, const struct nop_event *ev)
+{
+	if (++t->pend_age > QUEUE_MAX)
+		return true;
+	if (ev->type == NOP_EV_ENTRY)
+		t->pend_open++;
+	else if (ev->type == NOP_EV_EXIT && t->pend_open-- == 0)
+		return true;
+	return false;
+}
+
+/* the waiting call goes on, with the events behind it, each taken as if
+ * it came now (one may wait in turn); joined, without the probe's own work
+ * among them (its fetches and handlers, each with its callees; one still
+ * open is left out to its end) */
 static int release(struct nop_join *j, struct jtask *t, bool joined, nop_emit_fn out, void *ctx)
 {
-	struct nop_event q[QUEUE_MAX];
-	int n = t->nq, ret;
+	/* the queue is taken whole: an event of it may start a wait in turn */
+	struct nop_event *q = t->q;
+	int n = t->nq, cap = t->qcap, ret;
 
-	memcpy(q, t->q, (size_t)n * sizeof(*q));
+	t->q = NULL;
+	t->qcap = 0;
 	j->missing += !joined;
 	t->wait = W_NONE;
 	t->nq = 0;
-	if (joined) { /* the probe's work left out: a call of it still open is left out to its end */
-		int open[QUEUE_MAX], no = 0;
-
-		for (int i = 1; i < n; i++)
-			if (q[i].type == NOP_EV_ENTRY)
-				open[no++] = q[i].depth;
-			else if (q[i].type == NOP_EV_EXIT && no && open[no - 1] == q[i].depth)
-				no--;
-		if (no)
-			t->skip_depth = open[0];
-	}
 	ret = out(ctx, &q[0]);
-	for (int i = 1; i < n && !joined && !ret; i++)
-		ret = task_event(j, t, &q[i], out, ctx);
+	for (int i = 1, skip = -1; i < n && !ret; i++) {
+		bool work = joined && (q[i].type == NOP_EV_ENTRY || q[i].type == NOP_EV_EXIT) &&
+			    (wants(j, q[i].ip) & 12);
+
+		if (joined && skip >= 0) { /* inside a call of the probe's work */
+			if (q[i].type == NOP_EV_EXIT && q[i].depth <= skip)
+				skip = -1;
+		} else if (work && q[i].type == NOP_EV_ENTRY) {
+			skip = q[i].depth;
+		} else if (!work) {
+			ret = task_event(j, t, &q[i], out, ctx);
+		}
+		if (i == n - 1 && skip >= 0)
+			t->skip_depth = skip;
+	}
+	if (!t->q) { /* kept for the next wait */
+		t->q = q;
+		t->qcap = cap;
+	} else {
+		free(q);
+	}
 	return ret;
 }
 
@@ -245,22 +295,25 @@ static int probe_event(struct nop_join *j, struct jtask *t, const struct nop_eve
 		       void *ctx)
 {
 	bool ret_ev = ev->type == NOP_EV_RETVAL;
+	int ret;
 
 	if (t->wait == (ret_ev ? W_RET : W_ARGS) && same_fn(j, t->q[0].ip, ev->ip)) {
 		if (ret_ev) {
 			t->q[0].retval = ev->retval;
 			t->q[0].has_retval = true;
-		} else {
-			attach_args(t, &t->q[0], ev->args);
-			t->after_args = true;
+			return release(j, t, true, out, ctx);
 		}
-		return release(j, t, true, out, ctx);
+		attach_args(t, &t->q[0], ev->args);
+		ret = release(j, t, true, out, ctx);
+		t->after_args = true; /* (after the events it released) */
+		return ret;
 	}
 	if (ret_ev && !j->graph && !t->wait)
 		return out(ctx, ev); /* the function tracer's: a line of its own */
 	j->unclaimed += t->pend != W_NONE;
 	t->pend = ret_ev ? W_RET : (copy(&t->pargs, &t->pcap, ev->args) ? W_NONE : W_ARGS);
 	t->pend_age = 0;
+	t->pend_open = 0;
 	t->pend_fn = ev->ip;
 	t->retval = ev->retval;
 	return 0;
@@ -288,7 +341,7 @@ static int call_event(struct nop_join *j, struct jtask *t, struct nop_event *ev,
 	}
 	if (w & 4)
 		return 0;
-	if (t->pend && ++t->pend_age <= QUEUE_MAX && same_fn(j, t->pend_fn, ev->ip)) {
+	if (t->pend && same_fn(j, t->pend_fn, ev->ip)) {
 		if (t->pend == W_RET && ev->type == NOP_EV_EXIT) {
 			ev->retval = t->retval;
 			ev->has_retval = true;
@@ -304,14 +357,13 @@ static int call_event(struct nop_join *j, struct jtask *t, struct nop_event *ev,
 		t->pend = W_NONE; /* the function again, the value unclaimed: stale */
 		j->unclaimed++;
 	}
-	if (t->pend && t->pend_age > QUEUE_MAX) {
+	if (t->pend && pend_over(t, ev)) {
 		t->pend = W_NONE;
 		j->unclaimed++;
 	}
-	if ((ev->type == NOP_EV_EXIT && (w & 1)) || (entry && (w & 2))) {
+	if (((ev->type == NOP_EV_EXIT && (w & 1)) || (entry && (w & 2))) && !queue_room(t)) {
 		t->wait = ev->type == NOP_EV_EXIT ? W_RET : W_ARGS;
-		t->q[0] = *ev;
-		t->nq = 1;
+		t->q[t->nq++] = *ev;
 		return 0;
 	}
 	return out(ctx, ev);
@@ -324,7 +376,7 @@ static int task_event(struct nop_join *j, struct jtask *t, struct nop_event *ev,
 	int ret;
 
 	while (t->wait) { /* (one of a released queue may wait in turn) */
-		if (!wait_over(j, t, ev)) {
+		if (!wait_over(j, t, ev) && !queue_room(t)) {
 			t->q[t->nq++] = *ev;
 			return 0;
 		}

@@ -34,8 +34,8 @@ static const char *name_of(void *ctx, unsigned long long a)
 }
 
 struct got {
-	struct nop_event ev[64];
-	char args[64][128], json[64][128];
+	struct nop_event ev[512];
+	char args[512][128], json[512][128];
 	int n;
 	unsigned long long missing, unclaimed; /* the join's own count */
 };
@@ -194,6 +194,77 @@ static void arguments_of_each_call(void **state)
 	assert_string_equal(g.ev[2].args, "a=2");
 	assert_true(g.ev[1].retval == 3 && g.ev[3].retval == -2);
 	nop_join_free(j);
+}
+
+/* an interrupt's calls, recorded as the task's between a probe's event
+ * and its call's (6.19: more than 64 of them, CI): n whole calls at depth d */
+static int interrupt(struct nop_event *in, int d, int n)
+{
+	for (int i = 0; i < n; i++) {
+		in[2 * i] = ENT(0x300, d);
+		in[2 * i + 1] = EXI(0x300, d);
+	}
+	return 2 * n;
+}
+
+static void an_interrupt_between(void **state)
+{
+	struct nop_event in[256];
+	struct got *g = malloc(sizeof(*g));
+	int n;
+
+	assert_non_null(g);
+	/* 6.19: the arguments' event, the interrupt, F's entry */
+	n = 0;
+	in[n++] = ARG(0x100, "a=1\0{}");
+	n += interrupt(in + n, 1, 100);
+	in[n++] = ENT(0x100, 0);
+	in[n++] = EXI(0x100, 0);
+	in[n++] = RET(0x100, 3);
+	feed_probes(true, true, in, n, g);
+	assert_int_equal(g->n, 202);
+	assert_true(g->ev[200].type == NOP_EV_ENTRY && g->ev[200].ip == 0x100);
+	assert_string_equal(g->args[200], "a=1");
+	assert_true(g->missing == 0 && g->unclaimed == 0);
+	/* 6.12: F's entry, the interrupt, the arguments' event */
+	n = 0;
+	in[n++] = ENT(0x100, 0);
+	n += interrupt(in + n, 1, 100);
+	in[n++] = ARG(0x100, "a=2\0{}");
+	in[n++] = EXI(0x100, 0);
+	in[n++] = RET(0x100, 3);
+	feed_probes(true, true, in, n, g);
+	assert_int_equal(g->n, 202);
+	assert_true(g->ev[0].type == NOP_EV_ENTRY && g->ev[0].ip == 0x100);
+	assert_string_equal(g->args[0], "a=2");
+	assert_true(g->ev[1].ip == 0x300 && g->ev[200].ip == 0x300 && g->ev[201].ip == 0x100);
+	assert_true(g->missing == 0 && g->unclaimed == 0);
+	/* 6.1: F returns, the interrupt, then its return hook's value */
+	n = 0;
+	in[n++] = ENT(0x200, 0);
+	in[n++] = ENT(0x100, 1);
+	in[n++] = EXI(0x100, 1);
+	n += interrupt(in + n, 1, 100);
+	in[n++] = RET(0x100, -2);
+	in[n++] = EXI(0x200, 0);
+	feed_probes(true, false, in, n, g);
+	assert_int_equal(g->n, 204);
+	assert_true(g->ev[2].type == NOP_EV_EXIT && g->ev[2].ip == 0x100 && g->ev[2].has_retval &&
+		    g->ev[2].retval == -2);
+	assert_true(g->missing == 0 && g->unclaimed == 0);
+	/* but a value whose task returned before its call came is not the
+	 * next call's: both counted, the call without and the value unclaimed */
+	n = 0;
+	in[n++] = ARG(0x100, "a=3\0{}");
+	in[n++] = EXI(0x200, 0);
+	in[n++] = ENT(0x100, 0);
+	in[n++] = EXI(0x100, 0);
+	in[n++] = RET(0x100, 3);
+	feed_probes(true, true, in, n, g);
+	assert_int_equal(g->n, 3);
+	assert_null(g->ev[1].args);
+	assert_true(g->missing == 1 && g->unclaimed == 1);
+	free(g);
 }
 
 static void trace_returns_are_lines(void **state)
@@ -390,6 +461,7 @@ int main(void)
 		cmocka_unit_test(arguments_after_the_fetch),
 		cmocka_unit_test(never_another_calls_value),
 		cmocka_unit_test(arguments_of_each_call),
+		cmocka_unit_test(an_interrupt_between),
 		cmocka_unit_test(trace_returns_are_lines),
 		cmocka_unit_test(errors_keep_the_path),
 		cmocka_unit_test(arguments_formatted),
