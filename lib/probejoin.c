@@ -259,7 +259,7 @@ static int release(struct nop_join *j, struct jtask *t, bool joined, nop_emit_fn
 {
 	/* the queue is taken whole: an event of it may start a wait in turn */
 	struct nop_event *q = t->q;
-	int n = t->nq, cap = t->qcap, ret;
+	int n = t->nq, cap = t->qcap, skip = -1, ret;
 
 	t->q = NULL;
 	t->qcap = 0;
@@ -267,11 +267,12 @@ static int release(struct nop_join *j, struct jtask *t, bool joined, nop_emit_fn
 	t->wait = W_NONE;
 	t->nq = 0;
 	ret = out(ctx, &q[0]);
-	for (int i = 1, skip = -1; i < n && !ret; i++) {
+	for (int i = 1; i < n && !ret; i++) {
+		/* the probes' machinery (4) or their fetch of memory (8) */
 		bool work = joined && (q[i].type == NOP_EV_ENTRY || q[i].type == NOP_EV_EXIT) &&
-			    (wants(j, q[i].ip) & 12);
+			    (wants(j, q[i].ip) & (4 | 8));
 
-		if (joined && skip >= 0) { /* inside a call of the probe's work */
+		if (skip >= 0) { /* inside a call of the probe's work (joined only) */
 			if (q[i].type == NOP_EV_EXIT && q[i].depth <= skip)
 				skip = -1;
 		} else if (work && q[i].type == NOP_EV_ENTRY) {
@@ -279,9 +280,9 @@ static int release(struct nop_join *j, struct jtask *t, bool joined, nop_emit_fn
 		} else if (!work) {
 			ret = task_event(j, t, &q[i], out, ctx);
 		}
-		if (i == n - 1 && skip >= 0)
-			t->skip_depth = skip;
 	}
+	if (skip >= 0 && !ret)
+		t->skip_depth = skip;
 	if (!t->q) { /* kept for the next wait */
 		t->q = q;
 		t->qcap = cap;
