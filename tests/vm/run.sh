@@ -10,6 +10,8 @@
 # NOPCTL_VM_TESTS='stale|shared': only the tests whose names match (grep -E).
 # NOPCTL_VM_STATIC=1: the guest's root has no shared libraries, only the
 # static nopctl (make static) and static helpers (the static suite).
+# NOPCTL_VM_FAILED=FILE: each failure (its verdict and the first lines of
+# its log) is appended there too, for a recap at the end of a long log.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 suites=$(echo "${*:-trace}" | tr ' ' ,)
@@ -61,9 +63,20 @@ report() {
 	fi
 	missing=$((plan - p - f))
 	[ "$missing" -gt 0 ] && f=$((f + missing)) && echo "[$name] $missing test(s) gave no verdict"
+	[ "$f" -gt 0 ] && recap "$name" "$res" "$missing"
 	echo "[$name] $p passed, $f failed in $secs s"
 	passed=$((passed + p))
 	failed=$((failed + f))
+}
+
+# recap NAME RESULTS MISSING: the failures, 12 log lines each, to $NOPCTL_VM_FAILED
+recap() {
+	[ -n "${NOPCTL_VM_FAILED:-}" ] || return 0
+	{
+		awk -v n="[$1]" '/^RESULT fail/ { k = 12; print n, $0; next }
+			/^RESULT|^DONE/ { k = 0 } k > 0 && /^#/ { k--; print n, $0 }' "$2" 2>/dev/null
+		[ "$3" -gt 0 ] && echo "[$1] $3 test(s) gave no verdict (suites $suites)"
+	} >> "$NOPCTL_VM_FAILED"
 }
 
 jobs=${NOPCTL_VM_JOBS:-$(nproc)}
