@@ -84,7 +84,8 @@ int kernel_probes(struct run *r)
 
 		if (ret)
 			fprintf(stderr, "nopctl: return values of %zu function%s through %s events\n", nr,
-				nr == 1 ? "" : "s", c.fprobe ? "fprobe exit" : "kretprobe");
+				nr == 1 ? "" : "s",
+				nop_kprobes_count(&r->uprobes, NOP_PROBE_FEXIT) ? "fprobe exit" : "kretprobe");
 		if (args)
 			fprintf(stderr, "nopctl: arguments of %zu function%s through fprobe events with BTF"
 				" argument names\n", r->nkprobes - nr, r->nkprobes - nr == 1 ? "" : "s");

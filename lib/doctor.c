@@ -295,11 +295,11 @@ static void check_settings(struct doc *d)
 		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_OK, NULL,
 			"supported: graph --retval shows every traced function's return value");
 	else if (c.fprobe || c.kretprobe)
-		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_OK, NULL, c.fprobe
-			? "no options/funcgraph-retval: --retval places fprobe exit events on the functions"
-			  " PATTERN names (not their callees)"
-			: "no options/funcgraph-retval: --retval places kretprobes on the functions PATTERN"
-			  " names (not their callees)");
+		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_OK, NULL, c.kretprobe
+			? "no options/funcgraph-retval: --retval places kretprobes on the functions PATTERN"
+			  " names (not their callees)"
+			: "no options/funcgraph-retval: --retval places fprobe exit events on the functions"
+			  " PATTERN names (not their callees)");
 	else
 		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_WARN,
 			"return values need Linux 6.5 or later built with CONFIG_FUNCTION_GRAPH_RETVAL, or kprobe events",

@@ -25,12 +25,11 @@ t_doctor_healthy() {
 	*) finding tracer.function_graph '.status == "ok" and (.seen | test("in an instance; instances have no set_graph_function"))'
 	   finding instances '(.seen | test("function_graph: yes"))' ;;
 	esac
-	# no Debian kernel has funcgraph-retval: return probes instead
+	# no Debian kernel has funcgraph-retval: kretprobes instead
+	finding funcgraph_retval '.status == "ok" and (.seen | test("kretprobes"))'
 	case $KVER in
-	6.1.*) finding funcgraph_retval '.status == "ok" and (.seen | test("kretprobes"))'
-	       finding args '.status == "warn" and (.seen | test("--args exits 3"))' ;;
-	*) finding funcgraph_retval '.status == "ok" and (.seen | test("fprobe exit events"))'
-	   finding args '.status == "ok"' ;;
+	6.1.*) finding args '.status == "warn" and (.seen | test("--args exits 3"))' ;;
+	*) finding args '.status == "ok"' ;;
 	esac
 	case $KVER in
 	6.1.*) finding features '.status == "ok" and .seen == "function arguments from BTF (options/func-args, options/funcgraph-args): no; kprobe events: yes; fprobe events: no; uprobe events: yes"' ;;

@@ -11,7 +11,7 @@ count() { grep '^{' "$1" | jq -c "select($2)" | wc -l; }
 has() { grep '^{' "$1" | jq -s -e "any(.[]; $2)" > /dev/null; }
 
 # the mechanism this kernel gets for return values
-mech() { case $KVER in 6.1.*) echo kretprobe ;; *) echo "fprobe exit" ;; esac; }
+mech() { echo kretprobe; }
 no_probe_left() {
 	grep -q nopctl_ "$TR/kprobe_events" "$TR/dynamic_events" "$TR/uprobe_events" &&
 		{ cat "$TR/dynamic_events"; fail "nopctl's probes left"; }
