@@ -295,7 +295,8 @@ static void check_settings(struct doc *d)
 		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_OK, NULL,
 			"supported: graph --retval shows every traced function's return value");
 	else if (c.fprobe || c.kretprobe)
-		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_OK, NULL, c.kretprobe
+		doc_say(d, "funcgraph_retval", NULL, NOP_CHECK_OK, NULL,
+			nop_kcaps_retval_kind(&c) == NOP_PROBE_KRETPROBE
 			? "no options/funcgraph-retval: --retval places kretprobes on the functions PATTERN"
 			  " names (not their callees)"
 			: "no options/funcgraph-retval: --retval places fprobe exit events on the functions"

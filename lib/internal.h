@@ -529,6 +529,10 @@ struct nop_dat_in {
 	struct nop_dat_blob latency; /* a latency tracer's text, not pages */
 };
 
+/* the probe --retval places on a kernel function where function_graph
+ * gives no return values (kprobes.c; doctor names the same) */
+enum nop_probe_kind nop_kcaps_retval_kind(const struct nop_kcaps *c);
+
 /* compressed trace.dat data (decompress.c) */
 enum { NOP_Z_NONE, NOP_Z_ZSTD, NOP_Z_ZLIB };
 int nop_zalg_by_name(const char *name); /* -1: none nopctl reads */

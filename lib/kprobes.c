@@ -38,6 +38,16 @@ void nop_kcaps_read(const char *tracing_dir, struct nop_kcaps *c)
 	c->func_args = nop_path_exists(tracing_dir, "options/func-args");
 }
 
+/* a kretprobe wherever kprobe_events is: 6.19's fprobe exit beside
+ * function_graph trips a kernel WARN (fprobe.c:472, fprobe_return) in
+ * some boots (the retval suite's runs of 2026-12-01/02: 3 of 5), and a
+ * panic where panic_on_warn is set; kretprobes (rethook, not fgraph) ran
+ * without it on 6.1, 6.12 and 6.19 */
+enum nop_probe_kind nop_kcaps_retval_kind(const struct nop_kcaps *c)
+{
+	return c->kretprobe ? NOP_PROBE_KRETPROBE : NOP_PROBE_FEXIT;
+}
+
 /* a fetch type for a value of this kind */
 static const char *fetch_type(const struct nop_kparam *p, char *buf, size_t len)
 {
@@ -105,13 +115,7 @@ int nop_kprobes_add(struct nop_uprobes *u, const char *func, const char *module,
 			 sig.found ? fetch_type(&sig.ret, t, sizeof(t)) : "s64");
 		if (sig.found && sig.ret.kind == NOP_KP_STRING)
 			snprintf(fetch, sizeof(fetch), "ret=$retval:x64");
-		/* a kretprobe wherever kprobe_events is: 6.19's fprobe exit
-		 * beside function_graph trips a kernel WARN (fprobe.c:472,
-		 * fprobe_return) in some boots (the retval suite's runs of
-		 * 2026-12-01/02: 3 of 5), and a panic where panic_on_warn is
-		 * set; kretprobes (rethook, not fgraph) ran without it on 6.1,
-		 * 6.12 and 6.19 */
-		if (add(u, func, c->kretprobe ? NOP_PROBE_KRETPROBE : NOP_PROBE_FEXIT, fetch))
+		if (add(u, func, nop_kcaps_retval_kind(c), fetch))
 			goto oom;
 	}
 	if (args) {

@@ -42,9 +42,8 @@ expect_ok_or_lost() {
 # logged since boot (6.1 writes "WARNING: CPU: 0 PID: 1 at kernel/...",
 # 6.19 "WARNING: kernel/..."); each test fails on a new one. Only these
 # files: a soft lockup under an overloaded TCG host is not nopctl's doing
-tracing_warnings() {
-	dmesg 2>/dev/null | grep -c -E 'WARNING:.*(kernel/trace/|kernel/kprobes|kernel/events/uprobes|arch/x86/kernel/(ftrace|kprobes))'
-}
+TRACING_WARNING='WARNING:.*(kernel/trace/|kernel/kprobes|kernel/events/uprobes|arch/x86/kernel/(ftrace|kprobes))'
+tracing_warnings() { dmesg 2>/dev/null | grep -c -E "$TRACING_WARNING"; }
 
 # Every tracefs file nopctl may touch, the instances, and the journals.
 snap() {
@@ -206,7 +205,7 @@ run_suites() {
 		# (6.19's fprobe exit beside function_graph, in some boots)
 		if [ "$(tracing_warnings)" -gt "$warned" ]; then
 			rc=1
-			{ dmesg | grep -E -A 3 'WARNING:' | tail -n 8
+			{ dmesg | grep -E -A 3 "$TRACING_WARNING" | tail -n 8
 			  echo "the kernel's tracing code logged a warning during the test"; } >> /tmp/log
 		fi
 		[ -f /tmp/snap.before ] || snap /tmp/snap.before
