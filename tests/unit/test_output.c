@@ -339,6 +339,98 @@ static void long_lines_end_and_keep_order(void **state)
 	free(json);
 }
 
+/* Every shape of graph line, named functions (kallsyms) and a named
+ * task: the common JSON line is built by hand, the others through the
+ * fields; text copies names of up to 48 bytes from a cache 16 at a time.
+ * Each line whole, as the fields wrote them all before. */
+#define N48 "f_456789012345678901234567890123456789012345678"
+#define N49 "g_4567890123456789012345678901234567890123456789"
+static void draw_shapes(struct nop_sink *s, const void *arg)
+{
+	static const unsigned long long path[] = { 0x1000, 0x2000, 0x3000 };
+	struct nop_gitem gi = { .kind = NOP_GI_ENTER, .pid = 424242, .cpu = 1, .ts = 5, .func = 0x1000,
+				.path = path, .npath = 1 };
+
+	assert_int_equal(s->ops->graph(s, &gi), 0);
+	gi = (struct nop_gitem){ .kind = NOP_GI_LEAF, .pid = 424242, .cpu = 1, .ts = 6, .func = 0x2000,
+				 .timed = true, .duration = 1234567, .self = 1234567, .depth = 1,
+				 .path = path, .npath = 2 };
+	assert_int_equal(s->ops->graph(s, &gi), 0);
+	gi.func = 0x3000; /* 49 bytes: past the copy */
+	gi.ts = 18446744073709551615ULL;
+	gi.duration = 999;
+	gi.self = 0;
+	assert_int_equal(s->ops->graph(s, &gi), 0);
+	gi.has_retval = true; /* through the fields from here on */
+	gi.retval = -2;
+	assert_int_equal(s->ops->graph(s, &gi), 0);
+	gi = (struct nop_gitem){ .kind = NOP_GI_RETURN, .pid = 424242, .cpu = -1, .ts = 9, .func = 0x1000,
+				 .path = path, .npath = 1, .at_end = true };
+	assert_int_equal(s->ops->graph(s, &gi), 0);
+	gi = (struct nop_gitem){ .kind = NOP_GI_RETURN, .pid = 7, .cpu = 0, .ts = 10, .func = 0x1000,
+				 .timed = true, .duration = 20, .self = 10, .path = path, .npath = 1 };
+	assert_int_equal(s->ops->graph(s, &gi), 0);
+	gi.no_entry = true;
+	gi.kind = NOP_GI_LEAF;
+	assert_int_equal(s->ops->graph(s, &gi), 0);
+}
+
+static void graph_lines_of_every_shape(void **state)
+{
+	char dir[] = "/tmp/nopctl-shapes-XXXXXX", path[64], ksyms[64];
+	struct nop_resolver *res;
+	struct nop_sink sink;
+	struct nop_error err;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/saved_cmdlines", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("424242 worker\n7 sixteen_bytes_ab\n", f);
+	fclose(f);
+	snprintf(ksyms, sizeof(ksyms), "%s/kallsyms", dir);
+	assert_non_null(f = fopen(ksyms, "w"));
+	fputs("0000000000001000 T vfs_read\n0000000000002000 T " N48 "\n0000000000003000 T " N49 "\n"
+	      "0000000000004000 T end\n", f);
+	fclose(f);
+	for (int json = 0; json < 2; json++) {
+		assert_non_null(res = nop_resolver_new(dir, &err));
+		assert_int_equal(nop_resolver_load_kallsyms(res, ksyms, &err), 0);
+		f = open_memstream(&buf, &len);
+		assert_int_equal(nop_sink_init(&sink, &(struct nop_sink_cfg){ .enc = json ? NOP_ENC_JSON : NOP_ENC_TEXT,
+								      .out = f, .res = res }, &err), 0);
+		draw_shapes(&sink, NULL);
+		nop_sink_free(&sink);
+		fclose(f);
+		nop_resolver_free(res);
+		if (json)
+			assert_string_equal(buf,
+				"{\"type\":\"entry\",\"ts\":5,\"cpu\":1,\"pid\":424242,\"comm\":\"worker\",\"func\":\"vfs_read\",\"depth\":0}\n"
+				"{\"type\":\"call\",\"ts\":6,\"cpu\":1,\"pid\":424242,\"comm\":\"worker\",\"func\":\"" N48 "\",\"depth\":1,\"duration_ns\":1234567,\"self_ns\":1234567}\n"
+				"{\"type\":\"call\",\"ts\":18446744073709551615,\"cpu\":1,\"pid\":424242,\"comm\":\"worker\",\"func\":\"" N49 "\",\"depth\":1,\"duration_ns\":999,\"self_ns\":0}\n"
+				"{\"type\":\"call\",\"ts\":18446744073709551615,\"cpu\":1,\"pid\":424242,\"comm\":\"worker\",\"func\":\"" N49 "\",\"depth\":1,\"duration_ns\":999,\"self_ns\":0,\"retval\":-2,\"error\":\"ENOENT\"}\n"
+				"{\"type\":\"exit\",\"ts\":9,\"cpu\":-1,\"pid\":424242,\"comm\":\"worker\",\"func\":\"vfs_read\",\"depth\":0,\"duration_ns\":null,\"self_ns\":null,\"exit\":\"not seen\"}\n"
+				"{\"type\":\"exit\",\"ts\":10,\"cpu\":0,\"pid\":7,\"comm\":\"sixteen_bytes_ab\",\"func\":\"vfs_read\",\"depth\":0,\"duration_ns\":20,\"self_ns\":10}\n"
+				"{\"type\":\"call\",\"ts\":10,\"cpu\":0,\"pid\":7,\"comm\":\"sixteen_bytes_ab\",\"func\":\"vfs_read\",\"depth\":0,\"duration_ns\":20,\"self_ns\":10,\"entry\":\"not seen\"}\n");
+		else
+			assert_string_equal(buf,
+				"   1)           worker-424242 |                  | vfs_read() {\n"
+				"   1)           worker-424242 | #    1234.567 us |   " N48 "();\n"
+				"   1)           worker-424242 |         0.999 us |   " N49 "();\n"
+				"   1)           worker-424242 |         0.999 us |   " N49 "(); /* = -2 (ENOENT) */\n"
+				"  -1)           worker-424242 |                  | } /* vfs_read: exit not seen */\n"
+				"   0) sixteen_bytes_ab-7      |         0.020 us | } /* vfs_read */\n"
+				"   0) sixteen_bytes_ab-7      |         0.020 us | vfs_read(); /* entered before the capture or in a gap */\n");
+		free(buf);
+		buf = NULL;
+	}
+	unlink(path);
+	unlink(ksyms);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +441,7 @@ int main(void)
 		cmocka_unit_test(lines_reach_a_file_in_order),
 		cmocka_unit_test(task_names_escaped),
 		cmocka_unit_test(long_lines_end_and_keep_order),
+		cmocka_unit_test(graph_lines_of_every_shape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
