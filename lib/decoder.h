@@ -44,6 +44,10 @@ struct nop_decoder {
 		const struct tep_format_field *kfn, *kret;
 		struct tep_event *kev;
 	} *uev;
+	/* the caller's array of events (nop_decoder_append_to), or NULL:
+	 * funcgraph entries and exits are decoded straight into it */
+	struct nop_event **arr;
+	size_t *narr, *caparr;
 	char *argsbuf; /* the last ARGS event's text and JSON */
 	size_t argscap;
 	int uev_base, nuev;

@@ -124,6 +124,11 @@ int nop_count_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit,
 int nop_page_events(struct nop_decoder *d, int cpu, void *page, bool count, nop_emit_fn emit,
 		    void *ctx);
 
+/* Until called again with NULLs: funcgraph entries and exits are appended
+ * to the array *arr (*n of *cap, grown with nop_grow) instead of passed to
+ * emit, which must append everything else to that array as well (the
+ * order of the page is kept) */
+void nop_decoder_append_to(struct nop_decoder *d, struct nop_event **arr, size_t *n, size_t *cap);
 /* the function hit a decoder still holds (the end of the data) */
 int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx);
 

@@ -336,7 +336,9 @@ static int take_page(struct nop_stream *st, struct cpu_buf *c, void *page, size_
 	if (st->pages == NOP_PAGES_SAVE)
 		return 0;
 	/* a damaged page: said so in the stream (a lost mark), and on */
+	nop_decoder_append_to(st->dec, &c->ev, &c->nev, &c->capev); /* what collect would do */
 	ret = nop_page_events(st->dec, c->cpu, page, st->pages == NOP_PAGES_COUNT, collect, c);
+	nop_decoder_append_to(st->dec, NULL, NULL, NULL);
 	if (ret) {
 		nop_error_set(err, NOP_EINTERNAL, ret < 0 ? -ret : 0,
 			      "cannot decode a ring-buffer page of CPU %d", c->cpu);
