@@ -21,6 +21,7 @@ static char marker(unsigned long long ns)
 
 struct quoted {
 	const char *name;
+	unsigned long long addr; /* a function's */
 	char raw[17]; /* a task name's bytes, to check the slot still holds them */
 	size_t len; /* of q; 0: not cached (too long) */
 	char q[96];
@@ -29,16 +30,22 @@ struct quoted {
 struct graph_lines {
 	int last_pid[NOP_MAX_CPUS];
 	bool seen[NOP_MAX_CPUS];
-	/* function names by name pointer (names never move): their lengths
-	 * (strlen per line was a tenth of a report) and, up to 48 bytes, a
-	 * copy that is copied on 16 bytes a store (memcpy's call per name) */
-	struct fname { const char *name; size_t len; char copy[48]; } lens[1024];
+	/* text: function names by address (an address keeps its name, as in
+	 * the resolver's own cache), with their lengths (strlen per line was
+	 * a tenth of a report) and, up to 48 bytes, a copy that is copied 16
+	 * bytes a store (memcpy's call per name) */
+	struct fname {
+		unsigned long long addr;
+		const char *name; /* NULL: an empty slot */
+		size_t len;
+		char copy[48];
+	} names[1024];
 	/* " CPU) comm-pid | " of the last line: most lines repeat it */
 	int pre_cpu, pre_pid;
 	char pre[64];
 	size_t npre;
-	/* JSON: names quoted and escaped once, by name pointer; a task's
-	 * name is checked too (its slot is rewritten when the task renames
+	/* JSON: names quoted and escaped once, functions' by address, tasks'
+	 * by name pointer, checked too (its slot is rewritten when the task renames
 	 * itself). Escaping every name at every line was a quarter of
 	 * `report -j` (perf, on trace-cmd's files). */
 	struct quoted funcs[1024];
@@ -143,7 +150,7 @@ static inline __attribute__((always_inline)) void num(struct line *l, long long 
 }
 
 /* "(dfd=-100, filename=\"/etc/hostname\")", or "()" without --args */
-static void call_args(struct line *l, const char *args)
+static inline __attribute__((always_inline)) void call_args(struct line *l, const char *args)
 {
 	put(l, "(", 1);
 	if (args)
@@ -159,18 +166,27 @@ static void fname_set(struct fname *f, const char *name)
 		memcpy(f->copy, name, f->len);
 }
 
-static const struct fname *fname(struct graph_lines *g, const char *name)
+/* addr's name; one with none ("0x...", nop_sink_func's one buffer,
+ * rewritten by the next call) is set in *unnamed, never cached */
+static const struct fname *fname(struct nop_sink *s, struct graph_lines *g, unsigned long long addr,
+				 struct fname *unnamed)
 {
-	struct fname *f = &g->lens[((uintptr_t)name >> 3) & (ARRAY_SIZE(g->lens) - 1)];
+	struct fname *f = &g->names[(addr >> 4 ^ addr >> 16) & (ARRAY_SIZE(g->names) - 1)];
+	const char *name;
 
-	if (f->name != name)
-		fname_set(f, name);
+	if (f->name && f->addr == addr)
+		return f;
+	name = nop_sink_func(s, addr);
+	if (nop_sink_func_unnamed(name))
+		f = unnamed;
+	f->addr = addr;
+	fname_set(f, name);
 	return f;
 }
 
 /* the name, from its copy 16 bytes a store (up to 15 past it, within the
  * line's room) */
-static void put_name(struct line *l, const struct fname *f)
+static inline __attribute__((always_inline)) void put_name(struct line *l, const struct fname *f)
 {
 	if (f->len > sizeof(f->copy) || f->len > GRAPH_LINE_MAX - 1 - l->n) {
 		put(l, f->name, f->len);
@@ -183,18 +199,14 @@ static void put_name(struct line *l, const struct fname *f)
 
 static int text(struct nop_sink *s, const struct nop_gitem *gi)
 {
-	const char *fn = nop_sink_func(s, gi->func);
 	struct graph_lines *g;
 	struct line l = { .n = 0 };
 	struct fname unnamed;
-	const struct fname *name = &unnamed;
+	const struct fname *name;
 
 	if (!s->priv && nop_sink_priv(s, sizeof(struct graph_lines), NULL))
 		return -1;
-	if (nop_sink_func_unnamed(fn)) /* one buffer, rewritten: never cached */
-		fname_set(&unnamed, fn);
-	else
-		name = fname(s->priv, fn);
+	name = fname(s, s->priv, gi->func, &unnamed);
 	if (task_switch(s, gi) || !(l.b = nop_sink_room(s, GRAPH_LINE_ROOM)))
 		return -1;
 	/* " %3d) %16s-%-6d | %16s | %*s" */
@@ -269,31 +281,44 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 	return 0;
 }
 
-/* name's cache entry, quoted now if it was not; len 0: not quotable here
- * (too long), or a function with no name (nop_sink_func's "0x..." buffer) */
-static const struct quoted *quote(struct quoted *cache, size_t n, const char *name, bool task)
-{
-	static const struct quoted none = { .len = 0 };
-	struct quoted *c = &cache[((uintptr_t)name >> 3) & (n - 1)];
+static const struct quoted unquoted = { .len = 0 };
 
-	if (!task && nop_sink_func_unnamed(name))
-		return &none;
-	if (c->name != name || (task && strcmp(c->raw, name))) {
+/* a task's name, quoted from its cache entry (checked to hold the same
+ * bytes: a task renames itself); len 0: too long to be kept */
+static const struct quoted *quote_comm(struct graph_lines *g, const char *name)
+{
+	struct quoted *c = &g->comms[((uintptr_t)name >> 3) & (ARRAY_SIZE(g->comms) - 1)];
+
+	if (c->name != name || strcmp(c->raw, name)) {
 		c->name = name;
-		c->len = task && strlen(name) >= sizeof(c->raw) ? 0
-								: nop_json_quote(c->q, sizeof(c->q), name);
-		if (task && c->len)
+		c->len = strlen(name) >= sizeof(c->raw) ? 0 : nop_json_quote(c->q, sizeof(c->q), name);
+		if (c->len)
 			strcpy(c->raw, name);
 	}
 	return c;
 }
 
-/* key: name, quoted from the cache when it can be */
-static void quoted_field(struct nop_fields *f, const char *key, struct quoted *cache, size_t n,
-			 const char *name, bool task)
+/* a function's name quoted, by its address as text's; len 0: too long
+ * to be kept, or no name (nop_sink_func's "0x..." buffer, never kept) */
+static const struct quoted *quote_func(struct nop_sink *s, struct graph_lines *g, unsigned long long addr)
 {
-	const struct quoted *c = quote(cache, n, name, task);
+	struct quoted *c = &g->funcs[(addr >> 4 ^ addr >> 16) & (ARRAY_SIZE(g->funcs) - 1)];
+	const char *name;
 
+	if (c->name && c->addr == addr)
+		return c;
+	name = nop_sink_func(s, addr);
+	if (nop_sink_func_unnamed(name))
+		return &unquoted;
+	c->addr = addr;
+	c->name = name;
+	c->len = nop_json_quote(c->q, sizeof(c->q), name);
+	return c;
+}
+
+/* key: name, quoted from its cache entry c when it could be */
+static void quoted_field(struct nop_fields *f, const char *key, const struct quoted *c, const char *name)
+{
 	if (c->len)
 		nop_field_quoted(f, key, c->q, c->len);
 	else
@@ -340,8 +365,8 @@ static int json_common(struct nop_sink *s, struct graph_lines *g, const struct n
 	    (gi->kind != NOP_GI_ENTER && (!gi->timed || gi->has_retval || gi->no_entry)) ||
 	    nop_resolve_binary(s->res, gi->func))
 		return 1;
-	comm = quote(g->comms, ARRAY_SIZE(g->comms), nop_resolve_comm(s->res, gi->pid), true);
-	func = quote(g->funcs, ARRAY_SIZE(g->funcs), nop_sink_func(s, gi->func), false);
+	comm = quote_comm(g, nop_resolve_comm(s->res, gi->pid));
+	func = quote_func(s, g, gi->func);
 	if (!comm->len || !func->len)
 		return 1;
 	if (!(b = d = nop_sink_room(s, JSON_FAST_MAX + 16)))
@@ -381,7 +406,7 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 		{ "\"entry\"", 7 }, { "\"call\"", 6 }, { "\"exit\"", 6 } };
 	struct nop_fields f;
 	struct graph_lines *g;
-
+	const char *comm;
 	int ret;
 
 	if (!s->priv && nop_sink_priv(s, sizeof(struct graph_lines), NULL))
@@ -396,9 +421,9 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 	nop_field_u64(&f, "ts", NULL, gi->ts);
 	nop_field_i64(&f, "cpu", NULL, gi->cpu);
 	nop_field_i64(&f, "pid", NULL, gi->pid);
-	quoted_field(&f, "comm", g->comms, ARRAY_SIZE(g->comms), nop_resolve_comm(s->res, gi->pid),
-		     true);
-	quoted_field(&f, "func", g->funcs, ARRAY_SIZE(g->funcs), nop_sink_func(s, gi->func), false);
+	comm = nop_resolve_comm(s->res, gi->pid);
+	quoted_field(&f, "comm", quote_comm(g, comm), comm);
+	quoted_field(&f, "func", quote_func(s, g, gi->func), nop_sink_func(s, gi->func));
 	if (nop_resolve_binary(s->res, gi->func))
 		nop_field_str(&f, "binary", NULL, nop_resolve_binary(s->res, gi->func));
 	nop_field_i64(&f, "depth", NULL, gi->depth);
