@@ -143,10 +143,7 @@ static int decode_graph_fast(struct nop_decoder *d, const struct rec *rec, nop_e
 			e->has_retval = true;
 		}
 	}
-	if (e == &ev && !(*ret = flush(d, emit, ctx)))
-		*ret = emit(ctx, &ev);
-	else if (e != &ev)
-		*ret = 0;
+	*ret = e != &ev ? 0 : flush(d, emit, ctx) ? : emit(ctx, &ev);
 	return 0;
 }
 

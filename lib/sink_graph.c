@@ -85,18 +85,16 @@ struct line {
 	size_t n;
 };
 
-/* A string constant is copied with a few stores: len is the compiler's
- * where it fits (clamped first, every put became a loop of single bytes:
+/* A string constant is copied with a few stores: where it fits, len is
+ * the compiler's (clamped first, every put became a loop of single bytes:
  * the line's copies were 7 % of a text report's instructions, callgrind) */
 static inline __attribute__((always_inline)) void put(struct line *l, const char *s, size_t len)
 {
 	size_t room = GRAPH_LINE_MAX - 1 - l->n;
 
-	if (len > room)
-		len = room;
-	else if (__builtin_constant_p(len)) {
-		memcpy(l->b + l->n, s, len);
-		l->n += len;
+	if (len > room) { /* the line is full: cut */
+		memcpy(l->b + l->n, s, room);
+		l->n += room;
 		return;
 	}
 	memcpy(l->b + l->n, s, len);
