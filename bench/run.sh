@@ -9,6 +9,9 @@ work=${NOPCTL_VM_WORK:-$top/build/bench}
 # one guest at a time: figures are not shared with another guest's load
 export NOPCTL_VM_JOBS=${NOPCTL_VM_JOBS:-1}
 export NOPCTL_VM_WORK="$work" NOPCTL_VM_BENCH=1 NOPCTL_VM_TIMEOUT="${NOPCTL_VM_TIMEOUT:-7200}"
+# BENCH_BASELINE=FILE: that nopctl binary (an earlier build) also reads
+# B1's files, in the same turns, as nopctl-baseline
+[ -n "${BENCH_BASELINE:-}" ] && export NOPCTL_VM_BASELINE="$(cd "$(dirname "$BENCH_BASELINE")" && pwd)/$(basename "$BENCH_BASELINE")"
 # BENCH_ONLY=3,4: only those figures; the others' results are kept
 export NOPCTL_VM_APPEND="nopctl.runs=${BENCH_RUNS:-3} ${BENCH_ONLY:+nopctl.bench=$BENCH_ONLY} ${NOPCTL_VM_APPEND:-}"
 # only this run's verdicts are read back: an earlier run's (another

@@ -84,6 +84,14 @@ done
 # make bench: perf (linux-perf) beside trace-cmd, and the bench suite
 if [ -n "${NOPCTL_VM_BENCH:-}" ]; then
 	add "$(command -v perf)"
+	# BENCH_BASELINE (bench/run.sh): an earlier nopctl, as nopctl-baseline,
+	# read B1's files in the same turns: a change judged in one boot
+	if [ -n "${NOPCTL_VM_BASELINE:-}" ]; then
+		mkdir -p "$root/baseline"
+		cp "$NOPCTL_VM_BASELINE" "$root/baseline/nopctl-baseline"
+		add "$root/baseline/nopctl-baseline"
+		rm -rf "$root/baseline"
+	fi
 	cp "$top"/bench/t-*.sh "$root"/tests/
 fi
 pack "$top"/tests/vm/t-*.sh "$top"/tests/tc-events.sh
