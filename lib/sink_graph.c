@@ -21,7 +21,6 @@ static char marker(unsigned long long ns)
 
 struct quoted {
 	const char *name;
-	unsigned long long addr; /* a function's */
 	char raw[17]; /* a task name's bytes, to check the slot still holds them */
 	size_t len; /* of q; 0: not cached (too long) */
 	char q[96];
@@ -30,25 +29,25 @@ struct quoted {
 struct graph_lines {
 	int last_pid[NOP_MAX_CPUS];
 	bool seen[NOP_MAX_CPUS];
-	/* text: function names by address (an address keeps its name, as in
-	 * the resolver's own cache), with their lengths (strlen per line was
-	 * a tenth of a report) and, up to 48 bytes, a copy that is copied 16
-	 * bytes a store (memcpy's call per name) */
+	/* function names by address (an address keeps its name, as in the
+	 * resolver's own cache): their lengths (strlen per line was a tenth of
+	 * a report), for text a copy of up to 48 bytes, copied 16 bytes a
+	 * store (memcpy's call per name), for JSON the name quoted and
+	 * escaped (escaping every name at every line was a quarter of
+	 * `report -j`, perf, on trace-cmd's files) */
 	struct fname {
 		unsigned long long addr;
 		const char *name; /* NULL: an empty slot */
-		size_t len;
+		size_t len, qlen; /* qlen 0: too long to be quoted here */
 		char copy[48];
+		char q[96];
 	} names[1024];
 	/* " CPU) comm-pid | " of the last line: most lines repeat it */
 	int pre_cpu, pre_pid;
 	char pre[64];
 	size_t npre;
-	/* JSON: names quoted and escaped once, functions' by address, tasks'
-	 * by name pointer, checked too (its slot is rewritten when the task renames
-	 * itself). Escaping every name at every line was a quarter of
-	 * `report -j` (perf, on trace-cmd's files). */
-	struct quoted funcs[1024];
+	/* JSON: task names quoted and escaped once, by name pointer, checked
+	 * too (its slot is rewritten when the task renames itself) */
 	struct quoted comms[64];
 };
 
@@ -156,30 +155,34 @@ static inline __attribute__((always_inline)) void call_args(struct line *l, cons
 	put(l, ")", 1);
 }
 
-static void fname_set(struct fname *f, const char *name)
+/* f (a slot, or *unnamed) filled for addr, named name */
+static __attribute__((noinline)) const struct fname *fname_fill(struct nop_sink *s, struct fname *f,
+								 unsigned long long addr, struct fname *unnamed)
 {
+	const char *name = nop_sink_func(s, addr);
+
+	if (nop_sink_func_unnamed(name))
+		f = unnamed;
+	f->addr = addr;
 	f->name = name;
 	f->len = strlen(name);
 	if (f->len <= sizeof(f->copy))
 		memcpy(f->copy, name, f->len);
+	f->qlen = nop_json_quote(f->q, sizeof(f->q), name);
+	return f;
 }
 
-/* addr's name; one with none ("0x...", nop_sink_func's one buffer,
- * rewritten by the next call) is set in *unnamed, never cached */
-static const struct fname *fname(struct nop_sink *s, struct graph_lines *g, unsigned long long addr,
-				 struct fname *unnamed)
+/* addr's name, a look-up in the line (its fill called apart); one with
+ * none ("0x...", nop_sink_func's one buffer, rewritten by the next call)
+ * is set in *unnamed, never cached */
+static inline __attribute__((always_inline)) const struct fname *
+fname(struct nop_sink *s, struct graph_lines *g, unsigned long long addr, struct fname *unnamed)
 {
-	struct fname *f = &g->names[(addr >> 4 ^ addr >> 16) & (ARRAY_SIZE(g->names) - 1)];
-	const char *name;
+	/* the top 10 bits of a multiplicative hash: 1024 slots */
+	_Static_assert(ARRAY_SIZE(((struct graph_lines *)0)->names) == 1 << 10, "names: 2^10 slots");
+	struct fname *f = &g->names[(addr * 0x9e3779b97f4a7c15ULL) >> 54];
 
-	if (f->name && f->addr == addr)
-		return f;
-	name = nop_sink_func(s, addr);
-	if (nop_sink_func_unnamed(name))
-		f = unnamed;
-	f->addr = addr;
-	fname_set(f, name);
-	return f;
+	return f->name && f->addr == addr ? f : fname_fill(s, f, addr, unnamed);
 }
 
 /* the name, from its copy 16 bytes a store (up to 15 past it, within the
@@ -279,8 +282,6 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 	return 0;
 }
 
-static const struct quoted unquoted = { .len = 0 };
-
 /* a task's name, quoted from its cache entry (checked to hold the same
  * bytes: a task renames itself); len 0: too long to be kept */
 static const struct quoted *quote_comm(struct graph_lines *g, const char *name)
@@ -296,29 +297,11 @@ static const struct quoted *quote_comm(struct graph_lines *g, const char *name)
 	return c;
 }
 
-/* a function's name quoted, by its address as text's; len 0: too long
- * to be kept, or no name (nop_sink_func's "0x..." buffer, never kept) */
-static const struct quoted *quote_func(struct nop_sink *s, struct graph_lines *g, unsigned long long addr)
+/* key: name, as quoted (len bytes at q) where it could be */
+static void quoted_field(struct nop_fields *f, const char *key, const char *q, size_t len, const char *name)
 {
-	struct quoted *c = &g->funcs[(addr >> 4 ^ addr >> 16) & (ARRAY_SIZE(g->funcs) - 1)];
-	const char *name;
-
-	if (c->name && c->addr == addr)
-		return c;
-	name = nop_sink_func(s, addr);
-	if (nop_sink_func_unnamed(name))
-		return &unquoted;
-	c->addr = addr;
-	c->name = name;
-	c->len = nop_json_quote(c->q, sizeof(c->q), name);
-	return c;
-}
-
-/* key: name, quoted from its cache entry c when it could be */
-static void quoted_field(struct nop_fields *f, const char *key, const struct quoted *c, const char *name)
-{
-	if (c->len)
-		nop_field_quoted(f, key, c->q, c->len);
+	if (len)
+		nop_field_quoted(f, key, q, len);
 	else
 		nop_field_str(f, key, NULL, name);
 }
@@ -332,7 +315,8 @@ static void quoted_field(struct nop_fields *f, const char *key, const struct quo
  * arguments, return value or mark): 0 then, else 1 and nothing written. */
 #define LIT(d, lit) (memcpy((d), (lit), sizeof(lit) - 1), (d) + sizeof(lit) - 1)
 /* the most such a line holds: its constants, six numbers, two names */
-#define JSON_FAST_MAX (128 + 6 * NOP_DEC_MAX + 2 * sizeof(((struct quoted *)0)->q))
+#define JSON_FAST_MAX (128 + 6 * NOP_DEC_MAX + sizeof(((struct quoted *)0)->q) + \
+		       sizeof(((struct fname *)0)->q))
 
 static char *ujnum(char *d, unsigned long long u, bool neg)
 {
@@ -347,16 +331,19 @@ static char *jnum(char *d, long long v)
 	return ujnum(d, v < 0 ? -(unsigned long long)v : (unsigned long long)v, v < 0);
 }
 
-static char *jquoted(char *d, const struct quoted *q)
+/* len bytes at q, whose buffer's size is a multiple of 16 */
+static char *jquoted(char *d, const char *q, size_t len)
 {
-	for (size_t i = 0; i < q->len; i += 16) /* q->q has room: its size is a multiple of 16 */
-		memcpy(d + i, q->q + i, 16);
-	return d + q->len;
+	for (size_t i = 0; i < len; i += 16)
+		memcpy(d + i, q + i, 16);
+	return d + len;
 }
 
 static int json_common(struct nop_sink *s, struct graph_lines *g, const struct nop_gitem *gi)
 {
-	const struct quoted *comm, *func;
+	const struct quoted *comm;
+	const struct fname *func;
+	struct fname unnamed;
 	char *b, *d;
 
 	if (gi->other_task || (gi->args && gi->kind != NOP_GI_RETURN) ||
@@ -364,8 +351,8 @@ static int json_common(struct nop_sink *s, struct graph_lines *g, const struct n
 	    nop_resolve_binary(s->res, gi->func))
 		return 1;
 	comm = quote_comm(g, nop_resolve_comm(s->res, gi->pid));
-	func = quote_func(s, g, gi->func);
-	if (!comm->len || !func->len)
+	func = fname(s, g, gi->func, &unnamed);
+	if (!comm->len || !func->qlen)
 		return 1;
 	if (!(b = d = nop_sink_room(s, JSON_FAST_MAX + 16)))
 		return -1;
@@ -380,9 +367,9 @@ static int json_common(struct nop_sink *s, struct graph_lines *g, const struct n
 	d = LIT(d, ",\"pid\":");
 	d = jnum(d, gi->pid);
 	d = LIT(d, ",\"comm\":");
-	d = jquoted(d, comm);
+	d = jquoted(d, comm->q, comm->len);
 	d = LIT(d, ",\"func\":");
-	d = jquoted(d, func);
+	d = jquoted(d, func->q, func->qlen);
 	d = LIT(d, ",\"depth\":");
 	d = jnum(d, gi->depth);
 	if (gi->kind != NOP_GI_ENTER) {
@@ -405,6 +392,9 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 	struct nop_fields f;
 	struct graph_lines *g;
 	const char *comm;
+	const struct quoted *qcomm;
+	const struct fname *func;
+	struct fname unnamed;
 	int ret;
 
 	if (!s->priv && nop_sink_priv(s, sizeof(struct graph_lines), NULL))
@@ -420,8 +410,10 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 	nop_field_i64(&f, "cpu", NULL, gi->cpu);
 	nop_field_i64(&f, "pid", NULL, gi->pid);
 	comm = nop_resolve_comm(s->res, gi->pid);
-	quoted_field(&f, "comm", quote_comm(g, comm), comm);
-	quoted_field(&f, "func", quote_func(s, g, gi->func), nop_sink_func(s, gi->func));
+	qcomm = quote_comm(g, comm);
+	quoted_field(&f, "comm", qcomm->q, qcomm->len, comm);
+	func = fname(s, g, gi->func, &unnamed);
+	quoted_field(&f, "func", func->q, func->qlen, func->name);
 	if (nop_resolve_binary(s->res, gi->func))
 		nop_field_str(&f, "binary", NULL, nop_resolve_binary(s->res, gi->func));
 	nop_field_i64(&f, "depth", NULL, gi->depth);

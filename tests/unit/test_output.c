@@ -66,6 +66,59 @@ static char *render_with(enum nop_encoding enc, void (*draw)(struct nop_sink *s,
 	return buf;
 }
 
+/* a scratch tracing directory (mkdtemp of dir) with a saved_cmdlines and,
+ * unless NULL, a kallsyms of these lines */
+static void scratch_dir(char *dir, const char *cmdlines, const char *kallsyms)
+{
+	const char *names[] = { "saved_cmdlines", "kallsyms" }, *text[] = { cmdlines, kallsyms };
+	char path[64];
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	for (int i = 0; i < 2 && text[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		assert_non_null(f = fopen(path, "w"));
+		fputs(text[i], f);
+		fclose(f);
+	}
+}
+
+static void scratch_remove(const char *dir)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "%s/saved_cmdlines", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* what draw writes through a sink of enc whose resolver reads dir (its
+ * kallsyms too, if asked) */
+static char *render_in(const char *dir, bool kallsyms, enum nop_encoding enc,
+		       void (*draw)(struct nop_sink *s, const void *arg), const void *arg)
+{
+	struct nop_resolver *res;
+	struct nop_sink sink;
+	struct nop_error err;
+	char *buf = NULL, path[64];
+	size_t len = 0;
+	FILE *f;
+
+	assert_non_null(res = nop_resolver_new(dir, &err));
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	if (kallsyms)
+		assert_int_equal(nop_resolver_load_kallsyms(res, path, &err), 0);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(nop_sink_init(&sink, &(struct nop_sink_cfg){ .enc = enc, .out = f, .res = res }, &err), 0);
+	draw(&sink, arg);
+	nop_sink_free(&sink);
+	fclose(f);
+	nop_resolver_free(res);
+	return buf;
+}
+
 /* the decimal helpers against printf, at every power of ten and either
  * side of it, with a sign and with leading zeros */
 static void decimals_as_printf(void **state)
@@ -255,28 +308,11 @@ static void draw_evil_task(struct nop_sink *s, const void *arg)
 
 static void task_names_escaped(void **state)
 {
-	char dir[] = "/tmp/nopctl-comm-XXXXXX", path[64];
-	struct nop_resolver *res;
-	struct nop_sink sink;
-	struct nop_error err;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	char dir[] = "/tmp/nopctl-comm-XXXXXX", *buf;
 
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/saved_cmdlines", dir);
-	assert_non_null(f = fopen(path, "w"));
-	fputs("424242 \x1b]0;pwned\x07\n424243 ok\x1b[2J\n", f);
-	fclose(f);
+	scratch_dir(dir, "424242 \x1b]0;pwned\x07\n424243 ok\x1b[2J\n", NULL);
 	for (int json = 0; json < 2; json++) {
-		res = nop_resolver_new(dir, &err);
-		f = open_memstream(&buf, &len);
-		assert_int_equal(nop_sink_init(&sink, &(struct nop_sink_cfg){ .enc = json ? NOP_ENC_JSON : NOP_ENC_TEXT,
-								      .out = f, .res = res }, &err), 0);
-		draw_evil_task(&sink, NULL);
-		nop_sink_free(&sink);
-		fclose(f);
-		nop_resolver_free(res);
+		buf = render_in(dir, false, json ? NOP_ENC_JSON : NOP_ENC_TEXT, draw_evil_task, NULL);
 		assert_null(strchr(buf, '\x1b'));
 		assert_null(strchr(buf, '\x07'));
 		if (json) {
@@ -286,10 +322,8 @@ static void task_names_escaped(void **state)
 			assert_non_null(strstr(buf, "=>  ok?[2J-424243"));
 		}
 		free(buf);
-		buf = NULL;
 	}
-	unlink(path);
-	rmdir(dir);
+	scratch_remove(dir);
 }
 
 /* The graph lines are built in the sink's buffer and written a buffer at
@@ -377,34 +411,13 @@ static void draw_shapes(struct nop_sink *s, const void *arg)
 
 static void graph_lines_of_every_shape(void **state)
 {
-	char dir[] = "/tmp/nopctl-shapes-XXXXXX", path[64], ksyms[64];
-	struct nop_resolver *res;
-	struct nop_sink sink;
-	struct nop_error err;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	char dir[] = "/tmp/nopctl-shapes-XXXXXX", *buf;
 
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/saved_cmdlines", dir);
-	assert_non_null(f = fopen(path, "w"));
-	fputs("424242 worker\n7 sixteen_bytes_ab\n", f);
-	fclose(f);
-	snprintf(ksyms, sizeof(ksyms), "%s/kallsyms", dir);
-	assert_non_null(f = fopen(ksyms, "w"));
-	fputs("0000000000001000 T vfs_read\n0000000000002000 T " N48 "\n0000000000003000 T " N49 "\n"
-	      "0000000000004000 T end\n", f);
-	fclose(f);
+	scratch_dir(dir, "424242 worker\n7 sixteen_bytes_ab\n",
+		    "0000000000001000 T vfs_read\n0000000000002000 T " N48 "\n0000000000003000 T " N49 "\n"
+		    "0000000000004000 T end\n");
 	for (int json = 0; json < 2; json++) {
-		assert_non_null(res = nop_resolver_new(dir, &err));
-		assert_int_equal(nop_resolver_load_kallsyms(res, ksyms, &err), 0);
-		f = open_memstream(&buf, &len);
-		assert_int_equal(nop_sink_init(&sink, &(struct nop_sink_cfg){ .enc = json ? NOP_ENC_JSON : NOP_ENC_TEXT,
-								      .out = f, .res = res }, &err), 0);
-		draw_shapes(&sink, NULL);
-		nop_sink_free(&sink);
-		fclose(f);
-		nop_resolver_free(res);
+		buf = render_in(dir, true, json ? NOP_ENC_JSON : NOP_ENC_TEXT, draw_shapes, NULL);
 		if (json)
 			assert_string_equal(buf,
 				"{\"type\":\"entry\",\"ts\":5,\"cpu\":1,\"pid\":424242,\"comm\":\"worker\",\"func\":\"vfs_read\",\"depth\":0}\n"
@@ -424,11 +437,8 @@ static void graph_lines_of_every_shape(void **state)
 				"   0) sixteen_bytes_ab-7      |         0.020 us | } /* vfs_read */\n"
 				"   0) sixteen_bytes_ab-7      |         0.020 us | vfs_read(); /* entered before the capture or in a gap */\n");
 		free(buf);
-		buf = NULL;
 	}
-	unlink(path);
-	unlink(ksyms);
-	rmdir(dir);
+	scratch_remove(dir);
 }
 
 int main(void)
