@@ -185,6 +185,15 @@ fname(struct nop_sink *s, struct graph_lines *g, unsigned long long addr, struct
 	return f->name && f->addr == addr ? f : fname_fill(s, f, addr, unnamed);
 }
 
+/* len bytes of q to d, 16 a store: up to 15 past len are read from q and
+ * written to d, both of which must have that room; the end of the copy */
+static inline __attribute__((always_inline)) char *copy16(char *d, const char *q, size_t len)
+{
+	for (size_t i = 0; i < len; i += 16)
+		memcpy(d + i, q + i, 16);
+	return d + len;
+}
+
 /* the name, from its copy 16 bytes a store (up to 15 past it, within the
  * line's room) */
 static inline __attribute__((always_inline)) void put_name(struct line *l, const struct fname *f)
@@ -193,9 +202,7 @@ static inline __attribute__((always_inline)) void put_name(struct line *l, const
 		put(l, f->name, f->len);
 		return;
 	}
-	for (size_t i = 0; i < f->len; i += 16)
-		memcpy(l->b + l->n + i, f->copy + i, 16);
-	l->n += f->len;
+	l->n = (size_t)(copy16(l->b + l->n, f->copy, f->len) - l->b);
 }
 
 static int text(struct nop_sink *s, const struct nop_gitem *gi)
@@ -331,14 +338,6 @@ static char *jnum(char *d, long long v)
 	return ujnum(d, v < 0 ? -(unsigned long long)v : (unsigned long long)v, v < 0);
 }
 
-/* len bytes at q, whose buffer's size is a multiple of 16 */
-static char *jquoted(char *d, const char *q, size_t len)
-{
-	for (size_t i = 0; i < len; i += 16)
-		memcpy(d + i, q + i, 16);
-	return d + len;
-}
-
 static int json_common(struct nop_sink *s, struct graph_lines *g, const struct nop_gitem *gi)
 {
 	const struct quoted *comm;
@@ -367,9 +366,9 @@ static int json_common(struct nop_sink *s, struct graph_lines *g, const struct n
 	d = LIT(d, ",\"pid\":");
 	d = jnum(d, gi->pid);
 	d = LIT(d, ",\"comm\":");
-	d = jquoted(d, comm->q, comm->len);
+	d = copy16(d, comm->q, comm->len);
 	d = LIT(d, ",\"func\":");
-	d = jquoted(d, func->q, func->qlen);
+	d = copy16(d, func->q, func->qlen);
 	d = LIT(d, ",\"depth\":");
 	d = jnum(d, gi->depth);
 	if (gi->kind != NOP_GI_ENTER) {
