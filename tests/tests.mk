@@ -70,29 +70,35 @@ VM_SUITES := trace graph report doctor hardening uprobes retval $(if $(filter 1,
 
 # every suite on every kernel (6.1, 6.12, 6.19), in two guests side by side
 # (one per core, each guest one host thread under tcg,thread=single): on
-# one core the sustained-load suite (t-load.sh, 8-12 min a kernel: a
-# million function_graph events printed per capture) on each kernel, then
-# the main suites on 6.19; on the other the main suites on 6.1, then 6.12
-# (20-22 min a kernel). Before, the main suites ran on the three kernels
-# in turn beside the load suite's half hour, and the first core then sat
-# idle; then two lockdown boots each: securityfs mounted, and not mounted;
-# then the static binary on a root with no shared library (not under
-# SANITIZE: ASan cannot link statically). The kernels and the newer
-# trace-cmd releases are fetched first, once. Every boot runs even after
-# a failure, and the failures are repeated at the very end: CI shows only
-# a log's tail, where the last guest's verdicts hid which test of 6.1 or
-# 6.12 had failed (the run of 2cfb2cf).
+# one core the sustained-load suite (t-load.sh: a million function_graph
+# events printed per capture) on 6.1 and 6.12, then the main suites on
+# 6.19; on the other the main suites on 6.1 and 6.12, then the load suite
+# on 6.19. Each stream then holds one main and two load runs or the
+# reverse, about equal. Before, the load suite ran on all three kernels
+# ahead of 6.19's main suites: in the fresh-clone run of fdecd55
+# (2026-12-03) the main suites took 1633 and 2054 s, the load suite
+# 1306-1375 s a kernel, so that stream was about 100 min against the
+# other's 61, which then sat idle, and CI took 4659 s of its 90 min. Then
+# two lockdown boots each: securityfs mounted, and not mounted; then the
+# static binary on a root with no shared library (not under SANITIZE: ASan
+# cannot link statically). The kernels and the newer trace-cmd releases
+# are fetched first, once. Every boot runs even after a failure, and the
+# failures are repeated at the very end: CI shows only a log's tail, where
+# the last guest's verdicts hid which test of 6.1 or 6.12 had failed (the
+# run of 2cfb2cf).
 vm-check: all $(HELPERS) $(if $(filter 1,$(SANITIZE)),,static)
 	sh tests/vm/kernels.sh > /dev/null
 	rm -f $(BUILD)/vm-failed.txt
 	sh tests/vm/peers.sh > /dev/null
 	export NOPCTL_VM_FAILED=$(BUILD)/vm-failed.txt; \
-	{ NOPCTL_BUILD=$(BUILD) NOPCTL_VM_JOBS=1 NOPCTL_VM_WORK=$(BUILD)/vm-load sh tests/vm/run.sh load; \
-	  a=$$?; NOPCTL_BUILD=$(BUILD) NOPCTL_VM_ONLY=6.19 NOPCTL_VM_WORK=$(BUILD)/vm-load \
-	  sh tests/vm/run.sh $(VM_SUITES) && exit $$a; } > $(BUILD)/vm-load.log 2>&1 & \
+	{ export NOPCTL_BUILD=$(BUILD) NOPCTL_VM_WORK=$(BUILD)/vm-load; \
+	  NOPCTL_VM_ONLY=6.1 sh tests/vm/run.sh load; a=$$?; \
+	  NOPCTL_VM_ONLY=6.12 sh tests/vm/run.sh load || a=1; \
+	  NOPCTL_VM_ONLY=6.19 sh tests/vm/run.sh $(VM_SUITES) && exit $$a; } > $(BUILD)/vm-load.log 2>&1 & \
 	load=$$!; \
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_ONLY=6.1 sh tests/vm/run.sh $(VM_SUITES); main=$$?; \
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_ONLY=6.12 sh tests/vm/run.sh $(VM_SUITES) || main=1; \
+	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_ONLY=6.19 sh tests/vm/run.sh load || main=1; \
 	wait $$load; rc=$$?; cat $(BUILD)/vm-load.log; \
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_APPEND=lockdown=confidentiality sh tests/vm/run.sh lockdown || rc=1; \
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_APPEND="lockdown=confidentiality nopctl.nosecurityfs" sh tests/vm/run.sh lockdown || rc=1; \
