@@ -200,6 +200,7 @@ run_suites() {
 		# may leave it expanded, to the promised size
 		case $KVER in 6.1.*) top_buffer_may_expand ;; esac
 		rc=0
+		t0=$(date +%s)
 		warned=$(tracing_warnings)
 		( set -e; "$t" ) > /tmp/log 2>&1 < /dev/null || rc=$?
 		# (6.19's fprobe exit beside function_graph, in some boots)
@@ -214,10 +215,12 @@ run_suites() {
 			rc=1
 			echo "tracefs was not left as it was found" >> /tmp/log
 		fi
+		# the seconds let run.sh name the suite's slowest tests
+		secs="in $(($(date +%s) - t0)) s"
 		if [ "$rc" = 0 ]; then
-			echo "RESULT pass $KVER $t" >&3
+			echo "RESULT pass $KVER $t $secs" >&3
 		else
-			echo "RESULT fail $KVER $t" >&3
+			echo "RESULT fail $KVER $t $secs" >&3
 			tail -n 30 /tmp/log | sed 's/^/#   /' >&3
 		fi
 		rm -f /tmp/snap.before /tmp/top-may-expand

@@ -65,6 +65,10 @@ report() {
 	[ "$missing" -gt 0 ] && f=$((f + missing)) && echo "[$name] $missing test(s) gave no verdict"
 	[ "$f" -gt 0 ] && recap "$name" "$res" "$missing"
 	echo "[$name] $p passed, $f failed in $secs s"
+	# where a guest's time went, for keeping CI inside its 90 minutes
+	sed -n 's/^RESULT [a-z]* [^ ]* \(t_[a-z0-9_]*\) in \([0-9]*\) s$/\2 \1/p' "$res" 2>/dev/null |
+		sort -rn | head -n 5 | awk -v n="[$name]" '{ s = s (NR > 1 ? ", " : "") $2 " " $1 " s" }
+			END { if (s != "") print n, "slowest:", s }'
 	passed=$((passed + p))
 	failed=$((failed + f))
 }
