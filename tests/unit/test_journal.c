@@ -538,10 +538,34 @@ static void other_namespaces_instances_left(void **state)
 	pidns_is("pid:[4026531836]");
 }
 
+/* nop_read_file asks for 64 KiB a read: a file of many reads, its size
+ * no multiple of that, comes back whole and exact, NUL-terminated */
+static void read_file_whole_in_many_reads(void **state)
+{
+	size_t n = 5 * 65536 + 12345, len = 0;
+	char *want = malloc(n), *got, p[128];
+	FILE *f;
+
+	assert_non_null(want);
+	for (size_t i = 0; i < n; i++)
+		want[i] = (char)('a' + (i * 7 + i / 4096) % 26);
+	snprintf(p, sizeof(p), "%s/big", dir);
+	assert_non_null(f = fopen(p, "w"));
+	assert_int_equal(fwrite(want, 1, n, f), n);
+	fclose(f);
+	assert_non_null(got = nop_read_file(p, &len, NULL));
+	assert_int_equal(len, n);
+	assert_memory_equal(got, want, n);
+	assert_int_equal(got[n], 0);
+	free(got);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(restore_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(read_file_whole_in_many_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(restore_dropped_promise, setup, teardown),
 		cmocka_unit_test_setup_teardown(journal_dir_must_be_private, setup, teardown),
 		cmocka_unit_test_setup_teardown(replay_rejects_garbage, setup, teardown),
