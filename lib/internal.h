@@ -442,6 +442,21 @@ int nop_summary_to_diag(struct nop_sink *s, const struct nop_summary *sum);
 
 extern const char *nop_kcore_path; /* /proc/kcore; tests point it elsewhere */
 int nop_ksym_at(unsigned long long addr, char *name, size_t len, unsigned long long *off);
+/* one line of kallsyms text, "ADDR TYPE NAME[\t[MODULE]]": name and mod
+ * point into the text (not terminated; mod "" for the core kernel) */
+struct nop_kline {
+	unsigned long long addr;
+	char type;
+	const char *name, *mod;
+	size_t nlen, mlen;
+};
+/* the line at *p (text up to end) into *l, *p moved past it; false: a
+ * line of another form, skipped (ksyms.c) */
+bool nop_kallsyms_line(const char **p, const char *end, struct nop_kline *l);
+static inline bool nop_ksym_is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
 
 /* available_filter_functions kept per boot and module set (funcs_cache.c) */
 char *nop_funcs_cache_read(const char *tracing_dir);

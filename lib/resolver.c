@@ -133,57 +133,26 @@ static void write_cache(const struct nop_resolver *r, size_t alen)
 		nop_boot_cache_write("ksyms", v, 3);
 }
 
-/* hex digit values, -1 for anything else */
-static signed char hexval[256];
-
-static void hex_init(void)
-{
-	for (int c = 0; c < 256; c++)
-		hexval[c] = (signed char)(c >= '0' && c <= '9' ? c - '0'
-					  : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : -1);
-}
-
-/* "ADDR TYPE NAME[\t[MODULE]]" lines, text symbols kept: parsed by hand
- * (sscanf was most of the cost: 150,000 lines at every start of a report
+/* kallsyms' lines, text symbols kept: parsed by hand (nop_kallsyms_line;
+ * sscanf was most of the cost: 150,000 lines at every start of a report
  * and at the first named address of a run) */
 static int parse_kallsyms(struct nop_resolver *r, const char *p, const char *end, size_t *alenp)
 {
 	size_t cap = 0, acap = 0, alen = 0;
 
-	if (hexval['x'] == 0)
-		hex_init();
 	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p)), *name;
-		unsigned long long addr = 0;
-		size_t n;
-		char type;
-		int v;
+		struct nop_kline l;
 
-		if (!nl)
-			nl = end;
-		while (p < nl && (v = hexval[(unsigned char)*p]) >= 0)
-			addr = addr << 4 | (unsigned)v, p++;
-		if (p + 3 > nl || *p != ' ' || p[2] != ' ')
-			goto next;
-		type = p[1];
 		/* text only: the addresses events carry are code */
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-			goto next;
-		name = p + 3;
-		/* the name ends at the line's end or at the tab before [module] */
-		p = memchr(name, '\t', (size_t)(nl - name));
-		n = (size_t)((p ? p : nl) - name);
-		if (!n || n > 511)
-			goto next;
+		if (!nop_kallsyms_line(&p, end, &l) || !nop_ksym_is_text(l.type) || !l.nlen || l.nlen > 511)
+			continue;
 		if ((r->nksyms == cap && nop_grow((void **)&r->ksyms, &cap, r->nksyms + 1, sizeof(*r->ksyms))) ||
-		    (alen + n + 1 > acap && nop_grow((void **)&r->arena, &acap, alen + n + 1, 1)))
+		    (alen + l.nlen + 1 > acap && nop_grow((void **)&r->arena, &acap, alen + l.nlen + 1, 1)))
 			return -1;
-		memcpy(r->arena + alen, name, n);
-		r->arena[alen + n] = 0;
-		r->ksyms[r->nksyms++] = (struct ksym){ .addr = addr, .name = (unsigned)alen };
-		alen += n + 1;
-next:
-		p = nl + 1;
+		memcpy(r->arena + alen, l.name, l.nlen);
+		r->arena[alen + l.nlen] = 0;
+		r->ksyms[r->nksyms++] = (struct ksym){ .addr = l.addr, .name = (unsigned)alen };
+		alen += l.nlen + 1;
 	}
 	for (size_t i = 1; i < r->nksyms; i++)
 		if (r->ksyms[i].addr < r->ksyms[i - 1].addr) { /* sort only what is not */

@@ -39,6 +39,36 @@ static void lookup_exact_and_clones(void **state)
 	nop_kallsyms_path = "/proc/kallsyms";
 }
 
+/* kallsyms' line format: a module's symbol, the last line without its
+ * newline, and lines of other forms skipped */
+static void kallsyms_lines(void **state)
+{
+	static const char text[] = "ffffffffc0a01000 t mod_fn\t[virtio_net]\n"
+				   "garbage\n"
+				   "ffffffff81000000 Tno_space\n"
+				   "\n"
+				   "ffffffff81000010 T _stext";
+	const char *p = text, *end = text + sizeof(text) - 1;
+	struct nop_kline l;
+
+	assert_true(nop_kallsyms_line(&p, end, &l));
+	assert_true(l.addr == 0xffffffffc0a01000ULL);
+	assert_int_equal(l.type, 't');
+	assert_int_equal(l.nlen, 6);
+	assert_memory_equal(l.name, "mod_fn", 6);
+	assert_int_equal(l.mlen, 10);
+	assert_memory_equal(l.mod, "virtio_net", 10);
+	assert_false(nop_kallsyms_line(&p, end, &l));
+	assert_false(nop_kallsyms_line(&p, end, &l));
+	assert_false(nop_kallsyms_line(&p, end, &l));
+	assert_true(nop_kallsyms_line(&p, end, &l));
+	assert_true(l.addr == 0xffffffff81000010ULL);
+	assert_int_equal(l.nlen, 6);
+	assert_memory_equal(l.name, "_stext", 6);
+	assert_int_equal(l.mlen, 0);
+	assert_true(p == end);
+}
+
 static void symbol_at_address(void **state)
 {
 	char name[128];
@@ -92,6 +122,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lookup_exact_and_clones),
+		cmocka_unit_test(kallsyms_lines),
 		cmocka_unit_test(symbol_at_address),
 		cmocka_unit_test(kcore_segments),
 	};
