@@ -4,7 +4,11 @@
 # entry or exit), or the loss is counted: a non-zero lost count and exit
 # 5. The truth is the helper's count, never nopctl's own counters. One
 # capture per mode, both rates in it: each function_graph switch patches
-# every call site (15-20 s under TCG).
+# every call site (15-20 s under TCG). A capture's output is 100 MB or
+# more: busybox grep takes 1.6-2.4 s natively for a pass with a regular
+# expression over 100 MB of JSON lines, 0.05 s for a fixed string (-F),
+# so every pass over it is -F, a regular expression only on what that
+# kept.
 LOAD="opener 5000 /etc/hostname 1000 5000 2000"
 WANT=10000
 
@@ -12,7 +16,7 @@ WANT=10000
 # events the kernel lost without counting them, seen as calls missing
 # their entry or exit mid-capture; 6.1 drops a few per million)
 summary_lost() {
-	grep '"type":"summary"' "$1" | jq '.lost + .overrun + .dropped + (.unread // 0) + (.gaps // 0)'
+	grep -F '"type":"summary"' "$1" | jq '.lost + .overrun + .dropped + (.unread // 0) + (.gaps // 0)'
 }
 
 # text_lost FILE: the same from a text summary
@@ -25,15 +29,15 @@ sum_lines() { awk '{ n += $1 } END { print n + 0 }'; }
 
 # peak: how full the kernel's buffer got, from the last JSON summary in $T/out
 peak() {
-	_p=$(grep '"type":"summary"' "$T/out" 2>/dev/null | jq -r '.buffer_peak_pct // empty' 2>/dev/null)
+	_p=$(grep -F '"type":"summary"' "$T/out" 2>/dev/null | jq -r '.buffer_peak_pct // empty' 2>/dev/null)
 	[ -z "$_p" ] || echo ", buffer $_p % full at most"
 }
 
 # json_complete FILE: no call shown, or counted, without its entry or exit
 json_complete() {
-	grep '"type":"summary"' "$1" | jq -e '.no_entry == 0 and .no_exit == 0' > /dev/null ||
-		fail "calls without entry or exit counted, none lost: $(grep '"type":"summary"' "$1")"
-	! grep -q '"not seen"' "$1" || fail "calls shown without their entry or exit, none lost"
+	grep -F '"type":"summary"' "$1" | jq -e '.no_entry == 0 and .no_exit == 0' > /dev/null ||
+		fail "calls without entry or exit counted, none lost: $(grep -F '"type":"summary"' "$1")"
+	! grep -Fq '"not seen"' "$1" || fail "calls shown without their entry or exit, none lost"
 }
 
 # exact_or_counted WHAT GOT RC LOST: WANT arrived with exit 0 and nothing
@@ -54,7 +58,7 @@ exact_or_counted() {
 t_load_trace_every_call() {
 	rc=0
 	nopctl trace -j do_sys_openat2 -- $LOAD > "$T/out" 2> "$T/err" || rc=$?
-	got=$(grep -c '"type":"func",.*"func":"do_sys_openat2"' "$T/out")
+	got=$(grep -F '"func":"do_sys_openat2' "$T/out" | grep -c '"type":"func",.*"func":"do_sys_openat2"')
 	exact_or_counted "trace -j" "$got" "$rc" "$(summary_lost "$T/out")"
 }
 
@@ -62,12 +66,12 @@ t_load_graph_text_every_call() {
 	top_buffer_may_expand # graph roots take the top level (instances lack set_graph_function)
 	rc=0
 	nopctl graph do_sys_openat2 -- $LOAD > "$T/out" 2> "$T/err" || rc=$?
-	got=$(grep -Ec '\| (\} /\* do_sys_openat2 \*/|do_sys_openat2\(\);)$' "$T/out")
+	got=$(grep -F 'do_sys_openat2' "$T/out" | grep -Ec '\| (\} /\* do_sys_openat2 \*/|do_sys_openat2\(\);)$')
 	lost=$(text_lost "$T/err" | sum_lines)
 	grep -q 'stopped by' "$T/err" || { cat "$T/err"; fail "no summary"; }
 	if [ "$lost" = 0 ]; then
-		grep -E 'in a gap|not seen' "$T/out" | head -3
-		grep -Eq 'in a gap|not seen' "$T/out" && fail "calls shown without their entry or exit, none lost"
+		grep -F -e 'in a gap' -e 'not seen' "$T/out" | head -3
+		grep -Fq -e 'in a gap' -e 'not seen' "$T/out" && fail "calls shown without their entry or exit, none lost"
 		grep -q 'calls whose' "$T/err" && fail "the summary counts calls without entry or exit"
 	fi
 	exact_or_counted "graph" "$got" "$rc" "$lost"
@@ -77,7 +81,8 @@ t_load_graph_json_every_call() {
 	top_buffer_may_expand
 	rc=0
 	nopctl graph -j do_sys_openat2 -- $LOAD > "$T/out" 2> "$T/err" || rc=$?
-	got=$(grep -E '"type":"(exit|call)".*"func":"do_sys_openat2","depth":0,' "$T/out" |
+	got=$(grep -F '"func":"do_sys_openat2","depth":0,' "$T/out" |
+		grep -E '"type":"(exit|call)".*"func":"do_sys_openat2","depth":0,' |
 		grep -v '"context_switch"' | grep -vc '"entry":"not seen"')
 	lost=$(summary_lost "$T/out")
 	[ -n "$lost" ] || { tail -3 "$T/out"; fail "no summary"; }
@@ -106,7 +111,8 @@ t_load_record_report_every_call() {
 	nopctl report -j "$T/r.dat" > "$T/out" 2> "$T/err" || rrc=$?
 	[ "$rc" = 0 ] && rc=$rrc
 	lost=$( { text_lost "$T/rec"; summary_lost "$T/out"; } | sum_lines)
-	got=$(grep -E '"type":"(exit|call)".*"func":"do_sys_openat2","depth":0,' "$T/out" | grep -vc '"entry":"not seen"')
+	got=$(grep -F '"func":"do_sys_openat2","depth":0,' "$T/out" |
+		grep -E '"type":"(exit|call)".*"func":"do_sys_openat2","depth":0,' | grep -vc '"entry":"not seen"')
 	exact_or_counted "record + report -j" "$got" "$rc" "$lost"
 	[ "$lost" = 0 ] || return 0
 	json_complete "$T/out"
@@ -114,6 +120,6 @@ t_load_record_report_every_call() {
 	got=$(jq -s 'map(select(.type == "func_stats" and .func == "do_sys_openat2"))[0].calls' "$T/out")
 	[ "$got" = "$WANT" ] || fail "report --stats: $got calls of $WANT"
 	trace-cmd report "$T/r.dat" > "$T/tc" 2>&1 || { tail -3 "$T/tc"; fail "trace-cmd cannot read it"; }
-	got=$(grep -Ec 'do_sys_openat2\(\) \{|do_sys_openat2\(\);' "$T/tc")
+	got=$(grep -F 'do_sys_openat2(' "$T/tc" | grep -Ec 'do_sys_openat2\(\) \{|do_sys_openat2\(\);')
 	[ "$got" = "$WANT" ] || fail "trace-cmd report: $got roots of $WANT"
 }
