@@ -71,15 +71,13 @@ VM_SUITES := trace graph report doctor hardening uprobes retval $(if $(filter 1,
 # every suite on every kernel (6.1, 6.12, 6.19), in two guests side by side
 # (one per core, each guest one host thread under tcg,thread=single): on
 # one core the sustained-load suite (t-load.sh: a million function_graph
-# events printed per capture) on 6.1 and 6.12, then the main suites on
-# 6.19; on the other the main suites on 6.1 and 6.12, then the load suite
-# on 6.19. Each stream then holds one main and two load runs or the
-# reverse, about equal (4,404 and 4,494 s of guests in the fresh-clone run
-# of 45619c6). Before, the load suite ran on all three kernels
-# ahead of 6.19's main suites: in the fresh-clone run of fdecd55
-# (2026-12-03) the main suites took 1633 and 2054 s, the load suite
-# 1306-1375 s a kernel, so that stream was about 100 min against the
-# other's 61, which then sat idle, and CI took 4659 s of its 90 min. Then
+# events printed per capture) on the three kernels, then the main suites
+# on 6.12, the longest of them; on the other the main suites on 6.1, then
+# on 6.19. Since the load suite's greps of its 100 MB outputs became
+# fixed-string passes it takes 277 s a guest on 6.1 (1,241 s in the
+# fresh-clone run of 45619c6, when it ran twice ahead of 6.19's main
+# suites and balanced two main runs; the streams were 4,404 and 4,494 s
+# and CI took 4798 s of its 90 min). Then
 # two lockdown boots each: securityfs mounted, and not mounted; then the
 # static binary on a root with no shared library (not under SANITIZE: ASan
 # cannot link statically). The kernels and the newer trace-cmd releases
@@ -95,11 +93,11 @@ vm-check: all $(HELPERS) $(if $(filter 1,$(SANITIZE)),,static)
 	{ export NOPCTL_BUILD=$(BUILD) NOPCTL_VM_WORK=$(BUILD)/vm-load; \
 	  NOPCTL_VM_ONLY=6.1 sh tests/vm/run.sh load; a=$$?; \
 	  NOPCTL_VM_ONLY=6.12 sh tests/vm/run.sh load || a=1; \
-	  NOPCTL_VM_ONLY=6.19 sh tests/vm/run.sh $(VM_SUITES) && exit $$a; } > $(BUILD)/vm-load.log 2>&1 & \
+	  NOPCTL_VM_ONLY=6.19 sh tests/vm/run.sh load || a=1; \
+	  NOPCTL_VM_ONLY=6.12 sh tests/vm/run.sh $(VM_SUITES) && exit $$a; } > $(BUILD)/vm-load.log 2>&1 & \
 	load=$$!; \
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_ONLY=6.1 sh tests/vm/run.sh $(VM_SUITES); main=$$?; \
-	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_ONLY=6.12 sh tests/vm/run.sh $(VM_SUITES) || main=1; \
-	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_ONLY=6.19 sh tests/vm/run.sh load || main=1; \
+	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_ONLY=6.19 sh tests/vm/run.sh $(VM_SUITES) || main=1; \
 	wait $$load; rc=$$?; cat $(BUILD)/vm-load.log; \
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_APPEND=lockdown=confidentiality sh tests/vm/run.sh lockdown || rc=1; \
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_APPEND="lockdown=confidentiality nopctl.nosecurityfs" sh tests/vm/run.sh lockdown || rc=1; \
