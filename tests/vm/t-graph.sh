@@ -80,9 +80,13 @@ t_graph_pictures() {
 	grep -q '^digraph nopctl {' "$T/out" || fail "no digraph"
 	# edges numbered by first call: the root's first callee comes first
 	grep '^	"do_sys_openat2" -> ' "$T/out" > "$T/edges"
+	# a timer interrupt during one of the calls adds its own callees of the
+	# root, once (seen on 6.1 in CI: irq_enter_rcu, __sysvec_apic_timer_interrupt,
+	# irq_exit_rcu as #3-#5, 1x); the opens' own callees are called twice
+	grep -Ev -e '-> "(__)?(irq_[a-z_]*|sysvec_[a-z_]*|[a-z_]*_interrupt)"' "$T/edges" > "$T/calls"
 	# (6.19 calls getname_flags where 6.1 and 6.12 call getname)
-	head -n 1 "$T/edges" | grep -Eq '"getname(_flags)?" \[label="#[0-9]*, 2x"\];$' || { cat "$T/edges"; fail "getname is not the first callee, twice"; }
-	grep -v ', 2x"' "$T/edges" && fail "an edge of the root not called twice"
+	head -n 1 "$T/calls" | grep -Eq '"getname(_flags)?" \[label="#[0-9]*, 2x"\];$' || { cat "$T/edges"; fail "getname is not the first callee, twice"; }
+	grep -v ', 2x"' "$T/calls" && fail "an edge of the root not called twice"
 	sed 's/.*#\([0-9]*\),.*/\1/' "$T/edges" | sort -n -c || fail "edges out of call order"
 	expect_rc 0 nopctl graph -F chrome -D 2 do_sys_openat2 -- opener 2
 	jq -e '.traceEvents | map(select(.ph == "X")) | length > 0 and all(.dur >= 0 and .name != null)' \
