@@ -74,7 +74,8 @@ VM_SUITES := trace graph report doctor hardening uprobes retval $(if $(filter 1,
 # events printed per capture) on the three kernels, then the main suites
 # on 6.12, the longest of them; on the other the main suites on 6.1, then
 # on 6.19. Since the load suite's greps of its 100 MB outputs became
-# fixed-string passes it takes 277 s a guest on 6.1 (1,241 s in the
+# fixed-string passes it takes 262-318 s a guest (two fresh-clone runs,
+# 2026-12-03; on 6.1 1,241 s in the
 # fresh-clone run of 45619c6, when it ran twice ahead of 6.19's main
 # suites and balanced two main runs; the streams were 4,404 and 4,494 s
 # and CI took 4798 s of its 90 min). Then
