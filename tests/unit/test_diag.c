@@ -2,10 +2,12 @@
  * name, compiler clones, the symbol at an address) on the symbols recorded
  * from 6.12, and reading kernel memory through an ELF core like
  * /proc/kcore (a small one written here). */
+#include <ctype.h>
 #include <elf.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,6 +71,48 @@ static void kallsyms_lines(void **state)
 	assert_true(p == end);
 }
 
+/* the reference: kallsyms' address digit by digit, as the parser's slow path */
+static bool ref_addr(const char *p, const char *nl, unsigned long long *addr, const char **after)
+{
+	const char *d = p;
+
+	*addr = 0;
+	for (; p < nl && isxdigit((unsigned char)*p); p++)
+		*addr = *addr << 4 | (unsigned long long)(isdigit((unsigned char)*p) ? *p - '0' : (*p | 32) - 'a' + 10);
+	*after = p;
+	return p != d && p + 3 <= nl && *p == ' ' && p[2] == ' ';
+}
+
+/* 16 digits are read 8 at a time: every hex digit in either case, and
+ * a character just outside the hex ranges at every place, read as the
+ * digit-by-digit reference reads them */
+static void kallsyms_address_digits(void **state)
+{
+	static const char edge[] = "09afAF/:@G`g \t\x80\xff";
+	char line[64];
+
+	srand(7);
+	for (int i = 0; i < 20000; i++) {
+		int n = i % 3 ? 16 : 8 + rand() % 10;
+		const char *p = line, *after;
+		struct nop_kline l;
+		unsigned long long want;
+		bool ok;
+
+		for (int k = 0; k < n; k++)
+			line[k] = "0123456789abcdefABCDEF"[rand() % 22];
+		if (i % 2)
+			line[rand() % n] = edge[rand() % (sizeof(edge) - 1)];
+		snprintf(line + n, sizeof(line) - (size_t)n, " T fn_%d\n", i);
+		ok = ref_addr(line, strchr(line, '\n'), &want, &after);
+		assert_int_equal(nop_kallsyms_line(&p, line + strlen(line), &l), ok);
+		if (ok) {
+			assert_true(l.addr == want);
+			assert_ptr_equal(l.name, after + 3);
+		}
+	}
+}
+
 static void symbol_at_address(void **state)
 {
 	char name[128];
@@ -123,6 +167,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lookup_exact_and_clones),
 		cmocka_unit_test(kallsyms_lines),
+		cmocka_unit_test(kallsyms_address_digits),
 		cmocka_unit_test(symbol_at_address),
 		cmocka_unit_test(kcore_segments),
 	};

@@ -244,6 +244,51 @@ static void unnamed_addresses_whole(void **state)
 	free(json);
 }
 
+/* Names are cached by address, two slots a hash: 700 functions (more than
+ * the 1024 slots hold without three to a pair), called round after round
+ * in both orders, each line names its own */
+#define MANY_FUNCS 700
+static void draw_many_names(struct nop_sink *s, const void *arg)
+{
+	for (int round = 0; round < 6; round++)
+		for (int k = 0; k < MANY_FUNCS; k++) {
+			unsigned long long a = 0xffffffff81000000ULL + 16ULL * (unsigned)(round & 1 ? MANY_FUNCS - 1 - k : k);
+			struct nop_gitem gi = { .kind = NOP_GI_LEAF, .pid = 15, .cpu = 1, .timed = true,
+						.ts = 5, .func = a, .duration = 2000, .path = &a, .npath = 1 };
+
+			assert_int_equal(s->ops->graph(s, &gi), 0);
+		}
+}
+
+static void names_cached_by_address(void **state)
+{
+	char dir[] = "/tmp/nopctl-names-XXXXXX", *ks = malloc((MANY_FUNCS + 1) * 40);
+	size_t off = 0;
+
+	for (int k = 0; k < MANY_FUNCS; k++)
+		off += (size_t)sprintf(ks + off, "%llx T fn_%d\n", 0xffffffff81000000ULL + 16ULL * (unsigned)k, k);
+	/* the last function's end: the symbol after it */
+	sprintf(ks + off, "%llx T _etext\n", 0xffffffff81000000ULL + 16ULL * MANY_FUNCS);
+	scratch_dir(dir, "15 task\n", ks);
+	for (int e = 0; e < 2; e++) {
+		char *out = render_in(dir, true, e ? NOP_ENC_JSON : NOP_ENC_TEXT, draw_many_names, NULL);
+		const char *p = out;
+		char want[32];
+
+		for (int round = 0; round < 6; round++)
+			for (int k = 0; k < MANY_FUNCS; k++) {
+				snprintf(want, sizeof(want), e ? "\"func\":\"fn_%d\"" : "| fn_%d();\n",
+					 round & 1 ? MANY_FUNCS - 1 - k : k);
+				assert_non_null(p = strstr(p, want));
+				p = strchr(p, '\n');
+				assert_non_null(p);
+			}
+		free(out);
+	}
+	scratch_remove(dir);
+	free(ks);
+}
+
 /* Lines are written to a file's descriptor a buffer at a time, what stdio
  * holds first: many buffers' worth of calls, with lines written through
  * stdio between them (the summary; a task switch's), reach a file as they
@@ -448,6 +493,7 @@ int main(void)
 		cmocka_unit_test(lines_sink),
 		cmocka_unit_test(other_task_marked),
 		cmocka_unit_test(unnamed_addresses_whole),
+		cmocka_unit_test(names_cached_by_address),
 		cmocka_unit_test(lines_reach_a_file_in_order),
 		cmocka_unit_test(task_names_escaped),
 		cmocka_unit_test(long_lines_end_and_keep_order),
