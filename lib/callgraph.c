@@ -208,9 +208,7 @@ static int graph_entry(struct nop_graph *g, const struct nop_event *ev, nop_gite
 		return 0;
 	if (cg_task_room(t, t->n + 1))
 		return -ENOMEM;
-	t->func[t->n] = ev->ip;
-	t->f[t->n++] = (struct frame){ .entry_ts = ev->ts, .kdepth = ev->depth, .cpu = ev->cpu,
-				       .uip = ev->uip, .ucaller = ev->ucaller, .args = ev->args };
+	cg_push(t, ev);
 	g->pending = t;
 	g->pend_cpu = ev->cpu;
 	g->pend_ts = ev->ts;
@@ -269,7 +267,7 @@ int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn 
 		return ret;
 	gi.kind = NOP_GI_RETURN;
 	gi.ts = ev->rettime;
-	gi.self = gi.duration > t->f[i].child_ns ? gi.duration - t->f[i].child_ns : 0;
+	gi.self = cg_self(&t->f[i], gi.duration);
 	from_frame(&gi, &t->f[i]);
 	t->n--;
 	ret = cg_emit(g, t, &gi, t->n, fn, ctx);
@@ -281,6 +279,8 @@ int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn
 {
 	int ret = 0;
 
+	if (g->sum_fn && cg_summary_feed(g, ev, &ret))
+		return ret;
 	if (ev->type == NOP_EV_EXIT)
 		return g->exits_only || (g->find_exits_only && !g->seen_entry) ? cg_held_exit(g, ev, fn, ctx)
 										 : cg_graph_exit(g, ev, fn, ctx);

@@ -66,7 +66,25 @@ struct nop_graph {
 	/* a recording: returns are held until the first entry shows it is
 	 * not a tracing_thresh capture; if none ever comes, it was one */
 	bool find_exits_only, seen_entry, returns_only;
+	/* a summary's calls (callgraph_summary.c) */
+	nop_gcall_fn sum_fn;
+	void *sum_ctx;
 };
+
+/* an entry's frame on its task's stack (room made for it) */
+static inline void cg_push(struct task *t, const struct nop_event *ev)
+{
+	t->func[t->n] = ev->ip;
+	t->f[t->n++] = (struct frame){ .entry_ts = ev->ts, .kdepth = ev->depth, .cpu = ev->cpu,
+				       .uip = ev->uip, .ucaller = ev->ucaller, .args = ev->args };
+}
+
+/* what a returned call of frame f took itself: its duration less its
+ * callees' (clamped: the kernel can time an interrupt's callees longer) */
+static inline unsigned long long cg_self(const struct frame *f, unsigned long long duration)
+{
+	return duration > f->child_ns ? duration - f->child_ns : 0;
+}
 
 /* room for need open calls (need <= NOP_GRAPH_MAX_DEPTH) */
 int cg_task_room(struct task *t, int need);
@@ -80,6 +98,8 @@ static inline struct task *cg_task(struct nop_graph *g, int pid)
 int cg_emit(struct nop_graph *g, struct task *t, struct nop_gitem *gi, int n, nop_gitem_fn fn,
 	    void *ctx);
 int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx);
+/* callgraph_summary.c: true if the event was a summary's, its result in *ret */
+bool cg_summary_feed(struct nop_graph *g, const struct nop_event *ev, int *ret);
 /* callgraph_returns.c */
 int cg_held_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx);
 int cg_replay_held(struct nop_graph *g, nop_gitem_fn fn, void *ctx);

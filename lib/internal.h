@@ -70,6 +70,20 @@ bool nop_graph_returns_only(const struct nop_graph *g);
 /* End of the stream: calls still open are returned untimed. */
 int nop_graph_finish(struct nop_graph *g, nop_gitem_fn fn, void *ctx);
 void nop_graph_free(struct nop_graph *g);
+/* A call as a summary takes it: report --stats of a capture it filters
+ * nothing of (callgraph_summary.c) */
+struct nop_gcall {
+	unsigned long long func, duration, self;
+	long long retval;
+	int depth; /* in its task's tree, 0 outermost */
+	bool has_retval;
+};
+typedef int (*nop_gcall_fn)(void *ctx, const struct nop_gcall *c);
+/* Calls whose entry and exit come in their task's order go to fn as they
+ * return, and their entries nowhere (every frame an entry opens is closed
+ * by a call or an item at its depth, so the deepest stack still shows);
+ * every other event still makes items */
+void nop_graph_summarize(struct nop_graph *g, nop_gcall_fn fn, void *ctx);
 /* pid's entry not shown yet (it has callees after all: the kernel's) */
 int nop_graph_show_pending_of(struct nop_graph *g, int pid, nop_gitem_fn fn, void *ctx);
 /* pid's open calls, outermost first: how many (path valid until the next feed) */
@@ -433,6 +447,8 @@ extern const struct nop_sink_ops nop_lines_ops, nop_folded_ops, nop_dot_ops, nop
 	nop_stats_ops;
 /* the stats sink has a row for func (--hist FUNC: a function it saw) */
 bool nop_stats_has(const struct nop_sink *s, const char *func);
+/* the stats sink: a call of a summary (nop_graph_summarize) */
+int nop_stats_call(struct nop_sink *s, const struct nop_gcall *c);
 int nop_sink_priv(struct nop_sink *s, size_t size, struct nop_error *err);
 int nop_graph_lines(struct nop_sink *s, const struct nop_gitem *gi);
 void nop_fmt_duration(char *buf, size_t len, unsigned long long ns);

@@ -41,6 +41,7 @@ struct nop_pipeline {
 };
 
 static bool root_name(struct nop_pipeline *p, unsigned long long addr);
+static int on_summary_call(void *ctx, const struct nop_gcall *c);
 
 static const char *func_name(void *ctx, unsigned long long addr)
 {
@@ -95,6 +96,10 @@ int nop_pipeline_new(struct nop_pipeline **pp, const struct nop_pipeline_cfg *cf
 	if (p->ucalls)
 		nop_ucalls_max_depth(p->ucalls, cfg->max_depth);
 	p->graph_only = p->graph && !p->join && !cfg->recording;
+	/* a table of every call, of kernel functions only: no item to make */
+	if (p->graph_only && p->sink.ops == &nop_stats_ops && !cfg->nroots && !cfg->count &&
+	    !cfg->by_task && !p->errf && !cfg->thresh_ns && (!p->cfg.probes || !p->cfg.probes->n))
+		nop_graph_summarize(p->graph, on_summary_call, p);
 	if (p->graph && cfg->thresh_ns) {
 		nop_graph_exits_only(p->graph);
 		nop_graph_exits_only(p->ugraph);
@@ -342,6 +347,16 @@ static int show_call(void *ctx, const struct nop_gitem *gi)
 	if (p->sink.ops->graph(&p->sink, gi))
 		return sink_failed(p);
 	return count_reached(p);
+}
+
+/* a call of a summary (nop_graph_summarize): counted, to the table, as
+ * show_call would take its item */
+static int on_summary_call(void *ctx, const struct nop_gcall *c)
+{
+	struct nop_pipeline *p = ctx;
+
+	p->sum.events++;
+	return nop_stats_call(&p->sink, c) ? sink_failed(p) : NOP_FLOW_GO;
 }
 
 /* what the call-graph engine returned: its own errors are -errno, the

@@ -117,41 +117,59 @@ static unsigned long long percentile(const struct fstat *f, double p)
 	return f->max;
 }
 
-static int stats_graph(struct nop_sink *s, const struct nop_gitem *gi)
+/* a timed call into its function's row */
+static int stats_add(struct nop_sink *s, struct stats *st, const struct nop_gcall *c)
 {
-	struct stats *st = s->priv;
 	struct fstat *f;
 
-	if (gi->depth + 1 > st->max_depth)
-		st->max_depth = gi->depth + 1;
-	if (gi->kind == NOP_GI_ENTER || !gi->timed)
-		return 0;
-	if (!(f = fstat_of(s, st, gi->func)))
+	if (!(f = fstat_of(s, st, c->func)))
 		return -1;
-	if (!f->calls || gi->duration < f->min)
-		f->min = gi->duration;
-	if (gi->duration > f->max)
-		f->max = gi->duration;
+	if (!f->calls || c->duration < f->min)
+		f->min = c->duration;
+	if (c->duration > f->max)
+		f->max = c->duration;
 	f->calls++;
-	f->total += gi->duration;
-	f->self += gi->self;
-	if (gi->depth > f->max_depth)
-		f->max_depth = gi->depth;
-	f->hist[bucket(gi->duration)]++;
-	if (gi->has_retval) {
+	f->total += c->duration;
+	f->self += c->self;
+	if (c->depth > f->max_depth)
+		f->max_depth = c->depth;
+	f->hist[bucket(c->duration)]++;
+	if (c->has_retval) {
 		st->retvals = true;
 		f->returned++;
-		if (nop_is_errno(gi->retval)) {
+		if (nop_is_errno(c->retval)) {
 			f->errors++;
 			for (size_t i = 0; i < ARRAY_SIZE(f->errv); i++)
-				if (!f->errn[i] || f->errv[i] == gi->retval) {
-					f->errv[i] = gi->retval;
+				if (!f->errn[i] || f->errv[i] == c->retval) {
+					f->errv[i] = c->retval;
 					f->errn[i]++;
 					break;
 				}
 		}
 	}
 	return 0;
+}
+
+static int stats_graph(struct nop_sink *s, const struct nop_gitem *gi)
+{
+	struct stats *st = s->priv;
+
+	if (gi->depth + 1 > st->max_depth)
+		st->max_depth = gi->depth + 1;
+	if (gi->kind == NOP_GI_ENTER || !gi->timed)
+		return 0;
+	return stats_add(s, st, &(struct nop_gcall){ .func = gi->func, .duration = gi->duration,
+						     .self = gi->self, .retval = gi->retval,
+						     .depth = gi->depth, .has_retval = gi->has_retval });
+}
+
+int nop_stats_call(struct nop_sink *s, const struct nop_gcall *c)
+{
+	struct stats *st = s->priv;
+
+	if (c->depth + 1 > st->max_depth)
+		st->max_depth = c->depth + 1;
+	return stats_add(s, st, c);
 }
 
 struct entry {

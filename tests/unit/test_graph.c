@@ -29,7 +29,20 @@ struct run {
 	long long began_inside;
 	const char *root;
 	struct nop_resolver *res;
+	long long gcalls, item_calls; /* calls a summary took; timed items */
 };
+
+/* replay's stats tables: with the deepest stack on their own output, and
+ * (summarize) their calls taken the summary's way where they can be */
+static bool table_test, summarize;
+
+static int on_gcall(void *ctx, const struct nop_gcall *c)
+{
+	struct run *r = ctx;
+
+	r->gcalls++;
+	return nop_stats_call(r->sink, c);
+}
 
 static int on_item(void *ctx, const struct nop_gitem *gi)
 {
@@ -37,6 +50,7 @@ static int on_item(void *ctx, const struct nop_gitem *gi)
 	int *open = &r->open[gi->pid & 0xffff];
 
 	r->items++;
+	r->item_calls += gi->kind != NOP_GI_ENTER && gi->timed;
 	r->no_entry += gi->no_entry;
 	r->began_inside += gi->no_entry && gi->began > r->first;
 	r->untimed += gi->kind == NOP_GI_RETURN && !gi->timed;
@@ -114,10 +128,13 @@ static struct run *replay(const char *kdir, const char *capture, enum nop_view v
 	assert_int_equal(nop_resolver_load_kallsyms(r->res, ks, &err), 0);
 	r->g = nop_graph_new(&err);
 	if (out) {
-		struct nop_sink_cfg sc = { .view = view, .enc = enc, .out = out, .res = r->res, .quiet = true };
+		struct nop_sink_cfg sc = { .view = view, .enc = enc, .out = out, .res = r->res, .quiet = !table_test,
+					   .diag = table_test ? out : NULL };
 
 		assert_int_equal(nop_sink_init(&sink, &sc, &err), 0);
 		r->sink = &sink;
+		if (summarize)
+			nop_graph_summarize(r->g, on_gcall, r);
 	}
 	snprintf(p0, sizeof(p0), "%s/%s/cpu0.raw", kdir, capture);
 	snprintf(p1, sizeof(p1), "%s/%s/cpu1.raw", kdir, capture);
@@ -262,6 +279,39 @@ static void stats_table(void **state)
 	}
 }
 
+/* report --stats takes calls the summary's way where entry and exit come
+ * in order, the items' way elsewhere (lost pages, calls begun before the
+ * capture, 6.1's interrupts at a returning call's depth): the same table,
+ * deepest stack and all, either way, and both ways taken */
+static void summary_makes_the_same_table(void **state)
+{
+	static const char *const caps[] = { "graph", "graph-lost", "graph-midcall" };
+
+	table_test = true;
+	for (size_t k = 0; k < 2; k++)
+		for (size_t c = 0; c < 3; c++)
+			for (int e = 0; e < 2; e++) {
+				enum nop_encoding enc = e ? NOP_ENC_JSON : NOP_ENC_TEXT;
+				char *items = NULL, *table = NULL;
+				struct run *a = replay(kernels[k], caps[c], NOP_VIEW_STATS, enc, &items, NULL), *b;
+
+				summarize = true;
+				b = replay(kernels[k], caps[c], NOP_VIEW_STATS, enc, &table, NULL);
+				summarize = false;
+				assert_string_equal(items, table);
+				assert_non_null(strstr(items, e ? "\"func_stats\"" : "deepest call stack"));
+				assert_int_equal(b->gcalls + b->item_calls, a->item_calls);
+				assert_true(b->gcalls > a->item_calls / 2);
+				if (c == 1) /* lost pages: exits without entries */
+					assert_true(b->item_calls > 0);
+				free(items);
+				free(table);
+				done(a);
+				done(b);
+			}
+	table_test = false;
+}
+
 static void starts_in_the_middle(void **state)
 {
 	for (size_t k = 0; k < 2; k++) {
@@ -333,6 +383,97 @@ static void interrupt_in_a_return_nests(void **state)
 	assert_int_equal(r->bad_nesting, 0);
 	nop_graph_free(r->g);
 	free(r);
+}
+
+static int to_sink(void *ctx, const struct nop_gitem *gi)
+{
+	struct run *r = ctx;
+
+	r->item_calls += gi->kind != NOP_GI_ENTER && gi->timed;
+	return r->sink->ops->graph(r->sink, gi);
+}
+
+/* the stats table of events (ip, depth; exits timed by their place) as
+ * the items make it, or the summary where it can */
+static char *table_of(const struct nop_event *evs, size_t n, bool summary, long long *gcalls)
+{
+	struct nop_error err;
+	struct run *r = calloc(1, sizeof(*r));
+	struct nop_sink sink;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	struct nop_summary sum = { .exit_status = -1, .stop_reason = "test" };
+
+	r->res = nop_resolver_new(NULL, &err);
+	assert_int_equal(nop_sink_init(&sink, &(struct nop_sink_cfg){ .view = NOP_VIEW_STATS, .enc = NOP_ENC_TEXT,
+								      .out = out, .diag = out, .res = r->res },
+				       &err), 0);
+	r->sink = &sink;
+	assert_non_null(r->g = nop_graph_new(&err));
+	if (summary)
+		nop_graph_summarize(r->g, on_gcall, r);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(nop_graph_feed(r->g, &evs[i], to_sink, r), 0);
+	assert_int_equal(nop_graph_finish(r->g, to_sink, r), 0);
+	sink.ops->summary(&sink, &sum);
+	nop_sink_free(&sink);
+	fclose(out);
+	*gcalls = r->gcalls;
+	nop_graph_free(r->g);
+	nop_resolver_free(r->res);
+	free(r);
+	return text;
+}
+
+/* the ways a summary leaves to the items, in one stream of two tasks:
+ * 6.1's interrupt at a returning call's depth, a second frame at one
+ * depth (a lost exit), an exit of a call below the last open one (the
+ * exits above it lost; a recursive call's), an exit without its entry, a
+ * lost page */
+static void summary_leaves_the_odd_events_to_items(void **state)
+{
+	const struct { enum nop_ev_type type; int pid; unsigned long long ip; int depth; } evs[] = {
+		{ NOP_EV_ENTRY, 7, 0x100, 0 }, { NOP_EV_ENTRY, 7, 0x200, 1 },
+		{ NOP_EV_ENTRY, 7, 0x300, 1 }, /* an interrupt at the returning call's depth */
+		{ NOP_EV_ENTRY, 7, 0x400, 2 }, { NOP_EV_EXIT, 7, 0x400, 2 },
+		{ NOP_EV_EXIT, 7, 0x300, 1 },  { NOP_EV_EXIT, 7, 0x200, 1 },
+		{ NOP_EV_ENTRY, 8, 0x500, 0 }, { NOP_EV_ENTRY, 8, 0x600, 1 },
+		{ NOP_EV_ENTRY, 8, 0x700, 1 }, /* 0x600's exit was lost */
+		{ NOP_EV_ENTRY, 8, 0x800, 1 }, /* a second frame at depth 1 */
+		{ NOP_EV_ENTRY, 8, 0x900, 2 }, { NOP_EV_ENTRY, 8, 0xa00, 3 },
+		{ NOP_EV_EXIT, 8, 0x900, 2 },  /* 0xa00's exit lost */
+		{ NOP_EV_EXIT, 7, 0xb00, 1 },  /* its entry never came */
+		{ NOP_EV_LOST, 7, 0, 0 },      { NOP_EV_ENTRY, 7, 0xc00, 1 },
+		{ NOP_EV_EXIT, 7, 0xc00, 1 },  { NOP_EV_EXIT, 7, 0x100, 0 },
+		{ NOP_EV_ENTRY, 8, 0xd00, 2 }, /* open at the end */
+		{ NOP_EV_ENTRY, 9, 0xe00, 0 }, { NOP_EV_ENTRY, 9, 0xe00, 1 },
+		{ NOP_EV_EXIT, 9, 0xe00, 0 },  /* the outer call's: the inner's lost */
+	};
+	struct nop_event e[ARRAY_SIZE(evs)];
+	long long via_items, via_summary;
+	char *items, *table;
+
+	for (size_t i = 0; i < ARRAY_SIZE(evs); i++)
+		e[i] = (struct nop_event){ .type = evs[i].type, .pid = evs[i].pid, .ts = 1000 + i * 10,
+					   .ip = evs[i].ip, .depth = evs[i].depth };
+	for (size_t i = 0; i < ARRAY_SIZE(evs); i++)
+		for (size_t j = i; e[i].type == NOP_EV_EXIT && j-- > 0;)
+			if (e[j].type == NOP_EV_ENTRY && e[j].ip == e[i].ip) {
+				e[i].calltime = e[j].ts; /* timed from its entry */
+				e[i].rettime = e[i].ts;
+				break;
+			}
+	e[14].calltime = 900; /* 0xb00: began before the capture */
+	e[14].rettime = e[14].ts;
+	items = table_of(e, ARRAY_SIZE(e), false, &via_items);
+	table = table_of(e, ARRAY_SIZE(e), true, &via_summary);
+	assert_string_equal(items, table);
+	assert_non_null(strstr(items, "deepest call stack: 5 levels"));
+	assert_int_equal(via_items, 0);
+	assert_true(via_summary > 0);
+	free(items);
+	free(table);
 }
 
 static int count_items(void *ctx, const struct nop_gitem *gi)
@@ -547,6 +688,8 @@ int main(void)
 		cmocka_unit_test(dot_renders),		 cmocka_unit_test(chrome_and_json_parse),
 		cmocka_unit_test(starts_in_the_middle), cmocka_unit_test(lost_pages_do_not_misnest),
 		cmocka_unit_test(stats_table),		 cmocka_unit_test(many_tasks_bounded),
+		cmocka_unit_test(summary_makes_the_same_table),
+		cmocka_unit_test(summary_leaves_the_odd_events_to_items),
 		cmocka_unit_test(interrupt_in_a_return_nests),
 		cmocka_unit_test(threshold_returns_nest), cmocka_unit_test(unfinished_calls_keep_their_cpu),
 		cmocka_unit_test(recording_of_returns_found),
