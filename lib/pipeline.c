@@ -397,6 +397,15 @@ static int on_user_call(struct nop_pipeline *p, const struct nop_event *ev)
 
 static int route(void *ctx, const struct nop_event *ev);
 
+/* the events' time span (a damaged page's mark has no time: 0) */
+static inline void note_time(struct nop_pipeline *p, unsigned long long ts)
+{
+	if (ts && (!p->first || ts < p->first))
+		p->first = ts;
+	if (ts > p->last)
+		p->last = ts;
+}
+
 /* Every decoded event: hits to the sink, graph events through the call
  * engine, losses to both; when recording, only counted. Kernel probes'
  * values first join their calls' events. */
@@ -411,10 +420,7 @@ static int on_event(void *ctx, const struct nop_event *ev)
 	 * turn were 68 instructions an event of a 3.1.6 recording's stats) */
 	if (p->graph_only && (ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_EXIT) &&
 	    (ev->ip & NOP_UKEY_MASK) != NOP_UKEY) {
-		if (ev->ts && (!p->first || ev->ts < p->first))
-			p->first = ev->ts;
-		if (ev->ts > p->last)
-			p->last = ev->ts;
+		note_time(p, ev->ts);
 		p->saw_graph = true;
 		p->saw_entry |= ev->type == NOP_EV_ENTRY;
 		return engine_result(p, nop_graph_feed(p->graph, ev, on_call, p));
@@ -431,12 +437,7 @@ static int route(void *ctx, const struct nop_event *ev)
 
 	if (p->counted)
 		return NOP_FLOW_STOP;
-	if (ev->ts) { /* a damaged page's mark has no time */
-		if (!p->first || ev->ts < p->first)
-			p->first = ev->ts;
-		if (ev->ts > p->last)
-			p->last = ev->ts;
-	}
+	note_time(p, ev->ts);
 	if (ev->type == NOP_EV_LOST)
 		p->sum.lost_pages += ev->lost > 0 ? ev->lost : 1;
 	if (p->cfg.recording) {
