@@ -78,7 +78,7 @@ static struct task **slot(struct task **slots, size_t cap, int pid)
 	return &slots[i];
 }
 
-__attribute__((noinline)) struct task *cg_task_lookup(struct nop_graph *g, int pid)
+NOP_HOT __attribute__((noinline)) struct task *cg_task_lookup(struct nop_graph *g, int pid)
 {
 	struct task **t = slot(g->slots, g->cap, pid);
 
@@ -108,7 +108,7 @@ __attribute__((noinline)) struct task *cg_task_lookup(struct nop_graph *g, int p
 	return g->last = *t;
 }
 
-int cg_emit(struct nop_graph *g, struct task *t, struct nop_gitem *gi, int n,
+NOP_HOT int cg_emit(struct nop_graph *g, struct task *t, struct nop_gitem *gi, int n,
 		nop_gitem_fn fn, void *ctx)
 {
 	t->func[n] = gi->func; /* already there, but for an exit without entry */
@@ -134,7 +134,7 @@ static void credit(struct task *t, const struct nop_gitem *gi)
 		t->f[t->n - 1].child_ns += gi->duration;
 }
 
-static int show_pending(struct nop_graph *g, nop_gitem_fn fn, void *ctx)
+NOP_HOT static int show_pending(struct nop_graph *g, nop_gitem_fn fn, void *ctx)
 {
 	struct task *t = g->pending;
 	struct nop_gitem gi = { .kind = NOP_GI_ENTER };
@@ -183,7 +183,7 @@ static int drop_to(struct nop_graph *g, struct task *t, int keep, int cpu, unsig
 	return ret;
 }
 
-static int graph_entry(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
+NOP_HOT static int graph_entry(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
 {
 	struct task *t = cg_task(g, ev->pid);
 	int keep, ret;
@@ -216,7 +216,7 @@ static int graph_entry(struct nop_graph *g, const struct nop_event *ev, nop_gite
 	return 0;
 }
 
-int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
+NOP_HOT int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
 {
 	struct task *t = cg_task(g, ev->pid);
 	struct nop_gitem gi = {
@@ -275,7 +275,7 @@ int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn 
 	return ret;
 }
 
-int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
+NOP_HOT int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
 {
 	int ret = 0;
 

@@ -20,7 +20,7 @@ void nop_graph_summarize(struct nop_graph *g, nop_gcall_fn fn, void *ctx)
 	g->sum_ctx = ctx;
 }
 
-bool cg_summary_feed(struct nop_graph *g, const struct nop_event *ev, int *ret)
+NOP_HOT bool cg_summary_feed(struct nop_graph *g, const struct nop_event *ev, int *ret)
 {
 	struct nop_gcall c;
 	struct task *t;

@@ -169,7 +169,7 @@ static int rec_pid(const struct nop_decoder *d, const struct rec *rec)
 								 .size = rec->size });
 }
 
-static int decode_record(struct nop_decoder *d, const struct rec *rec, const char *end,
+NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, const char *end,
 			 nop_emit_fn emit, void *ctx)
 {
 	int type, ret;
@@ -313,7 +313,7 @@ static inline unsigned long long shown_ts(const struct nop_decoder *d, unsigned 
  * negative int sent it back to an earlier record for ever, found by
  * fuzz_decode). Every step must move forward and stay on the page;
  * a page that breaks either ends there and is reported damaged. */
-static int walk_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx,
+NOP_HOT static int walk_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx,
 		     struct nop_event *counts)
 {
 	const char *pg = page, *end = pg + d->page_size;

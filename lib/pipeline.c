@@ -292,7 +292,7 @@ static int under_user_calls(struct nop_pipeline *p, const struct nop_gitem *gi, 
 }
 
 /* A call out of the call-graph engine: filtered, counted, then to the sink. */
-static int on_call(void *ctx, const struct nop_gitem *gi)
+NOP_HOT static int on_call(void *ctx, const struct nop_gitem *gi)
 {
 	struct nop_pipeline *p = ctx;
 	struct nop_gitem other, joined;
@@ -324,7 +324,7 @@ static int on_call(void *ctx, const struct nop_gitem *gi)
 }
 
 /* a call to show: counted, to the sink */
-static int show_call(void *ctx, const struct nop_gitem *gi)
+NOP_HOT static int show_call(void *ctx, const struct nop_gitem *gi)
 {
 	struct nop_pipeline *p = ctx;
 
@@ -351,7 +351,7 @@ static int show_call(void *ctx, const struct nop_gitem *gi)
 
 /* a call of a summary (nop_graph_summarize): counted, to the table, as
  * show_call would take its item */
-static int on_summary_call(void *ctx, const struct nop_gcall *c)
+NOP_HOT static int on_summary_call(void *ctx, const struct nop_gcall *c)
 {
 	struct nop_pipeline *p = ctx;
 
@@ -409,7 +409,7 @@ static inline void note_time(struct nop_pipeline *p, unsigned long long ts)
 /* Every decoded event: hits to the sink, graph events through the call
  * engine, losses to both; when recording, only counted. Kernel probes'
  * values first join their calls' events. */
-static int on_event(void *ctx, const struct nop_event *ev)
+NOP_HOT static int on_event(void *ctx, const struct nop_event *ev)
 {
 	struct nop_pipeline *p = ctx;
 
@@ -430,7 +430,7 @@ static int on_event(void *ctx, const struct nop_event *ev)
 	return route(p, ev);
 }
 
-static int route(void *ctx, const struct nop_event *ev)
+NOP_HOT static int route(void *ctx, const struct nop_event *ev)
 {
 	struct nop_pipeline *p = ctx;
 	int ret;

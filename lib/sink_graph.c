@@ -458,7 +458,7 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 	return 0; /* a failed output is found where the buffer is written out (nop_sink_room), as text's */
 }
 
-int nop_graph_lines(struct nop_sink *s, const struct nop_gitem *gi)
+NOP_HOT int nop_graph_lines(struct nop_sink *s, const struct nop_gitem *gi)
 {
 	return s->enc == NOP_ENC_JSON ? json(s, gi) : text(s, gi);
 }

@@ -118,7 +118,7 @@ static unsigned long long percentile(const struct fstat *f, double p)
 }
 
 /* a timed call into its function's row */
-static int stats_add(struct nop_sink *s, struct stats *st, const struct nop_gcall *c)
+NOP_HOT static int stats_add(struct nop_sink *s, struct stats *st, const struct nop_gcall *c)
 {
 	struct fstat *f;
 
@@ -150,7 +150,7 @@ static int stats_add(struct nop_sink *s, struct stats *st, const struct nop_gcal
 	return 0;
 }
 
-static int stats_graph(struct nop_sink *s, const struct nop_gitem *gi)
+NOP_HOT static int stats_graph(struct nop_sink *s, const struct nop_gitem *gi)
 {
 	struct stats *st = s->priv;
 
@@ -163,7 +163,7 @@ static int stats_graph(struct nop_sink *s, const struct nop_gitem *gi)
 						     .depth = gi->depth, .has_retval = gi->has_retval });
 }
 
-int nop_stats_call(struct nop_sink *s, const struct nop_gcall *c)
+NOP_HOT int nop_stats_call(struct nop_sink *s, const struct nop_gcall *c)
 {
 	struct stats *st = s->priv;
 

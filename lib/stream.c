@@ -86,7 +86,7 @@ struct nop_stream {
 	bool late;
 };
 
-int nop_stream_source_drain(struct nop_source *s, nop_emit_fn emit, void *ctx, bool *more,
+NOP_HOT int nop_stream_source_drain(struct nop_source *s, nop_emit_fn emit, void *ctx, bool *more,
 			    struct nop_error *err)
 {
 	return nop_stream_drain(((struct nop_stream_source *)s)->st, emit, ctx, more, err);
@@ -114,7 +114,7 @@ void nop_stream_set_final(struct nop_stream *st)
 	st->final = true;
 }
 
-static int collect(void *ctx, const struct nop_event *ev)
+NOP_HOT static int collect(void *ctx, const struct nop_event *ev)
 {
 	struct cpu_buf *c = ctx;
 	struct nop_event *e;
@@ -449,7 +449,7 @@ static int decode_spools(struct nop_stream *st, struct nop_error *err)
 /* An event as the callback sees it: its stack, an index into the CPU's
  * arena while it waits, made a pointer; an event with neither stack nor
  * arguments (most of a graph capture) is passed as it lies. */
-static int emit_one(struct cpu_buf *c, nop_emit_fn emit, void *ctx)
+NOP_HOT static int emit_one(struct cpu_buf *c, nop_emit_fn emit, void *ctx)
 {
 	struct nop_event ev;
 
@@ -465,7 +465,7 @@ static int emit_one(struct cpu_buf *c, nop_emit_fn emit, void *ctx)
 
 /* Files: a CPU whose events were all emitted reads pages until it has
  * events again or its data ends. */
-static int refill(struct nop_stream *st, struct cpu_buf *c, struct nop_error *err)
+NOP_HOT static int refill(struct nop_stream *st, struct cpu_buf *c, struct nop_error *err)
 {
 	c->nev = c->nstk = c->narg = c->head = 0;
 	while (!c->nev && !c->done) {
@@ -600,7 +600,7 @@ size_t nop_stream_held(const struct nop_stream *st)
 }
 
 /* Files: an exact merge, each CPU refilled as soon as it runs dry. */
-static int merge_files(struct nop_stream *st, nop_emit_fn emit, void *ctx, struct nop_error *err)
+NOP_HOT static int merge_files(struct nop_stream *st, nop_emit_fn emit, void *ctx, struct nop_error *err)
 {
 	int n = 0, ret = 0;
 
