@@ -435,7 +435,7 @@ static int finish(struct run *r)
 /* Whatever was set up is released here; the session's restore first. */
 static int teardown(struct run *r)
 {
-	char left[600];
+	char left[600] = ""; /* no session: nothing left */
 	struct nop_error e2;
 	int code = 0;
 	bool closed = r->pipe && nop_pipeline_output_closed(r->pipe);

@@ -65,10 +65,10 @@ static int one_pattern(struct run *r, struct bins *bs, const char *pat, const ch
 	if (!nop_ubin_count(b, glob))
 		return nop_ubin_no_match(b, glob, &r->err);
 	if (returns && b->go) {
-		nop_error_set(&r->err, NOP_EUSAGE, 0, "%s is a Go program: its runtime walks its own"
-			      " stacks, and the return probes %s needs replace return addresses on them"
-			      " (the program would crash). Trace its calls without returns: 'nopctl"
-			      " trace %s'", b->path, r->mode == RUN_GRAPH ? "graph" : r->mode == RUN_STATS ?
+		nop_error_set(&r->err, NOP_EUSAGE, 0, "%s is a Go program: its runtime moves and"
+			      " switches goroutines' stacks, so the stack pointer that pairs each return"
+			      " %s shows with its call does not hold. Trace its calls without returns:"
+			      " 'nopctl trace %s'", b->path, r->mode == RUN_GRAPH ? "graph" : r->mode == RUN_STATS ?
 			      "stats" : "record -G", pat);
 		return -1;
 	}
@@ -107,12 +107,16 @@ int user_probes(struct run *r, const char *command)
 		return -1;
 	r->nuser = o->npatterns - nk;
 	o->npatterns = nk;
-	if (r->uprobes.n > PROBES_MAX && !o->force) {
-		nop_error_set(&r->err, NOP_EUSAGE, 0, "the pattern%s would place %zu probes (more than"
+	size_t nfunc = 0;
+
+	for (size_t i = 0; i < r->uprobes.n; i++)
+		nfunc += !r->uprobes.v[i].ret;
+	if (nfunc > PROBES_MAX && !o->force) {
+		nop_error_set(&r->err, NOP_EUSAGE, 0, "the pattern%s would probe %zu functions (more than"
 			      " %d): every call%s of each probed function traps into the kernel, in every"
 			      " process that runs the binary, at about 10 us a call where it was measured"
 			      " (bench B6; a one-line function takes nanoseconds). Narrow the glob, or add"
-			      " --force", r->nuser > 1 ? "s" : "", r->uprobes.n, PROBES_MAX,
+			      " --force", r->nuser > 1 ? "s" : "", nfunc, PROBES_MAX,
 			      r->mode == RUN_TRACE ? "" : " and return");
 		return -1;
 	}

@@ -222,7 +222,7 @@ NOP_HOT int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_g
 	struct nop_gitem gi = {
 		.cpu = ev->cpu, .func = ev->ip, .timed = true,
 		.duration = cg_duration(ev->calltime, ev->rettime),
-		.retval = ev->retval, .has_retval = ev->has_retval,
+		.retval = ev->retval, .has_retval = ev->has_retval, .unwound = ev->unwound,
 	};
 	int i, ret;
 

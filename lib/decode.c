@@ -248,10 +248,19 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 		}
 		ev.type = u->ret ? NOP_EV_EXIT : NOP_EV_ENTRY;
 		ev.depth = -1;
-		ev.usp = num(d, u->sp, rec);
+		ev.usp = num(d, u->sp, rec) + u->sp_add;
 		if (!u->ret) {
 			ev.uip = num(d, u->ip, rec);
 			ev.ucaller = num(d, u->caller, rec);
+		}
+		if (u->leaf) { /* the probed instruction returns: the exit too */
+			int ret = emit(ctx, &ev);
+
+			if (ret)
+				return ret;
+			ev.type = NOP_EV_EXIT;
+			ev.usp += 8; /* the return address popped */
+			ev.uip = ev.ucaller = 0;
 		}
 		return emit(ctx, &ev);
 	}

@@ -358,7 +358,9 @@ static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct te
 		e->ip = u->v[i].ret ? NULL : field(evs[i], "__probe_ip");
 		e->caller = u->v[i].ret ? NULL : field(evs[i], "caller");
 		e->sp = field(evs[i], "sp");
-		d->uev_returns |= e->ret;
+		e->sp_add = e->ret && !field(evs[i], "__probe_ret_ip") ? 8 : 0;
+		e->leaf = u->v[i].leaf;
+		d->uev_returns |= e->ret || e->leaf;
 	}
 	return 0;
 }
@@ -433,14 +435,16 @@ int nop_decoder_recorded_probes(struct nop_decoder *d, struct nop_uprobes *u, st
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; all[i]; i++) {
 			const char *name = all[i]->name;
-			size_t len = strlen(name);
-			bool isret = len > 8 && !strcmp(name + len - 8, "__return");
+			size_t symlen;
+			enum nop_probe_name pn = nop_probe_name_parse(name, &symlen);
+			bool isret = pn == NOP_PN_EXIT;
 			enum nop_probe_kind kind = recorded_kind(name);
 
 			if (!recorded_group(all[i]->system) || (isret || kind) != (pass == 1))
 				continue;
-			if (nop_uprobes_add_named(u, name, isret))
+			if (nop_uprobes_add_named(u, name, symlen, isret))
 				goto oom;
+			u->v[u->n - 1].leaf = pn == NOP_PN_LEAF;
 			if (kind) {
 				char *sym = u->v[u->n - 1].sym;
 

@@ -37,6 +37,10 @@ struct nop_decoder {
 		bool ret;
 		const struct tep_format_field *ip, *caller; /* entries: __probe_ip, caller */
 		const struct tep_format_field *sp; /* both: the stack pointer */
+		/* added to an exit's stack pointer: 8 for a probe on the ret
+		 * (the return address not popped yet), 0 for a uretprobe's */
+		unsigned char sp_add;
+		bool leaf; /* an entry probe on a ret: the call's exit too */
 		/* a kernel function's probe (--retval, --args): its kind, the
 		 * function's address (__probe_func, __probe_ip), the return
 		 * value; arguments are every field after __probe_ip */

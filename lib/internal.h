@@ -114,14 +114,16 @@ static inline bool nop_is_errno(long long v)
 /* -2: "ENOENT"; NULL for a value that is no errno the C library names */
 const char *nop_errno_name(long long v);
 
-/* User functions' entries and returns given a depth and their call's
- * start (ucalls.c): 0, 1 for a return whose entry was not seen (left
- * out, counted), -errno */
+/* User functions' entries and exits given a depth and their call's start
+ * (ucalls.c), to fn: the event, after the exits of the calls it shows
+ * ended (unwound ones marked). Returns 0, fn's first non-zero result, or
+ * -errno; an exit whose entry was not seen is left out, counted */
 struct nop_ucalls;
 typedef bool (*nop_uroot_fn)(void *ctx, unsigned long long key);
+typedef int (*nop_ucall_fn)(void *ctx, struct nop_event *ev);
 /* is_root NULL: every call; else only calls inside a root's */
 struct nop_ucalls *nop_ucalls_new(nop_uroot_fn is_root, void *ctx);
-int nop_ucalls_place(struct nop_ucalls *u, struct nop_event *ev);
+int nop_ucalls_place(struct nop_ucalls *u, const struct nop_event *ev, nop_ucall_fn fn, void *ctx);
 void nop_ucalls_max_depth(struct nop_ucalls *u, int depth); /* -D (0: no limit) */
 unsigned long long nop_ucalls_unmatched(const struct nop_ucalls *u);
 void nop_ucalls_free(struct nop_ucalls *u);
@@ -212,9 +214,33 @@ static inline const char *nop_args_json(const char *a)
 /* suffixes of kernel probes' events: a recording tells them apart */
 #define NOP_KRET_SUFFIX "__kret"
 #define NOP_KARGS_SUFFIX "__kargs"
-int nop_uprobes_add_named(struct nop_uprobes *u, const char *event, bool ret);
+/* what a probe event's name says: an entry (NAME), an exit (NAME__return,
+ * NAME__return_N), an entry that returns at once (NAME__leaf); symlen:
+ * NAME's length */
+enum nop_probe_name { NOP_PN_ENTRY, NOP_PN_EXIT, NOP_PN_LEAF };
+enum nop_probe_name nop_probe_name_parse(const char *event, size_t *symlen);
+/* a recording's probe event: sym the first len bytes of event */
+int nop_uprobes_add_named(struct nop_uprobes *u, const char *event, size_t len, bool ret);
 /* a C++ name demangled (malloc'd), NULL if it is not one (usyms.c) */
 char *nop_demangle(const char *name);
+/* Where a user function's probes go (ucode.c): its entry skip bytes in
+ * (past a first instruction the kernel's uprobes refuse), and the
+ * instructions that leave it (ret, a direct jump out: a tail call), in it
+ * and in its .cold fragments */
+struct nop_ucode {
+	unsigned long long skip;
+	unsigned long long *exits; /* addresses (vaddr), in code order */
+	size_t nexit, cap;
+	unsigned blind;	  /* exits the kernel cannot probe (refused prefixes) */
+	bool undecoded;	  /* code not found or not all decoded: exits may be missing */
+	const char *refused; /* no instruction of it can be probed: why */
+};
+int nop_ucode_scan(const struct nop_ubin *b, size_t i, struct nop_ucode *c, struct nop_error *err);
+bool nop_ucode_has_exit(const struct nop_ucode *c, unsigned long long vaddr);
+void nop_ucode_free(struct nop_ucode *c);
+/* a GCC .cold fragment (NAME.cold, NAME.cold.N): reached by a jump from
+ * NAME, never called; its exits are NAME's */
+bool nop_usym_fragment(const struct nop_usym *s);
 
 /* ---- the stream: every CPU's trace_pipe_raw, merged by time ---------- */
 struct nop_stream;

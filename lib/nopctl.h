@@ -69,6 +69,8 @@ struct nop_ubin {
 	size_t n;
 	bool pie, go, has_symtab, has_dynsym;
 	unsigned long long entry; /* e_entry: _start never returns */
+	void *elf; /* libelf's handle, open until nop_ubin_free: the code */
+	int fd;
 };
 int nop_ubin_load(const char *path, struct nop_ubin *b, struct nop_error *err);
 void nop_ubin_free(struct nop_ubin *b);
@@ -98,12 +100,17 @@ struct nop_uprobe {
 	char event[64];	/* built by nopctl: [A-Za-z0-9_] */
 	unsigned long long offset, vaddr;
 	bool ret;	/* a return probe */
+	bool uret;	/* ret: a uretprobe (else a probe on a ret or tail-jump instruction) */
+	bool leaf;	/* an entry probe on a ret instruction: entry and exit at once */
 	size_t func;	/* the function's key: the index of its entry probe */
 };
 struct nop_uprobes {
 	struct nop_uprobe *v;
 	size_t n, cap;
+	size_t refused; /* functions left out: no instruction of theirs can be probed */
 };
+/* an entry probe's event name ends so when it is its function's exit too */
+#define NOP_LEAF_SUFFIX "__leaf"
 /* every function of b matching glob ("*": all), an entry and/or a return
  * probe each, once whatever the patterns */
 int nop_uprobes_add(struct nop_uprobes *u, const struct nop_ubin *b, const char *glob, bool entry,
@@ -320,6 +327,8 @@ struct nop_event {
 		struct { /* ENTRY, EXIT: depth is the kernel's */
 			int depth;
 			bool has_retval;
+			bool unwound; /* a user function's EXIT: an exception or a
+					 longjmp took its frame (no return) */
 			union {
 				struct { /* EXIT */
 					unsigned long long calltime, rettime;
@@ -361,6 +370,8 @@ struct nop_gitem {
 	int npath;
 	bool timed; /* duration known (false: the exit was lost) */
 	bool at_end; /* not timed: still running when the capture ended */
+	bool unwound; /* RETURN, timed: a user call an exception or a longjmp
+			 ended (to when its task was next seen) */
 	bool no_entry; /* an exit whose entry was not seen (began before the
 			  capture, or lost): timed, from the kernel's calltime */
 	/* no_entry: when it began on the buffer's clock (the exit's time stamp

@@ -372,27 +372,27 @@ static bool user_call(const struct nop_event *ev)
 	       (ev->ip & NOP_UKEY_MASK) == NOP_UKEY;
 }
 
-/* a user function's entry or return (returns probed: graph views),
- * placed in its task's stack, to the user engine */
+/* a user call's entry or exit, placed (ucalls.c), to the user engine */
+static int on_placed_call(void *ctx, struct nop_event *e)
+{
+	struct nop_pipeline *p = ctx;
+
+	/* -t: as tracing_thresh does for the kernel's calls, only the returns
+	 * of calls that lasted that long, trees built from them */
+	if (p->cfg.thresh_ns && (e->type == NOP_EV_ENTRY || e->rettime - e->calltime < p->cfg.thresh_ns))
+		return NOP_FLOW_GO;
+	return nop_graph_feed(p->ugraph, e, on_call, p);
+}
+
+/* a user function's entry or exit (returns probed: graph views), placed
+ * in its task's stack, to the user engine */
 static int on_user_call(struct nop_pipeline *p, const struct nop_event *ev)
 {
-	struct nop_event e = *ev;
-	int ret;
-
 	if (!p->graph)
 		return NOP_FLOW_GO; /* trace and record place no return probes */
 	p->saw_graph = true;
 	p->saw_entry |= ev->type == NOP_EV_ENTRY;
-	if ((ret = nop_ucalls_place(p->ucalls, &e)) == 1)
-		return NOP_FLOW_GO;
-	/* -t: as tracing_thresh does for the kernel's calls, only the returns
-	 * of calls that lasted that long, trees built from them */
-	if (ret == 0 && p->cfg.thresh_ns &&
-	    (e.type == NOP_EV_ENTRY || e.rettime - e.calltime < p->cfg.thresh_ns))
-		return NOP_FLOW_GO;
-	if (ret == 0)
-		ret = nop_graph_feed(p->ugraph, &e, on_call, p);
-	return engine_result(p, ret);
+	return engine_result(p, nop_ucalls_place(p->ucalls, ev, on_placed_call, p));
 }
 
 static int route(void *ctx, const struct nop_event *ev);

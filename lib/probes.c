@@ -60,12 +60,14 @@ int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char
 		}
 		/* with returns probed (calls, not hits), an entry also fetches
 		 * its return address (the first word on the stack): the call
-		 * site, which the DOT view names; both fetch the stack pointer,
-		 * which pairs a return with its entry exactly (recursion, and
-		 * returns the kernel did not probe: at most 64 nested per
-		 * task). Hits need neither: each fetch is a read of the traced
-		 * program's memory at every call */
-		snprintf(def, sizeof(def), "%c:%s %s:0x%llx%s%s", p->ret ? 'r' : 'p', ge, p->path,
+		 * site, which the DOT view names; entries and exits fetch the
+		 * stack pointer, which pairs an exit with its entry exactly
+		 * (recursion) and tells which calls an exception or a longjmp
+		 * unwound. An exit is a probe on an instruction that leaves
+		 * the function (ucode.c), a uretprobe only where its code was
+		 * not read. Hits need neither: each fetch is a read of the
+		 * traced program's memory at every call */
+		snprintf(def, sizeof(def), "%c:%s %s:0x%llx%s%s", p->uret ? 'r' : 'p', ge, p->path,
 			 p->offset, returns ? " sp=%sp:x64" : "", returns && !p->ret ? " caller=$stack0:x64" : "");
 		if (write_def(tracing_dir, "uprobe_events", def, err)) {
 			if (err->sys_errno == ENOENT)

@@ -277,11 +277,15 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 		put(&l, ";", 1);
 		if (gi->no_entry)
 			str(&l, " /* entered before the capture or in a gap */", 0);
+		else if (gi->unwound)
+			str(&l, " /* unwound: no return */", 0);
 		break;
 	case NOP_GI_RETURN:
 		put(&l, "} /* ", 5);
 		put_name(&l, name);
-		if (gi->timed)
+		if (gi->unwound)
+			str(&l, ": unwound, no return */", 0);
+		else if (gi->timed)
 			put(&l, " */", 3);
 		else
 			put(&l, ": exit not seen */", 18);
@@ -448,6 +452,8 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 			nop_field_str(&f, "entry", NULL, "not seen");
 		if (!gi->timed)
 			nop_field_str(&f, "exit", NULL, "not seen");
+		else if (gi->unwound)
+			nop_field_str(&f, "exit", NULL, "unwound");
 	}
 	if (gi->args && gi->kind != NOP_GI_RETURN)
 		nop_field_json(&f, "args", nop_args_json(gi->args));

@@ -1,14 +1,12 @@
-/* ucalls.c - user functions' entries and returns (uprobes, uretprobes)
- * to what the call-graph engine reads: a depth and, for a return, when
- * its call began. The kernel gives neither (function_graph does): each
- * task's open calls are kept here. A return closes the open call whose
- * entry's stack pointer it follows (8 bytes above: the return address
- * popped), else the newest open call of its function; calls opened after
- * it lost their returns (the kernel probes at most 64 nested returns per
- * task, and a longjmp or an exception unwinds past them) and the engine
- * closes them untimed. Matching by function alone put every return of an
- * 80-deep recursion on the wrong call (the outermost 18 had no return
- * probe, found in a test).
+/* ucalls.c - user functions' entries and exits (uprobes) to what the
+ * call-graph engine reads: a depth and, for an exit, when its call began.
+ * The kernel gives neither (function_graph does): each task's open calls
+ * are kept here, each with the stack pointer of its entry (where its
+ * return address is). An exit closes the open call at its stack pointer;
+ * matching by function alone put every return of an 80-deep recursion on
+ * the wrong call. A call still open below the stack pointer of a later
+ * entry or exit of its task was unwound (an exception, a longjmp): it is
+ * closed there, timed to that moment and marked so.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -74,49 +72,87 @@ static bool too_deep(const struct nop_ucalls *u, const struct nop_event *ev)
 	return u->max_depth > 0 && ev->depth >= u->max_depth;
 }
 
+/* open call i of t has ended at ts: to fn (unless outside every root or
+ * too deep), and t's stack cut to i */
+static int close_call(struct nop_ucalls *u, struct utask *t, size_t i, const struct nop_event *ev,
+		      bool unwound, nop_ucall_fn fn, void *ctx)
+{
+	struct nop_event e = { .type = NOP_EV_EXIT, .cpu = ev->cpu, .pid = ev->pid, .ts = ev->ts,
+			       .ip = t->open[i].key, .unwound = unwound, .calltime = t->open[i].ts,
+			       .rettime = ev->ts, .usp = t->open[i].sp + 8 };
+	bool outside = u->is_root && (t->root < 0 || (long)i < t->root);
+
+	t->n = i;
+	e.depth = (int)i - (u->is_root && t->root >= 0 ? (int)t->root : 0);
+	if (u->is_root && (long)i == t->root)
+		t->root = -1; /* the root returned */
+	return outside || too_deep(u, &e) ? 0 : fn(ctx, &e);
+}
+
+/* the calls open at a stack pointer below sp: an exception or a longjmp
+ * took their frames (a live call's callees run below its entry's stack
+ * pointer, and a call ends by popping its return address) */
+static int unwind_below(struct nop_ucalls *u, struct utask *t, unsigned long long sp,
+			const struct nop_event *ev, nop_ucall_fn fn, void *ctx)
+{
+	int ret = 0;
+
+	while (!ret && t->n && t->open[t->n - 1].sp < sp)
+		ret = close_call(u, t, t->n - 1, ev, true, fn, ctx);
+	return ret;
+}
+
 /* With roots (graph ./app:main), only calls inside a root call are
  * shown, the root at depth 0: what set_graph_function does for the
  * kernel's functions. */
-int nop_ucalls_place(struct nop_ucalls *u, struct nop_event *ev)
+int nop_ucalls_place(struct nop_ucalls *u, const struct nop_event *ev, nop_ucall_fn fn, void *ctx)
 {
 	struct utask *t = task(u, ev->pid);
+	unsigned long long sp = ev->usp ? ev->usp - (ev->type == NOP_EV_EXIT ? 8 : 0) : 0;
 	size_t i;
+	int ret;
 
 	if (!t)
 		return -ENOMEM;
 	if (ev->type == NOP_EV_ENTRY) {
+		struct nop_event e = *ev;
+
+		/* a call at this stack pointer or below it has ended: by a
+		 * jump here (a tail call nopctl could not see leave), or
+		 * unwound */
+		if (sp && (ret = unwind_below(u, t, sp + 1, ev, fn, ctx)))
+			return ret;
 		if (nop_grow((void **)&t->open, &t->cap, t->n + 1, sizeof(*t->open)))
 			return -ENOMEM;
 		t->open[t->n].key = ev->ip;
 		t->open[t->n].ts = ev->ts;
-		t->open[t->n].sp = ev->usp;
+		t->open[t->n].sp = sp;
 		if (u->is_root && t->root < 0 && u->is_root(u->ctx, ev->ip))
 			t->root = (long)t->n;
-		ev->depth = (int)t->n++ - (u->is_root ? (int)t->root : 0);
-		return (u->is_root && t->root < 0) || too_deep(u, ev);
+		e.depth = (int)t->n++ - (u->is_root ? (int)t->root : 0);
+		return (u->is_root && t->root < 0) || too_deep(u, &e) ? 0 : fn(ctx, &e);
 	}
-	for (i = t->n; ev->usp && i > 0 && !(t->open[i - 1].key == ev->ip && t->open[i - 1].sp + 8 == ev->usp); i--)
-		;
-	if (!ev->usp) /* no stack pointer (a probe without it): the newest call */
+	if (!sp) { /* no stack pointer (a probe without it): the newest call */
 		for (i = t->n; i > 0 && t->open[i - 1].key != ev->ip; i--)
 			;
-	if (!i) {
-		/* its entry came before the probes (a -p task inside it) */
-		u->unmatched += !u->is_root || t->root >= 0;
-		return 1;
+		if (i)
+			return close_call(u, t, i - 1, ev, false, fn, ctx);
+	} else {
+		if ((ret = unwind_below(u, t, sp, ev, fn, ctx)))
+			return ret;
+		/* the call at this stack pointer returns, and any that reached
+		 * it by a jump (an indirect tail call) with it */
+		for (i = t->n; i > 0 && t->open[i - 1].sp == sp; i--)
+			;
+		if (i < t->n) {
+			for (ret = 0; !ret && t->n > i;)
+				ret = close_call(u, t, t->n - 1, ev, false, fn, ctx);
+			return ret;
+		}
 	}
-	t->n = i - 1;
-	ev->calltime = t->open[t->n].ts;
-	ev->rettime = ev->ts;
-	if (!u->is_root)
-		ev->depth = (int)t->n;
-	else if (t->root < 0 || (long)t->n < t->root)
-		return 1; /* outside every root */
-	else
-		ev->depth = (int)(t->n - (size_t)t->root);
-	if (u->is_root && (long)t->n == t->root)
-		t->root = -1; /* the root returned */
-	return too_deep(u, ev);
+	/* its entry came before the probes (a -p task inside it) */
+	u->unmatched += !u->is_root || t->root >= 0;
+	return 0;
 }
 
 unsigned long long nop_ucalls_unmatched(const struct nop_ucalls *u)

@@ -165,13 +165,16 @@ void nop_probe_event_name(const struct nop_uprobes *u, const char *sym, const ch
 	}
 }
 
+/* one probe of b's function s: its entry (ex 0: at s's entry, skip
+ * bytes in), or its exit at address ex, or a uretprobe (uret) */
 static int add_probe(struct nop_uprobes *u, const struct nop_ubin *b, const struct nop_usym *s,
-		     bool ret)
+		     bool ret, unsigned long long skip, unsigned long long ex, bool uret, bool leaf)
 {
+	unsigned long long vaddr = ex ? ex : s->vaddr + skip;
 	struct nop_uprobe *p;
 
 	for (size_t k = 0; k < u->n; k++)
-		if (u->v[k].offset == s->offset && u->v[k].ret == ret && !strcmp(u->v[k].path, b->path))
+		if (u->v[k].vaddr == vaddr && u->v[k].ret == ret && !strcmp(u->v[k].path, b->path))
 			return 0; /* two patterns, one function: probed once */
 	if (nop_grow((void **)&u->v, &u->cap, u->n + 1, sizeof(*u->v)))
 		return -1;
@@ -185,15 +188,63 @@ static int add_probe(struct nop_uprobes *u, const struct nop_ubin *b, const stru
 	}
 	snprintf(p->bin, sizeof(p->bin), "%s", b->name);
 	p->func = u->n;
-	for (size_t k = 0; k < u->n; k++)
-		if (u->v[k].offset == s->offset && !u->v[k].ret && !strcmp(u->v[k].path, b->path))
-			p->func = k; /* a return shares its entry's key */
-	p->offset = s->offset;
-	p->vaddr = s->vaddr;
+	for (size_t k = 0; ret && k < u->n; k++)
+		if (!u->v[k].ret && !strcmp(u->v[k].sym, s->name) && !strcmp(u->v[k].path, b->path))
+			p->func = k; /* an exit shares its entry's key */
+	/* the probe's address as the file has it: its function's segment */
+	p->offset = s->offset + (vaddr - s->vaddr);
+	p->vaddr = vaddr;
 	p->ret = ret;
-	nop_probe_event_name(u, s->name, ret ? "__return" : "", p->event, sizeof(p->event));
+	p->uret = uret;
+	p->leaf = leaf;
+	if (!ret) {
+		nop_probe_event_name(u, s->name, leaf ? NOP_LEAF_SUFFIX : "", p->event, sizeof(p->event));
+	} else {
+		/* NAME__return, NAME__return_1, ...: its entry's name, so that a
+		 * recording's events find their function again */
+		size_t nth = 0, len = strlen(u->v[p->func].event);
+
+		if (u->v[p->func].leaf)
+			len -= strlen(NOP_LEAF_SUFFIX);
+		for (size_t k = 0; k < u->n; k++)
+			nth += u->v[k].ret && u->v[k].func == p->func;
+		snprintf(p->event, sizeof(p->event), nth ? "%.*s__return_%zu" : "%.*s__return", (int)len,
+			 u->v[p->func].event, nth);
+	}
 	u->n++;
 	return 0;
+}
+
+/* s's probes: with returns, one at each instruction that leaves it
+ * (ucode.c), where its code could be read; else a uretprobe */
+static int add_function(struct nop_uprobes *u, const struct nop_ubin *b, size_t fi, const struct nop_usym *s,
+			bool entry, bool ret, struct nop_error *err)
+{
+	struct nop_ucode c;
+	bool leaf;
+	int r = 0;
+
+	if (nop_ucode_scan(b, fi, &c, err))
+		return -1;
+	if (c.refused) {
+		u->refused++;
+		nop_ucode_free(&c);
+		return 0;
+	}
+	/* an entry probe that lands on a return (lock incq x(%rip); ret):
+	 * one probe is both */
+	leaf = ret && !c.undecoded && nop_ucode_has_exit(&c, s->vaddr + c.skip);
+	if (entry && add_probe(u, b, s, false, c.skip, 0, false, leaf))
+		r = -1;
+	if (ret && c.undecoded && !r && add_probe(u, b, s, true, 0, 0, true, false))
+		r = -1;
+	for (size_t k = 0; ret && !c.undecoded && !r && k < c.nexit; k++)
+		if (!(leaf && c.exits[k] == s->vaddr + c.skip) && add_probe(u, b, s, true, 0, c.exits[k], false, false))
+			r = -1;
+	nop_ucode_free(&c);
+	if (r)
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+	return r;
 }
 
 int nop_uprobes_add(struct nop_uprobes *u, const struct nop_ubin *b, const char *glob, bool entry,
@@ -203,26 +254,50 @@ int nop_uprobes_add(struct nop_uprobes *u, const struct nop_ubin *b, const char 
 		const struct nop_usym *s = &b->v[i];
 		long a;
 
-		/* the function's first name, or an alias's, matches */
-		if (s->alias || (a = nop_ubin_match(b, i, glob)) < 0)
+		/* the function's first name, or an alias's, matches; a .cold
+		 * fragment is part of its function, never called */
+		if (s->alias || nop_usym_fragment(s) || (a = nop_ubin_match(b, i, glob)) < 0)
 			continue;
-		/* named as the pattern named it. The entry point gets no return
-		 * probe: it never returns, and at its first instruction the
-		 * stack holds argc where a return address would be (a return
-		 * probe there rewrote argc) */
-		if ((entry && add_probe(u, b, &b->v[a], false)) ||
-		    (ret && s->vaddr != b->entry && add_probe(u, b, &b->v[a], true))) {
-			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		/* the entry point is where the process starts, not a call: it
+		 * never returns (and at its first instruction the stack holds
+		 * argc where a return address would be) */
+		if (ret && s->vaddr == b->entry)
+			continue;
+		/* named as the pattern named it */
+		if (add_function(u, b, i, &b->v[a], entry, ret, err))
 			return -1;
-		}
 	}
 	return 0;
 }
 
-int nop_uprobes_add_named(struct nop_uprobes *u, const char *event, bool ret)
+enum nop_probe_name nop_probe_name_parse(const char *event, size_t *symlen)
+{
+	size_t len = strlen(event), n = len;
+	const char *r;
+
+	if (len > 6 && !strcmp(event + len - 6, NOP_LEAF_SUFFIX)) {
+		*symlen = len - 6;
+		return NOP_PN_LEAF;
+	}
+	while (n && isdigit((unsigned char)event[n - 1]))
+		n--;
+	/* NAME__return, or NAME__return_N */
+	if (n < len && n > 0 && event[n - 1] == '_')
+		n--;
+	else
+		n = len;
+	r = event + n - 8;
+	if (n > 8 && !strncmp(r, "__return", 8)) {
+		*symlen = n - 8;
+		return NOP_PN_EXIT;
+	}
+	*symlen = len;
+	return NOP_PN_ENTRY;
+}
+
+int nop_uprobes_add_named(struct nop_uprobes *u, const char *event, size_t len, bool ret)
 {
 	struct nop_uprobe *p;
-	size_t len = strlen(event) - (ret ? 8 : 0);
 	char *dm;
 
 	if (nop_grow((void **)&u->v, &u->cap, u->n + 1, sizeof(*u->v)))

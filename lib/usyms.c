@@ -19,9 +19,42 @@
  * maintained demangler, not one written here */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
+/* A constructor's or destructor's variant (Itanium C++ ABI 5.1.4: C1
+ * complete, C2 base, C3 allocating; D0 deleting, D1 complete, D2 base),
+ * which the demangler writes the same: each its own function, one the
+ * caller of another (a deleting destructor calls the complete one). The
+ * complete one, the name the source says, goes unmarked; an alias keeps
+ * the first name, C1 before C2 and D1 before D2. */
+static const char *variant(const char *name)
+{
+	const char *tag = NULL;
+
+	for (const char *c = name + 2; c[0] && c[1] && c[2]; c++)
+		if ((c[0] == 'C' || c[0] == 'D') && c[1] >= '0' && c[1] <= '5' && (c[2] == 'E' || c[2] == 'B') &&
+		    c[-1] >= '0' && c[-1] <= 'z' && c[-1] != 'S' && c[-1] != 'N')
+			switch (c[0] == 'C' ? c[1] - '0' : 10 + c[1] - '0') {
+			case 1:
+			case 11:
+				tag = NULL;
+				break;
+			case 2:
+			case 12:
+				tag = " [base]";
+				break;
+			case 3:
+				tag = " [allocating]";
+				break;
+			case 10:
+				tag = " [deleting]";
+				break;
+			}
+	return tag;
+}
+
 char *nop_demangle(const char *name)
 {
-	char *d;
+	const char *tag;
+	char *d, *t;
 	int st;
 
 	if (strncmp(name, "_Z", 2))
@@ -30,6 +63,10 @@ char *nop_demangle(const char *name)
 	if (st != 0) {
 		free(d);
 		return NULL;
+	}
+	if ((tag = variant(name)) && (t = realloc(d, strlen(d) + strlen(tag) + 1))) {
+		d = t;
+		strcat(d, tag);
 	}
 	return d;
 }
@@ -190,10 +227,9 @@ int nop_ubin_load(const char *path, struct nop_ubin *b, struct nop_error *err)
 		close(fd);
 		return elf_fail(err, path, "is not an ELF file: give a program or a shared library");
 	}
-	ret = load(b, e, err);
-	elf_end(e);
-	close(fd);
-	if (ret)
+	b->elf = e;
+	b->fd = fd;
+	if ((ret = load(b, e, err)))
 		nop_ubin_free(b);
 	return ret;
 }
@@ -207,6 +243,11 @@ void nop_ubin_free(struct nop_ubin *b)
 	free(b->v);
 	b->v = NULL;
 	b->n = 0;
+	if (b->elf) {
+		elf_end(b->elf);
+		close(b->fd);
+		b->elf = NULL;
+	}
 }
 
 const char *nop_usym_shown(const struct nop_usym *u)

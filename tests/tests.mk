@@ -10,7 +10,7 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 # library found through RUNPATH, a stripped copy, and C++ with debug info
 UPROG := $(addprefix $(BUILD)/tests/helpers/,ufuncs-static ufuncs-pie ufuncs-nopie \
 	ufuncs-stripped ufuncs-go libnopdemo.so ucxx udlopen ubench libubench.so libuwrap.so ubench-finstr \
-	uopen uopen-static)
+	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2)
 HELPERS += $(UPROG)
 UPROG_CFLAGS := -O0 -g -fno-omit-frame-pointer -pthread
 $(BUILD)/tests/helpers/libnopdemo.so: tests/uprog/nopdemo.c
@@ -42,6 +42,15 @@ $(BUILD)/tests/helpers/uopen: tests/uprog/uopen.c
 $(BUILD)/tests/helpers/uopen-static: tests/uprog/uopen.c
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -static -o $@ $<
+# where real programs broke return probes (issue 39): exceptions, longjmp,
+# deep recursion, .cold fragments, a lock prefix, fork; -O0 and -O2, each
+# counting its own calls
+$(BUILD)/tests/helpers/ureal-O%: tests/uprog/ureal.c
+	@mkdir -p $(dir $@)
+	$(CC) -O$* -g -o $@ $<
+$(BUILD)/tests/helpers/uexc-O%: tests/uprog/uexc.cpp
+	@mkdir -p $(dir $@)
+	g++ -O$* -g -o $@ $<
 $(BUILD)/tests/helpers/udlopen: tests/uprog/udlopen.c $(BUILD)/tests/helpers/libnopdemo.so
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -o $@ $< -ldl -Wl,-rpath,'$$ORIGIN'
@@ -112,6 +121,7 @@ host-check: all $(UPROG)
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-tracecmd.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-cli.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-host-kernel.sh
+	NOPCTL_BUILD=$(BUILD) sh tests/host/t-host-uprobes.sh
 
 check: unit-check host-check vm-check
 

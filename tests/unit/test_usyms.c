@@ -142,11 +142,15 @@ static void no_return_probe_at_entry_point(void **state)
 				    (*c >= '0' && *c <= '9'));
 		for (size_t k = 0; k < i; k++)
 			assert_string_not_equal(u.v[i].event, u.v[k].event);
-		if (u.v[i].vaddr == b.entry) {
-			assert_false(u.v[i].ret);
-			start_entry = true;
-		}
+		start_entry |= u.v[i].vaddr == b.entry;
 	}
+	/* calls with returns: the process's start is no call of it */
+	assert_false(start_entry);
+	nop_uprobes_free(&u);
+	/* hits: it is */
+	assert_int_equal(nop_uprobes_add(&u, &b, "*", true, false, &err), 0);
+	for (size_t i = 0; i < u.n; i++)
+		start_entry |= u.v[i].vaddr == b.entry && !u.v[i].ret;
 	assert_true(start_entry);
 	nop_uprobes_free(&u);
 	nop_ubin_free(&b);
@@ -261,6 +265,35 @@ static bool root_is_2(void *ctx, unsigned long long key)
 	return key == (NOP_UKEY | 2);
 }
 
+/* what nop_ucalls_place emitted for one event */
+struct placed {
+	struct nop_event v[8];
+	int n;
+};
+
+static int collect(void *ctx, struct nop_event *ev)
+{
+	struct placed *pl = ctx;
+
+	assert_true(pl->n < 8);
+	pl->v[pl->n++] = *ev;
+	return 0;
+}
+
+/* e placed: 1 if nothing came out, else 0 and e the last event out */
+static int place_one(struct nop_ucalls *u, struct nop_event *e, struct placed *pl)
+{
+	pl->n = 0;
+	assert_int_equal(nop_ucalls_place(u, e, collect, pl), 0);
+	if (!pl->n)
+		return 1;
+	*e = pl->v[pl->n - 1];
+	return 0;
+}
+
+static struct placed placed_;
+#define nop_ucalls_place(u, e) place_one((u), (e), &placed_)
+
 static void user_calls_placed(void **state)
 {
 	struct nop_ucalls *u = nop_ucalls_new(NULL, NULL);
@@ -301,7 +334,7 @@ static void user_calls_placed(void **state)
 	for (int k = 2; k >= 0; k--) {
 		e = uev(NOP_EV_EXIT, 10, (unsigned long long)k, 200 - (unsigned long long)k);
 		assert_int_equal(nop_ucalls_place(u, &e), k >= 2);
-		assert_int_equal(e.depth, k);
+		assert_true(k >= 2 || e.depth == k);
 	}
 	nop_ucalls_free(u);
 
@@ -319,6 +352,14 @@ static void user_calls_placed(void **state)
 	assert_int_equal(nop_ucalls_place(u, &e), 0);
 	assert_int_equal(e.depth, 0);
 	assert_int_equal(e.calltime, 200);
+	assert_false(e.unwound);
+	/* the two inner ones, unwound first, innermost first, timed to it */
+	assert_int_equal(placed_.n, 3);
+	assert_true(placed_.v[0].unwound && placed_.v[1].unwound);
+	assert_int_equal(placed_.v[0].depth, 2);
+	assert_int_equal(placed_.v[0].calltime, 202);
+	assert_int_equal(placed_.v[0].rettime, 300);
+	assert_int_equal(placed_.v[1].depth, 1);
 	nop_ucalls_free(u);
 
 	/* roots: only calls inside 2, 2 at depth 0 */
@@ -343,6 +384,69 @@ static void user_calls_placed(void **state)
 	assert_int_equal(nop_ucalls_place(u, &e), 1);
 	e = uev(NOP_EV_EXIT, 10, 1, 150);
 	assert_int_equal(nop_ucalls_place(u, &e), 1);
+	assert_int_equal(nop_ucalls_unmatched(u), 0);
+	nop_ucalls_free(u);
+}
+
+/* main (sp 1000) -> outer (900) -> mid (800) -> jumper (700) longjmps to
+ * main, which calls outer again (900): the three calls left are unwound
+ * at that entry, innermost first. A tail call by an indirect jump: f
+ * (600) jumps to g, whose entry (600) ends f; g's exit closes g. Two
+ * calls that meet one exit at one stack pointer (the jump nopctl could
+ * not see) both return there. */
+static void user_calls_unwound(void **state)
+{
+	struct nop_ucalls *u = nop_ucalls_new(NULL, NULL);
+	struct nop_event e;
+	unsigned long long sps[] = { 1000, 900, 800, 700 };
+
+	for (int k = 0; k < 4; k++) {
+		e = uev(NOP_EV_ENTRY, 10, (unsigned long long)k + 1, 100 + (unsigned long long)k);
+		e.usp = sps[k];
+		assert_int_equal(nop_ucalls_place(u, &e), 0);
+	}
+	e = uev(NOP_EV_ENTRY, 10, 2, 200);
+	e.usp = 900;
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(placed_.n, 4);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(placed_.v[k].type, NOP_EV_EXIT);
+		assert_true(placed_.v[k].unwound);
+		assert_int_equal(placed_.v[k].ip, NOP_UKEY | (unsigned long long)(4 - k));
+		assert_int_equal(placed_.v[k].depth, 3 - k);
+		assert_int_equal(placed_.v[k].rettime, 200);
+	}
+	assert_int_equal(e.type, NOP_EV_ENTRY);
+	assert_int_equal(e.depth, 1);
+	/* outer (900) returns normally */
+	e = uev(NOP_EV_EXIT, 10, 2, 210);
+	e.usp = 908;
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(placed_.n, 1);
+	assert_false(e.unwound);
+	assert_int_equal(e.calltime, 200);
+	/* f (600 below main) enters g by a jump: g's exit ends both */
+	e = uev(NOP_EV_ENTRY, 10, 6, 300);
+	e.usp = 900;
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	e = uev(NOP_EV_ENTRY, 10, 7, 310);
+	e.usp = 900;
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(placed_.n, 2); /* f ended at g's entry */
+	assert_int_equal(placed_.v[0].ip, NOP_UKEY | 6);
+	assert_int_equal(placed_.v[0].rettime, 310);
+	e = uev(NOP_EV_EXIT, 10, 7, 320);
+	e.usp = 908;
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(placed_.n, 1);
+	assert_int_equal(e.calltime, 310);
+	assert_int_equal(e.depth, 1);
+	/* main returns: nothing left open but it */
+	e = uev(NOP_EV_EXIT, 10, 1, 400);
+	e.usp = 1008;
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(placed_.n, 1);
+	assert_int_equal(e.depth, 0);
 	assert_int_equal(nop_ucalls_unmatched(u), 0);
 	nop_ucalls_free(u);
 }
@@ -447,6 +551,7 @@ int main(void)
 		cmocka_unit_test(patterns_split),
 		cmocka_unit_test(libraries_found_as_the_loader_would),
 		cmocka_unit_test(user_calls_placed),
+		cmocka_unit_test(user_calls_unwound),
 		cmocka_unit_test(dot_with_debug_info),
 	};
 

@@ -1,0 +1,194 @@
+/* ucode.c - where a user function's probes go, from its machine code
+ * (Capstone, x86-64): the entry, and every instruction that leaves the
+ * function (its ret instructions and direct jumps out of it, in it and in
+ * its .cold fragments).
+ *
+ * Probing those instructions leaves the stack alone: a uretprobe writes a
+ * trampoline's address over the return address, which C++'s unwinder
+ * cannot find unwind information for (std::terminate), and which the
+ * kernel keeps at most 64 deep per task. At a ret the stack pointer is
+ * where it was at the entry (it points at the return address), which
+ * pairs the two exactly.
+ *
+ * The kernel refuses a uprobe on an instruction with a lock or an ES, CS,
+ * DS or SS segment prefix (arch/x86/kernel/uprobes.c, is_prefix_bad:
+ * -ENOTSUPP, 524). None of those moves the stack pointer, so a function
+ * that begins with one is entered, for the probe, at the next instruction.
+ */
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* a prefix the kernel's uprobes refuse (is_prefix_bad) */
+static bool refused_prefix(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	for (int i = 0; i < 4; i++)
+		switch (x->prefix[i]) {
+		case X86_PREFIX_LOCK:
+		case X86_PREFIX_ES:
+		case X86_PREFIX_CS:
+		case X86_PREFIX_DS:
+		case X86_PREFIX_SS:
+			return true;
+		}
+	return false;
+}
+
+/* the bytes at [vaddr, vaddr + size) in an executable section of e */
+static const unsigned char *code_at(Elf *e, unsigned long long vaddr, unsigned long long size)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    vaddr < sh.sh_addr || vaddr + size > sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		return d && d->d_buf && d->d_size == sh.sh_size ? (const unsigned char *)d->d_buf + (vaddr - sh.sh_addr)
+								: NULL;
+	}
+	return NULL;
+}
+
+/* a fragment of f: "NAME.cold" or "NAME.cold.N" (GCC's hot/cold split) */
+static bool fragment_of(const char *frag, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(frag, name, n) && !strncmp(frag + n, ".cold", 5) &&
+	       (!frag[n + 5] || frag[n + 5] == '.');
+}
+
+bool nop_usym_fragment(const struct nop_usym *s)
+{
+	const char *c = strstr(s->name, ".cold");
+
+	return c && (!c[5] || c[5] == '.');
+}
+
+struct range {
+	unsigned long long lo, hi;
+};
+
+static bool inside(const struct range *r, size_t n, unsigned long long a)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a >= r[i].lo && a < r[i].hi)
+			return true;
+	return false;
+}
+
+static int add_exit(struct nop_ucode *c, unsigned long long vaddr)
+{
+	if (nop_grow((void **)&c->exits, &c->cap, c->nexit + 1, sizeof(*c->exits)))
+		return -1;
+	c->exits[c->nexit++] = vaddr;
+	return 0;
+}
+
+/* one piece of the function (rs[which]: rs[0] itself, the rest its
+ * fragments): its exits; in rs[0], where the entry probe goes too */
+static int scan(csh h, cs_insn *in, Elf *e, const struct range *rs, size_t nr, size_t which,
+		struct nop_ucode *c)
+{
+	unsigned long long size = rs[which].hi - rs[which].lo;
+	const unsigned char *code = code_at(e, rs[which].lo, size);
+	const uint8_t *p = code;
+	size_t left = size;
+	uint64_t addr = rs[which].lo;
+	bool entry_open = which == 0;
+
+	if (!code)
+		return 1;
+	while (left && cs_disasm_iter(h, &p, &left, &addr, in)) {
+		bool bad = refused_prefix(in);
+
+		if (entry_open) {
+			if (!bad)
+				entry_open = false;
+			else
+				c->skip += in->size;
+		}
+		if (in->id == X86_INS_RET || in->id == X86_INS_RETF) {
+			if (bad)
+				c->blind++;
+			else if (add_exit(c, in->address))
+				return -1;
+		} else if (in->id == X86_INS_JMP && in->detail->x86.op_count == 1 &&
+			   in->detail->x86.operands[0].type == X86_OP_IMM &&
+			   !inside(rs, nr, (unsigned long long)in->detail->x86.operands[0].imm)) {
+			/* a tail call: the frame is gone, the stack pointer is the entry's */
+			if (bad)
+				c->blind++;
+			else if (add_exit(c, in->address))
+				return -1;
+		}
+	}
+	if (entry_open) /* nothing but refused instructions */
+		c->refused = "every instruction of it has a prefix the kernel's uprobes refuse (lock, or"
+			     " an ES, CS, DS or SS segment)";
+	return left ? 1 : 0; /* bytes Capstone could not decode: exits may be missing */
+}
+
+int nop_ucode_scan(const struct nop_ubin *b, size_t i, struct nop_ucode *c, struct nop_error *err)
+{
+	const struct nop_usym *s = &b->v[i];
+	struct range rs[8] = { { s->vaddr, s->vaddr + s->size } };
+	size_t nr = 1;
+	cs_insn *in = NULL;
+	csh h;
+	int ret = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (!b->elf) {
+		c->undecoded = true;
+		return 0;
+	}
+	for (size_t k = 0; k < b->n && nr < sizeof(rs) / sizeof(*rs); k++)
+		if (nop_usym_fragment(&b->v[k]) && fragment_of(b->v[k].name, s->name))
+			rs[nr++] = (struct range){ b->v[k].vaddr, b->v[k].vaddr + b->v[k].size };
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "the disassembler (Capstone) could not start");
+		return -1;
+	}
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	if (!(in = cs_malloc(h)))
+		ret = -1;
+	for (size_t k = 0; k < nr && ret >= 0; k++) {
+		int r = scan(h, in, (Elf *)b->elf, rs, nr, k, c);
+
+		if (r < 0)
+			ret = -1;
+		else if (r > 0)
+			c->undecoded = true;
+	}
+	if (in)
+		cs_free(in, 1);
+	cs_close(&h);
+	if (ret) {
+		nop_ucode_free(c);
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+	}
+	return ret;
+}
+
+bool nop_ucode_has_exit(const struct nop_ucode *c, unsigned long long vaddr)
+{
+	for (size_t i = 0; i < c->nexit; i++)
+		if (c->exits[i] == vaddr)
+			return true;
+	return false;
+}
+
+void nop_ucode_free(struct nop_ucode *c)
+{
+	free(c->exits);
+	memset(c, 0, sizeof(*c));
+}

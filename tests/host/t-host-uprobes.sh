@@ -1,0 +1,114 @@
+#!/bin/sh
+# t-host-uprobes.sh - user-space functions traced on the machine that runs
+# the tests (its kernel runs uprobes), held to the truth: programs that
+# count their own calls (tests/uprog/ureal.c, uexc.cpp; -O0 and -O2) and
+# print them at exit. Every command's count of each function equals the
+# program's, and the program's exit status and output are what they are
+# untraced: exceptions, longjmp, recursion 200 deep, .cold fragments, a
+# first instruction with a lock prefix, fork (issue 39).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+b=${NOPCTL_BUILD:-$top/build}
+case $b in /*) ;; *) b=$top/$b ;; esac
+bin=$b/nopctl
+h=$b/tests/helpers
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+no() { fail=$((fail + 1)); echo "FAIL: $*"; }
+if [ "$(id -u)" != 0 ]; then
+	echo "host-uprobes: not root; uprobes need root"
+	echo "host-uprobes: 0 passed, 1 failed"
+	exit 1
+fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+# run NAME PROG ARGS...: the program alone, its output and status kept as
+# the truth ($T/NAME.want, $T/NAME.rc)
+truth() {
+	tn=$1
+	shift
+	rc=0
+	"$@" > "$T/$tn.want" 2> /dev/null || rc=$?
+	echo "$rc" > "$T/$tn.rc"
+}
+
+# traced NAME CMD...: nopctl's output to $T/NAME.json, the program's stdout
+# to $T/NAME.got; the program's status must be its untraced one
+traced() {
+	tn=$1
+	shift
+	rc=0
+	timeout 120 "$bin" "$@" > "$T/$tn.got" 2> "$T/$tn.err" || rc=$?
+	want_rc=$(cat "$T/${tn%%.*}.rc")
+	if [ "$rc" = "$want_rc" ]; then ok; else no "$tn: exit $rc, untraced $want_rc: $(tail -3 "$T/$tn.err")"; fi
+	if cmp -s "$T/$tn.got" "$T/${tn%%.*}.want"; then ok; else
+		no "$tn: the program's output changed: $(diff "$T/${tn%%.*}.want" "$T/$tn.got" | head -5)"; fi
+}
+
+# count FILE JQ: lines of nopctl's JSON matching
+count() { jq -c "select($2)" "$1" | wc -l; }
+
+# same NAME FUNC WANT GOT: one comparison
+same() { if [ "$3" = "$4" ]; then ok; else no "$1: $2: $4 calls, the program made $3"; fi; }
+
+# the program's own count of FUNC ("calls FUNC N"; the child's added)
+own() { awk -v f="$2" '$1 == "calls" && $2 == f { n += $3 } $1 == "calls" && $2 == "child" && $3 == f { n += $4 } END { print n + 0 }' "$T/$1.want"; }
+
+# every command on one program: stats, graph -j, trace -j, -F chrome;
+# FUNCS: "SHOWN=OWN" pairs (OWN: the program's name for it). A forked
+# child's calls are outside the parent's root call: graph and chrome count
+# the parent's (PARENT_ONLY: functions the child calls too)
+check() {
+	name=$1 prog=$2 args=$3 funcs=$4
+	# shellcheck disable=SC2086
+	truth "$name" "$h/$prog" $args
+	# shellcheck disable=SC2086
+	traced "$name.stats" stats -j -o "$T/$name.stats.json" "$h/$prog:*" -- "$h/$prog" $args
+	# shellcheck disable=SC2086
+	traced "$name.graph" graph -j -o "$T/$name.graph.json" "$h/$prog:main" -- "$h/$prog" $args
+	# shellcheck disable=SC2086
+	traced "$name.trace" trace -j -o "$T/$name.trace.json" "$h/$prog:*" -- "$h/$prog" $args
+	# shellcheck disable=SC2086
+	traced "$name.chrome" graph -F chrome -o "$T/$name.chrome.json" "$h/$prog:main" -- "$h/$prog" $args
+	for pair in $funcs; do
+		f=${pair%%=*}
+		want=$(own "$name" "${pair#*=}")
+		same "$name stats" "$f" "$want" \
+			"$(jq -r --arg f "$f" 'select(.type == "func_stats" and .func == $f) | .calls' "$T/$name.stats.json" | awk '{ n += $1 } END { print n + 0 }')"
+		gwant=$want
+		case " ${PARENT_ONLY:-} " in *" $f "*) gwant=$((want / 2)) ;; esac
+		same "$name graph" "$f" "$gwant" \
+			"$(count "$T/$name.graph.json" "(.type == \"call\" or .type == \"exit\") and .func == \"$f\"")"
+		same "$name trace" "$f" "$want" "$(count "$T/$name.trace.json" ".type == \"func\" and .func == \"$f\"")"
+		same "$name chrome" "$f" "$gwant" \
+			"$(jq -r --arg f "$f" '.traceEvents[]? // .[]? | select(.ph == "X" and .name == $f) | .name' "$T/$name.chrome.json" | wc -l)"
+	done
+	# no invented call of the process's start, nothing said lost
+	[ "$(count "$T/$name.stats.json" '.type == "func_stats" and .func == "_start"')" = 0 ] && ok ||
+		no "$name: _start counted as a call"
+	jq -e -s 'map(select(.type == "summary")) | length == 1 and (.[0].no_exit // 0) == 0' \
+		"$T/$name.stats.json" > /dev/null && ok || no "$name: calls without exit: $(jq -c 'select(.type == "summary")' "$T/$name.stats.json")"
+}
+
+C_FUNCS="rec=rec outer=outer mid=mid jumper=jumper work=work rare=rare lockfn=lockfn leaf=leaf"
+CXX_FUNCS="thrower(int)=thrower middle(int)=middle tryit(int)=tryit Square::Square(int)=Square::Square"
+for o in O0 O2; do
+	PARENT_ONLY=leaf check "ureal-$o" "ureal-$o" "all 12" "$C_FUNCS"
+	check "deep-$o" "ureal-$o" "recurse 200" "rec=rec"
+	check "uexc-$o" "uexc-$o" "9" "$CXX_FUNCS"
+	# the deleting destructor, once per delete, told from the others
+	same "uexc-$o stats" "Square::~Square() [deleting]" 9 \
+		"$(jq -r 'select(.type == "func_stats" and .func == "Square::~Square() [deleting]") | .calls' "$T/uexc-$o.stats.json")"
+	# a .cold fragment is its function's, never a call of its own
+	[ "$(count "$T/ureal-$o.trace.json" '(.func // "") | test("cold")')" = 0 ] && ok ||
+		no "ureal-$o: a .cold fragment traced as a function"
+	# calls left by the exception and longjmp: shown as unwound
+	[ "$(count "$T/uexc-$o.graph.json" '.func == "thrower(int)" and .exit == "unwound"')" = 4 ] && ok ||
+		no "uexc-$o: not 4 thrower calls unwound"
+	[ "$(count "$T/ureal-$o.graph.json" '.func == "jumper" and .exit == "unwound"')" = 12 ] && ok ||
+		no "ureal-$o: not 12 jumper calls unwound"
+done
+echo "host-uprobes: $pass passed, $fail failed"
+[ "$fail" = 0 ]
