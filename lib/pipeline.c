@@ -219,6 +219,7 @@ static bool root_wanted(struct nop_pipeline *p, const struct nop_gitem *gi)
 static bool root_name(struct nop_pipeline *p, unsigned long long addr)
 {
 	size_t slot = (addr >> 4) % ARRAY_SIZE(p->root_cache);
+	const struct nop_uprobe *up;
 	const char *name;
 
 	if (!p->cfg.nroots)
@@ -226,10 +227,13 @@ static bool root_name(struct nop_pipeline *p, unsigned long long addr)
 	if (p->root_cache[slot].addr == addr && p->root_cache[slot].wanted)
 		return p->root_cache[slot].wanted > 0;
 	name = nop_sink_func(&p->sink, addr);
+	/* a user function: by the name shown, or as its symbol table has it
+	 * (a mangled C++ name), as its probes were matched */
+	up = (addr & NOP_UKEY_MASK) == NOP_UKEY ? nop_resolve_uprobe(p->cfg.sink.res, addr) : NULL;
 	p->root_cache[slot].addr = addr;
 	p->root_cache[slot].wanted = -1;
 	for (size_t i = 0; i < p->cfg.nroots; i++)
-		if (fnmatch(p->cfg.roots[i], name, 0) == 0)
+		if (fnmatch(p->cfg.roots[i], name, 0) == 0 || (up && fnmatch(p->cfg.roots[i], up->sym, 0) == 0))
 			p->root_cache[slot].wanted = 1;
 	return p->root_cache[slot].wanted > 0;
 }

@@ -161,12 +161,23 @@ static bool same_as_top(struct nop_session *s, const char *rel)
 	return same;
 }
 
+/* A core trace flag the kernel keeps per buffer (tr->trace_flags; the
+ * set_event_pid machinery reads TRACE_ITER_EVENT_FORK of its own trace
+ * array): an instance's own, whatever the top level reads. Taken as
+ * shared, a second session joined the first's value and never wrote its
+ * own instance: its command's children went unfollowed. */
+static bool per_buffer_option(const char *rel)
+{
+	return !strcmp(rel, "options/event-fork");
+}
+
 /* A file of the session's buffer; an instance's option that may be shared
  * by every buffer is a shared setting (shared.c). */
 static int sess_write(struct nop_session *s, const char *rel, const char *val, bool append,
 		      struct nop_error *err)
 {
-	if (s->instance[0] && !strncmp(rel, "options/", 8) && !append && same_as_top(s, rel))
+	if (s->instance[0] && !strncmp(rel, "options/", 8) && !append && !per_buffer_option(rel) &&
+	    same_as_top(s, rel))
 		return take_shared(s, s->dir, rel, val, false, err);
 	return write_in(s, s->dir, rel, val, append, err);
 }

@@ -110,5 +110,26 @@ for o in O0 O2; do
 	[ "$(count "$T/ureal-$o.graph.json" '.func == "jumper" and .exit == "unwound"')" = 12 ] && ok ||
 		no "ureal-$o: not 12 jumper calls unwound"
 done
+# a mangled name is as good as the demangled one, as a root too
+truth mangled "$h/uexc-O2" 9
+traced mangled.stats stats -j -o "$T/mangled.stats.json" "$h/uexc-O2:_Z5tryiti" -- "$h/uexc-O2" 9
+same "mangled stats" "tryit(int)" 9 \
+	"$(jq -r 'select(.type == "func_stats" and .func == "tryit(int)") | .calls' "$T/mangled.stats.json")"
+traced mangled.graph graph -j -o "$T/mangled.graph.json" "$h/uexc-O2:_Z5tryiti" -- "$h/uexc-O2" 9
+same "mangled graph" "thrower(int)" 9 "$(count "$T/mangled.graph.json" '(.type == "call") and .func == "thrower(int)"')"
+
+# another session running beside: each follows its own command's children
+# (a forked child's calls counted) whichever started first
+timeout 60 "$bin" trace "$h/uexc-O0:main" -- sleep 8 > /dev/null 2>&1 &
+other=$!
+for _ in $(seq 50); do
+	ls /sys/kernel/tracing/instances | grep -q "^nopctl-$other\$" && break
+	sleep 0.1
+done
+truth beside "$h/ureal-O0" fork 12
+traced beside.trace trace -j -o "$T/beside.json" "$h/ureal-O0:leaf" -- "$h/ureal-O0" fork 12
+same "beside another session" leaf 24 "$(count "$T/beside.json" '.type == "func" and .func == "leaf"')"
+kill "$other" 2> /dev/null
+wait "$other" 2> /dev/null
 echo "host-uprobes: $pass passed, $fail failed"
 [ "$fail" = 0 ]
