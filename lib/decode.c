@@ -221,6 +221,16 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 		}
 		return emit(ctx, &ev);
 	}
+	if (type == d->fork_id) {
+		ev.type = NOP_EV_FORK;
+		ev.child = (int)num(d, d->fk_child, rec);
+		ev.thread = num(d, d->fk_flags, rec) & 0x00010000; /* CLONE_THREAD */
+		return emit(ctx, &ev);
+	}
+	if (type == d->exec_id) {
+		ev.type = NOP_EV_EXEC;
+		return emit(ctx, &ev);
+	}
 	if (type >= d->uev_base && type - d->uev_base < d->nuev && d->uev[type - d->uev_base].key) {
 		/* a user function's probe: with returns probed, depth and
 		 * times come from the per-task stack the pipeline keeps

@@ -270,6 +270,43 @@ static bool fixed(const struct tep_format_field *f, int size)
 	return f && f->size == size && f->offset >= 0 && f->offset < 65536;
 }
 
+const char *const nop_process_events[NOP_NPROCESS_EVENTS] = { "task/task_newtask", "sched/sched_process_exec" };
+
+/* task_newtask and sched_process_exec, where the formats hold them */
+static void find_process_events(struct nop_decoder *d)
+{
+	struct tep_event *f = tep_find_event_by_name(d->tep, "task", "task_newtask");
+	struct tep_event *x = tep_find_event_by_name(d->tep, "sched", "sched_process_exec");
+
+	d->fk_child = field(f, "pid");
+	d->fk_flags = field(f, "clone_flags");
+	d->fork_id = f && d->fk_child && d->fk_flags ? f->id : -1;
+	d->exec_id = x ? x->id : -1;
+}
+
+int nop_decoder_add_process_events(struct nop_decoder *d, const char *dir, struct nop_error *err)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(nop_process_events); i++) {
+		char path[4400], sys[32], *fmt;
+		const char *slash = strchr(nop_process_events[i], '/');
+		struct nop_error e2;
+		size_t len;
+
+		snprintf(path, sizeof(path), "%s/events/%s/format", dir, nop_process_events[i]);
+		if (!(fmt = nop_read_file(path, &len, &e2)))
+			continue; /* not in this kernel: no process is followed */
+		snprintf(sys, sizeof(sys), "%.*s", (int)(slash - nop_process_events[i]), nop_process_events[i]);
+		if (tep_parse_event(d->tep, fmt, len, sys) != 0) {
+			free(fmt);
+			nop_error_set(err, NOP_EKERNEL, 0, "cannot parse the format of %s", path);
+			return -1;
+		}
+		free(fmt);
+	}
+	find_process_events(d);
+	return 0;
+}
+
 /* The events nopctl decodes, and their fields, looked up once. */
 static int find_fields(struct nop_decoder *d, struct nop_error *err)
 {
@@ -290,6 +327,8 @@ static int find_fields(struct nop_decoder *d, struct nop_error *err)
 #undef AT
 	struct tep_event *ev;
 
+	d->fork_id = d->exec_id = -1;
+	find_process_events(d);
 	d->native = tep_is_file_bigendian(d->tep) == tep_is_local_bigendian(d->tep);
 	d->kword = tep_get_header_page_size(d->tep) == 4 ? 4 : 8;
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {

@@ -30,6 +30,10 @@ struct nop_decoder {
 	 * read at fixed offsets once the record is long enough (bench B1) */
 	bool fast;
 	int need_type, need_ent, need_exit; /* record sizes that hold them */
+	/* a traced task forked (task_newtask: the child's pid, its clone
+	 * flags) or exec'd (sched_process_exec); -1: not decoded */
+	int fork_id, exec_id;
+	const struct tep_format_field *fk_child, *fk_flags;
 	/* probe events (uprobes): by id - uev_base, the key of the function
 	 * (0: not one) and whether it is a return */
 	struct nop_uev {

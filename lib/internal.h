@@ -124,6 +124,9 @@ typedef int (*nop_ucall_fn)(void *ctx, struct nop_event *ev);
 /* is_root NULL: every call; else only calls inside a root's */
 struct nop_ucalls *nop_ucalls_new(nop_uroot_fn is_root, void *ctx);
 int nop_ucalls_place(struct nop_ucalls *u, const struct nop_event *ev, nop_ucall_fn fn, void *ctx);
+/* a FORK (the child inside its parent's root, if the parent is) or an
+ * EXEC (the task's open calls end, unwound) */
+int nop_ucalls_process(struct nop_ucalls *u, const struct nop_event *ev, nop_ucall_fn fn, void *ctx);
 void nop_ucalls_max_depth(struct nop_ucalls *u, int depth); /* -D (0: no limit) */
 unsigned long long nop_ucalls_unmatched(const struct nop_ucalls *u);
 void nop_ucalls_free(struct nop_ucalls *u);
@@ -171,6 +174,12 @@ void nop_join_free(struct nop_join *j);
 void nop_join_misses(const struct nop_join *j, unsigned long long *missing, unsigned long long *unclaimed);
 
 
+/* the kernel events that tell the pipeline a traced task forked or
+ * exec'd ("SYSTEM/EVENT" under events/) */
+#define NOP_NPROCESS_EVENTS 2
+extern const char *const nop_process_events[NOP_NPROCESS_EVENTS];
+/* their formats from dir/events, where the kernel has them */
+int nop_decoder_add_process_events(struct nop_decoder *d, const char *dir, struct nop_error *err);
 int nop_decoder_add_probes(struct nop_decoder *d, const char *dir, const char *group,
 			   const struct nop_uprobes *u, struct nop_error *err);
 /* a recording's probe events (system nopctl_<pid>) into u, decoded */

@@ -307,6 +307,10 @@ enum nop_ev_type {
 	 * to the call they belong to */
 	NOP_EV_RETVAL,
 	NOP_EV_ARGS,
+	/* a traced task made a task (pid: the parent; child, thread) or
+	 * replaced its image (pid) */
+	NOP_EV_FORK,
+	NOP_EV_EXEC,
 };
 
 struct nop_event {
@@ -347,6 +351,10 @@ struct nop_event {
 			};
 		};
 		long long lost; /* LOST: count, -1 if the kernel did not say */
+		struct { /* FORK */
+			int child;
+			bool thread; /* CLONE_THREAD: a thread of the same process */
+		};
 		struct { /* COUNTS: hits and exits on the page */
 			unsigned long long nfunc, nexit;
 		};

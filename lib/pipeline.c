@@ -308,7 +308,9 @@ NOP_HOT static int on_call(void *ctx, const struct nop_gitem *gi)
 		return ret;
 	if (ret)
 		gi = &joined;
-	if (!root_wanted(p, gi))
+	/* user calls come from ucalls.c inside their roots only (a forked
+	 * child's from the fork point, under no root of its own) */
+	if ((gi->path[0] & NOP_UKEY_MASK) != NOP_UKEY && !root_wanted(p, gi))
 		return NOP_FLOW_GO;
 	if (p->cfg.by_task && !traced_task(p, gi->pid)) {
 		/* shown, marked, in the tree view; left out of sums and pictures */
@@ -455,6 +457,9 @@ NOP_HOT static int route(void *ctx, const struct nop_event *ev)
 		return sink_failed(p);
 	if (user_call(ev))
 		return on_user_call(p, ev);
+	if (ev->type == NOP_EV_FORK || ev->type == NOP_EV_EXEC)
+		return p->ucalls ? engine_result(p, nop_ucalls_process(p->ucalls, ev, on_placed_call, p))
+				 : NOP_FLOW_GO;
 	if (ev->type == NOP_EV_LOST && p->ugraph &&
 	    (ret = nop_graph_feed(p->ugraph, ev, on_call, p)) != 0)
 		return engine_result(p, ret);

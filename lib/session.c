@@ -34,6 +34,15 @@ static bool has_probes(const struct nop_session *s)
 	return s->cfg.uprobes && s->cfg.uprobes->n;
 }
 
+/* user functions' exits probed: calls, not hits */
+static bool user_exits(const struct nop_session *s)
+{
+	for (size_t i = 0; has_probes(s) && i < s->cfg.uprobes->n; i++)
+		if (s->cfg.uprobes->v[i].kind == NOP_PROBE_USER && s->cfg.uprobes->v[i].ret)
+			return true;
+	return false;
+}
+
 /* the pid lists the session writes: the function tracer's, the events'
  * (probe events follow set_event_pid), or both; the first is read back */
 static const char *pid_files(const struct nop_session *s, int i, bool notrace)
@@ -422,6 +431,13 @@ static int apply(struct nop_session *s, struct nop_error *err)
 	if (has_probes(s)) {
 		snprintf(buf, sizeof(buf), "events/%s/enable", s->group);
 		if (sess_write(s, buf, "1", false, err))
+			return -1;
+	}
+	/* user calls followed into forked children and across exec: the
+	 * pipeline learns of each from these (ucalls.c) */
+	for (size_t i = 0; i < ARRAY_SIZE(nop_process_events) && user_exits(s) && c->follow_fork; i++) {
+		snprintf(buf, sizeof(buf), "events/%s/enable", nop_process_events[i]);
+		if (nop_path_exists(s->dir, buf) && sess_write(s, buf, "1", false, err))
 			return -1;
 	}
 	if (c->tracer == NOP_TRACER_FUNCTION && c->stack &&

@@ -108,6 +108,8 @@ int nop_source_probes(struct nop_source *src, const char *buffer_dir, const stru
 	char group[64];
 
 	nop_probe_group(group, sizeof(group), getpid());
+	if (nop_decoder_add_process_events(((struct nop_stream_source *)src)->dec, buffer_dir, err))
+		return -1;
 	return nop_decoder_add_probes(((struct nop_stream_source *)src)->dec, buffer_dir, group, u,
 				      err);
 }

@@ -16,6 +16,10 @@
 struct utask {
 	int pid;
 	long root; /* with roots: the depth of the root call it is in; -1: none */
+	/* a forked child of a task inside a root: all of it is inside one,
+	 * its first calls at depth 0, and the calls it was made in (its
+	 * parent's) return in it unseen, not counted */
+	bool forked;
 	size_t n, cap;
 	struct { unsigned long long key, ts, sp; } *open;
 };
@@ -72,6 +76,13 @@ static bool too_deep(const struct nop_ucalls *u, const struct nop_event *ev)
 	return u->max_depth > 0 && ev->depth >= u->max_depth;
 }
 
+/* with roots: the depth in t's stack that its shown calls start at, or
+ * -1 outside every root */
+static long base(const struct utask *t)
+{
+	return t->root >= 0 ? t->root : t->forked ? 0 : -1;
+}
+
 /* open call i of t has ended at ts: to fn (unless outside every root or
  * too deep), and t's stack cut to i */
 static int close_call(struct nop_ucalls *u, struct utask *t, size_t i, const struct nop_event *ev,
@@ -80,10 +91,10 @@ static int close_call(struct nop_ucalls *u, struct utask *t, size_t i, const str
 	struct nop_event e = { .type = NOP_EV_EXIT, .cpu = ev->cpu, .pid = ev->pid, .ts = ev->ts,
 			       .ip = t->open[i].key, .unwound = unwound, .calltime = t->open[i].ts,
 			       .rettime = ev->ts, .usp = t->open[i].sp + 8 };
-	bool outside = u->is_root && (t->root < 0 || (long)i < t->root);
+	bool outside = u->is_root && (base(t) < 0 || (long)i < base(t));
 
 	t->n = i;
-	e.depth = (int)i - (u->is_root && t->root >= 0 ? (int)t->root : 0);
+	e.depth = (int)i - (u->is_root && base(t) >= 0 ? (int)base(t) : 0);
 	if (u->is_root && (long)i == t->root)
 		t->root = -1; /* the root returned */
 	return outside || too_deep(u, &e) ? 0 : fn(ctx, &e);
@@ -127,10 +138,10 @@ int nop_ucalls_place(struct nop_ucalls *u, const struct nop_event *ev, nop_ucall
 		t->open[t->n].key = ev->ip;
 		t->open[t->n].ts = ev->ts;
 		t->open[t->n].sp = sp;
-		if (u->is_root && t->root < 0 && u->is_root(u->ctx, ev->ip))
+		if (u->is_root && base(t) < 0 && u->is_root(u->ctx, ev->ip))
 			t->root = (long)t->n;
-		e.depth = (int)t->n++ - (u->is_root ? (int)t->root : 0);
-		return (u->is_root && t->root < 0) || too_deep(u, &e) ? 0 : fn(ctx, &e);
+		e.depth = (int)t->n++ - (u->is_root ? (int)base(t) : 0);
+		return (u->is_root && base(t) < 0) || too_deep(u, &e) ? 0 : fn(ctx, &e);
 	}
 	if (!sp) { /* no stack pointer (a probe without it): the newest call */
 		for (i = t->n; i > 0 && t->open[i - 1].key != ev->ip; i--)
@@ -151,7 +162,34 @@ int nop_ucalls_place(struct nop_ucalls *u, const struct nop_event *ev, nop_ucall
 		}
 	}
 	/* its entry came before the probes (a -p task inside it) */
-	u->unmatched += !u->is_root || t->root >= 0;
+	u->unmatched += (!u->is_root || base(t) >= 0) && !t->forked;
+	return 0;
+}
+
+int nop_ucalls_process(struct nop_ucalls *u, const struct nop_event *ev, nop_ucall_fn fn, void *ctx)
+{
+	struct utask *t = task(u, ev->pid), *c;
+	bool inside;
+	int ret = 0;
+
+	if (!t)
+		return -ENOMEM;
+	if (ev->type == NOP_EV_EXEC) {
+		/* the image and its calls are gone: a new one starts */
+		while (!ret && t->n)
+			ret = close_call(u, t, t->n - 1, ev, true, fn, ctx);
+		t->root = -1;
+		t->forked = false;
+		return ret;
+	}
+	if (ev->type != NOP_EV_FORK || ev->thread)
+		return 0; /* a thread starts on a stack of its own, in no call */
+	inside = base(t) >= 0 || !u->is_root;
+	if (!(c = task(u, ev->child)))
+		return -ENOMEM;
+	c->n = 0;
+	c->root = -1;
+	c->forked = inside;
 	return 0;
 }
 

@@ -57,9 +57,7 @@ same() { if [ "$3" = "$4" ]; then ok; else no "$1: $2: $4 calls, the program mad
 own() { awk -v f="$2" '$1 == "calls" && $2 == f { n += $3 } $1 == "calls" && $2 == "child" && $3 == f { n += $4 } END { print n + 0 }' "$T/$1.want"; }
 
 # every command on one program: stats, graph -j, trace -j, -F chrome;
-# FUNCS: "SHOWN=OWN" pairs (OWN: the program's name for it). A forked
-# child's calls are outside the parent's root call: graph and chrome count
-# the parent's (PARENT_ONLY: functions the child calls too)
+# FUNCS: "SHOWN=OWN" pairs (OWN: the program's name for it)
 check() {
 	name=$1 prog=$2 args=$3 funcs=$4
 	# shellcheck disable=SC2086
@@ -77,12 +75,10 @@ check() {
 		want=$(own "$name" "${pair#*=}")
 		same "$name stats" "$f" "$want" \
 			"$(jq -r --arg f "$f" 'select(.type == "func_stats" and .func == $f) | .calls' "$T/$name.stats.json" | awk '{ n += $1 } END { print n + 0 }')"
-		gwant=$want
-		case " ${PARENT_ONLY:-} " in *" $f "*) gwant=$((want / 2)) ;; esac
-		same "$name graph" "$f" "$gwant" \
+		same "$name graph" "$f" "$want" \
 			"$(count "$T/$name.graph.json" "(.type == \"call\" or .type == \"exit\") and .func == \"$f\"")"
 		same "$name trace" "$f" "$want" "$(count "$T/$name.trace.json" ".type == \"func\" and .func == \"$f\"")"
-		same "$name chrome" "$f" "$gwant" \
+		same "$name chrome" "$f" "$want" \
 			"$(jq -r --arg f "$f" '.traceEvents[]? // .[]? | select(.ph == "X" and .name == $f) | .name' "$T/$name.chrome.json" | wc -l)"
 	done
 	# no invented call of the process's start, nothing said lost
@@ -95,12 +91,19 @@ check() {
 C_FUNCS="rec=rec outer=outer mid=mid jumper=jumper work=work rare=rare lockfn=lockfn leaf=leaf"
 CXX_FUNCS="thrower(int)=thrower middle(int)=middle tryit(int)=tryit Square::Square(int)=Square::Square"
 for o in O0 O2; do
-	PARENT_ONLY=leaf check "ureal-$o" "ureal-$o" "all 12" "$C_FUNCS"
+	check "ureal-$o" "ureal-$o" "all 12" "$C_FUNCS"
 	check "deep-$o" "ureal-$o" "recurse 200" "rec=rec"
 	check "uexc-$o" "uexc-$o" "9" "$CXX_FUNCS"
 	# the deleting destructor, once per delete, told from the others
 	same "uexc-$o stats" "Square::~Square() [deleting]" 9 \
 		"$(jq -r 'select(.type == "func_stats" and .func == "Square::~Square() [deleting]") | .calls' "$T/uexc-$o.stats.json")"
+	# a new image: its calls a new tree, the old one's main ended there
+	check "exec-$o" "ureal-$o" "exec 4" "leaf=leaf"
+	[ "$(count "$T/exec-$o.graph.json" '.type == "entry" and .func == "main" and .depth == 0')" = 2 ] && ok ||
+		no "exec-$o: not two trees of main"
+	# a forked child's calls: trees of its own from the fork point
+	[ "$(count "$T/ureal-$o.graph.json" '.func == "leaf" and .depth == 0')" = 12 ] && ok ||
+		no "ureal-$o: the child's 12 calls of leaf not at depth 0"
 	# a .cold fragment is its function's, never a call of its own
 	[ "$(count "$T/ureal-$o.trace.json" '(.func // "") | test("cold")')" = 0 ] && ok ||
 		no "ureal-$o: a .cold fragment traced as a function"

@@ -388,6 +388,47 @@ static void user_calls_placed(void **state)
 	nop_ucalls_free(u);
 }
 
+/* a child forked inside a root call: its calls from depth 0, the
+ * parent's calls returning in it unseen and not counted; a thread's and a
+ * child's forked outside every root: nothing; exec: the open calls end */
+static void user_calls_fork_exec(void **state)
+{
+	struct nop_ucalls *u = nop_ucalls_new(root_is_2, NULL);
+	struct nop_event e, f = { .type = NOP_EV_FORK, .pid = 10, .child = 11 };
+
+	e = uev(NOP_EV_ENTRY, 10, 2, 100);
+	e.usp = 1000;
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(nop_ucalls_process(u, &f, collect, &placed_), 0);
+	f.child = 12;
+	f.thread = true;
+	assert_int_equal(nop_ucalls_process(u, &f, collect, &placed_), 0);
+	e = uev(NOP_EV_ENTRY, 11, 3, 110);
+	e.usp = 900;
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(e.depth, 0);
+	e = uev(NOP_EV_EXIT, 11, 3, 120);
+	e.usp = 908;
+	assert_int_equal(nop_ucalls_place(u, &e), 0);
+	assert_int_equal(e.depth, 0);
+	e = uev(NOP_EV_EXIT, 11, 2, 130); /* the parent's root, returning in the child */
+	e.usp = 1008;
+	assert_int_equal(nop_ucalls_place(u, &e), 1);
+	e = uev(NOP_EV_ENTRY, 12, 3, 140); /* the thread: outside every root */
+	e.usp = 500;
+	assert_int_equal(nop_ucalls_place(u, &e), 1);
+	assert_int_equal(nop_ucalls_unmatched(u), 0);
+	/* exec in the parent: its root call ends there, unwound */
+	f = (struct nop_event){ .type = NOP_EV_EXEC, .pid = 10, .ts = 150 };
+	placed_.n = 0;
+	assert_int_equal(nop_ucalls_process(u, &f, collect, &placed_), 0);
+	assert_int_equal(placed_.n, 1);
+	assert_true(placed_.v[0].unwound);
+	assert_int_equal(placed_.v[0].rettime, 150);
+	assert_int_equal(placed_.v[0].ip, NOP_UKEY | 2);
+	nop_ucalls_free(u);
+}
+
 /* main (sp 1000) -> outer (900) -> mid (800) -> jumper (700) longjmps to
  * main, which calls outer again (900): the three calls left are unwound
  * at that entry, innermost first. A tail call by an indirect jump: f
@@ -552,6 +593,7 @@ int main(void)
 		cmocka_unit_test(libraries_found_as_the_loader_would),
 		cmocka_unit_test(user_calls_placed),
 		cmocka_unit_test(user_calls_unwound),
+		cmocka_unit_test(user_calls_fork_exec),
 		cmocka_unit_test(dot_with_debug_info),
 	};
 

@@ -9,6 +9,7 @@
  *   lock N     lockfn() N times: its first instruction has a lock prefix,
  *              which the kernel's uprobes refuse to probe
  *   fork N     leaf() N times in the parent and N times in a child
+ *   exec N     leaf() N times, then exec of itself, which calls it N times
  *   all N      each of the above
  * Built -O0 and -O2 (tests/tests.mk); noinline keeps every call a call. */
 #include <setjmp.h>
@@ -110,6 +111,17 @@ int main(int argc, char **argv)
 	if (all || !strcmp(mode, "lock"))
 		for (int i = 0; i < n; i++)
 			lockfn();
+	if (!strcmp(mode, "exec")) { /* leaf N times, then again in a new image */
+		for (int i = 0; i < n; i++)
+			leaf(i);
+		printf("calls leaf %d\n", n);
+		fflush(stdout);
+		execl("/proc/self/exe", argv[0], "leafs", argv[2], (char *)NULL);
+		return 127;
+	}
+	if (!strcmp(mode, "leafs"))
+		for (int i = 0; i < n; i++)
+			leaf(i);
 	if (all || !strcmp(mode, "fork")) {
 		pid_t c = fork();
 
