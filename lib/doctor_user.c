@@ -89,6 +89,37 @@ void doc_check_uprobes(struct doc *d)
 		ps.mine_live, ps.mine_dead, ps.others);
 }
 
+/* What glob matches in b (n functions), and where their probes go: a
+ * function whose first instruction the kernel refuses to probe (a lock or
+ * segment prefix) is entered after it; one with no instruction it takes
+ * cannot be traced */
+static void doc_probe_sites(struct doc *d, const char *pat, const struct nop_ubin *b, const char *glob,
+			    size_t n)
+{
+	struct nop_uprobes u = { 0 };
+	struct nop_error e;
+	char moved[300] = "";
+	size_t nmoved = 0;
+
+	if (nop_uprobes_add(&u, b, glob, true, true, &e)) {
+		doc_say(d, "pattern.traceable", pat, NOP_CHECK_FAIL, NULL, "%s", e.msg);
+		return;
+	}
+	for (size_t i = 0; i < u.n; i++)
+		if (u.v[i].moved && nmoved++ < 3) {
+			size_t off = strlen(moved);
+
+			snprintf(moved + off, sizeof(moved) - off, "%s%s", off ? ", " : "", u.v[i].shown);
+		}
+	doc_say(d, "pattern.traceable", pat, u.refused ? NOP_CHECK_WARN : NOP_CHECK_OK,
+		u.refused ? "those functions cannot be traced by uprobes" : NULL,
+		"%zu function%s of %s match%s%s%zu%s%s%s; %zu not probeable (every instruction refused)",
+		n, n == 1 ? "" : "s", b->name, n == 1 ? "es" : "",
+		"; entered after a first instruction the kernel refuses (lock or segment prefix): ",
+		nmoved, nmoved ? " (" : "", moved, nmoved > 3 ? ", ...)" : nmoved ? ")" : "", u.refused);
+	nop_uprobes_free(&u);
+}
+
 /* BINARY:GLOB: the binary as nopctl finds it, what it matches, who else
  * probes its functions */
 void doc_check_upattern(struct doc *d, const char *pat)
@@ -108,13 +139,13 @@ void doc_check_upattern(struct doc *d, const char *pat)
 	}
 	doc_say(d, "pattern.binary", pat, b.has_symtab ? NOP_CHECK_OK : NOP_CHECK_WARN,
 		b.has_symtab ? NULL : "install its debug symbols for its other functions",
-		"%s: %s, %zu functions (%s)%s", path, b.pie ? "PIE or shared library" : "not PIE", b.n,
-		b.has_symtab ? ".symtab" : "stripped: .dynsym only",
-		b.go ? "; a Go program: graph and stats refuse it (return probes break its stacks)" : "");
+		"%s: %s, %zu functions (%s%s)%s", path, b.pie ? "PIE or shared library" : "not PIE", b.n,
+		b.debug_file[0] ? "stripped; symbols from " : b.has_symtab ? ".symtab" : "stripped: .dynsym only",
+		b.debug_file, b.go ? "; a Go program: graph and stats refuse it (its goroutines' stacks"
+		" move)" : "");
 	n = nop_ubin_count(&b, glob);
 	if (n)
-		doc_say(d, "pattern.traceable", pat, NOP_CHECK_OK, NULL, "%zu function%s of %s match%s",
-			n, n == 1 ? "" : "s", b.name, n == 1 ? "es" : "");
+		doc_probe_sites(d, pat, &b, glob, n);
 	else if (nop_ubin_no_match(&b, glob, &e))
 		doc_say(d, "pattern.traceable", pat, NOP_CHECK_FAIL, NULL, "%s", e.msg);
 	nop_ubin_free(&b);

@@ -68,6 +68,7 @@ struct nop_ubin {
 	struct nop_usym *v;
 	size_t n;
 	bool pie, go, has_symtab, has_dynsym;
+	char debug_file[4096]; /* a stripped binary's symbols came from it ("": none) */
 	unsigned long long entry; /* e_entry: _start never returns */
 	void *elf; /* libelf's handle, open until nop_ubin_free: the code */
 	int fd;
@@ -102,6 +103,7 @@ struct nop_uprobe {
 	bool ret;	/* a return probe */
 	bool uret;	/* ret: a uretprobe (else a probe on a ret or tail-jump instruction) */
 	bool leaf;	/* an entry probe on a ret instruction: entry and exit at once */
+	bool moved;	/* an entry probe after a first instruction the kernel refuses */
 	size_t func;	/* the function's key: the index of its entry probe */
 };
 struct nop_uprobes {

@@ -86,7 +86,7 @@ size_t nop_ubin_count(const struct nop_ubin *b, const char *glob)
 	size_t n = 0;
 
 	for (size_t i = 0; i < b->n; i++)
-		n += !b->v[i].alias && nop_ubin_match(b, i, glob) >= 0;
+		n += !b->v[i].alias && !nop_usym_fragment(&b->v[i]) && nop_ubin_match(b, i, glob) >= 0;
 	return n;
 }
 
@@ -125,16 +125,19 @@ int nop_ubin_no_match(const struct nop_ubin *b, const char *glob, struct nop_err
 		snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", sugg[i]);
 	}
 	if (!b->n)
-		nop_error_set(err, NOP_EUSAGE, 0, "%s has no function symbols left (stripped: %s);"
-			      " install its debug symbols (Debian: the -dbgsym package from the"
-			      " debian-debug archive) or use a build that keeps them; nopctl does not"
-			      " reach debuginfod", b->path, b->has_dynsym ? "only .dynsym, with no"
+		nop_error_set(err, NOP_EUSAGE, 0, "%s has no function symbols left (stripped: %s)"
+			      " and no debug file was found (beside it, in .debug/, under /usr/lib/debug"
+			      " by its .gnu_debuglink or build ID); install its debug symbols (Debian:"
+			      " the -dbgsym package from the debian-debug archive), set DEBUGINFOD_URLS"
+			      " to a debuginfod server, or use a build that keeps them", b->path,
+			      b->has_dynsym ? "only .dynsym, with no"
 			      " defined function" : "no .symtab or .dynsym");
 	else
 		nop_error_set(err, NOP_EUSAGE, 0, "no function of %s matches '%s'%s%s%s", b->path, glob,
 			      n ? "; close names: " : "", list,
 			      b->has_symtab ? "" : " (stripped: only .dynsym's exported functions are"
-			      " known; its debug symbols would name the rest)");
+			      " known, and no debug file was found; its debug symbols would name the"
+			      " rest)");
 	return -1;
 }
 
@@ -197,6 +200,7 @@ static int add_probe(struct nop_uprobes *u, const struct nop_ubin *b, const stru
 	p->ret = ret;
 	p->uret = uret;
 	p->leaf = leaf;
+	p->moved = !ret && skip;
 	if (!ret) {
 		nop_probe_event_name(u, s->name, leaf ? NOP_LEAF_SUFFIX : "", p->event, sizeof(p->event));
 	} else {

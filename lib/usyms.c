@@ -6,6 +6,7 @@
  * segment that holds it: PIE and non-PIE executables, shared libraries and
  * static binaries alike, and segments whose offset is not their address.
  */
+#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -140,6 +141,52 @@ static int read_table(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, size_t nph, str
 	return 0;
 }
 
+/* A stripped binary's symbols from its debug file, found where
+ * distributions put it, by elfutils' own search (dwfl_standard_find_debuginfo):
+ * its .gnu_debuglink beside the binary, in .debug/ or under
+ * /usr/lib/debug, or /usr/lib/debug/.build-id/NN/REST.debug (Debian's
+ * -dbgsym packages), and debuginfod when DEBUGINFOD_URLS is set. A debug
+ * file keeps the binary's addresses; offsets come from the binary's own
+ * segments. */
+static int read_debug_file(struct nop_ubin *b, Elf *e, size_t nph, size_t *cap)
+{
+	static char *path; /* the default search path */
+	static const Dwfl_Callbacks cb = { .find_elf = dwfl_build_id_find_elf,
+					   .find_debuginfo = dwfl_standard_find_debuginfo,
+					   .debuginfo_path = &path };
+	Dwfl *dwfl = dwfl_begin(&cb);
+	Dwfl_Module *m;
+	int n, ret = 0;
+
+	if (!dwfl)
+		return 0;
+	m = dwfl_report_offline(dwfl, b->name, b->path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	n = m ? dwfl_module_getsymtab(m) : -1;
+	for (int i = 1; i < n && !ret; i++) {
+		GElf_Sym s;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *se;
+		Dwarf_Addr bias;
+		const char *name = dwfl_module_getsym_info(m, i, &s, &addr, &shndx, &se, &bias);
+		unsigned long long off;
+
+		if (!name || !*name || GELF_ST_TYPE(s.st_info) != STT_FUNC || shndx == SHN_UNDEF ||
+		    !s.st_size || !s.st_value || !file_offset(e, nph, s.st_value, &off))
+			continue;
+		if (se != e && !b->debug_file[0]) {
+			const char *df = NULL;
+
+			dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, &df);
+			snprintf(b->debug_file, sizeof(b->debug_file), "%s", df ? df : "?");
+		}
+		ret = se != e ? add_sym(b, cap, name, &s, off) : 0;
+	}
+	dwfl_end(dwfl);
+	return ret;
+}
+
 /* A Go binary's runtime walks its own stacks: a return address a uretprobe
  * replaced breaks it (the known case for return probes) */
 static bool is_go(Elf *e, size_t shstrndx)
@@ -192,6 +239,11 @@ static int load(struct nop_ubin *b, Elf *e, struct nop_error *err)
 			return -1;
 		}
 	}
+	if (!b->has_symtab && read_debug_file(b, e, nph, &cap)) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	b->has_symtab |= b->debug_file[0] != 0;
 	if (b->n)
 		qsort(b->v, b->n, sizeof(*b->v), cmp_vaddr);
 	/* .symtab and .dynsym name most functions twice: once each */

@@ -10,7 +10,7 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 # library found through RUNPATH, a stripped copy, and C++ with debug info
 UPROG := $(addprefix $(BUILD)/tests/helpers/,ufuncs-static ufuncs-pie ufuncs-nopie \
 	ufuncs-stripped ufuncs-go libnopdemo.so ucxx udlopen ubench libubench.so libuwrap.so ubench-finstr \
-	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2)
+	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2 ureal-dbglink ureal-buildid)
 HELPERS += $(UPROG)
 UPROG_CFLAGS := -O0 -g -fno-omit-frame-pointer -pthread
 $(BUILD)/tests/helpers/libnopdemo.so: tests/uprog/nopdemo.c
@@ -51,6 +51,17 @@ $(BUILD)/tests/helpers/ureal-O%: tests/uprog/ureal.c
 $(BUILD)/tests/helpers/uexc-O%: tests/uprog/uexc.cpp
 	@mkdir -p $(dir $@)
 	g++ -O$* -g -o $@ $<
+# stripped, their symbols in a debug file: found by .gnu_debuglink beside
+# it, or by build ID under /usr/lib/debug/.build-id (where the test puts
+# ureal-buildid.symbols for its run; not beside it as NAME.debug, which
+# elfutils would find too)
+$(BUILD)/tests/helpers/ureal-dbglink: $(BUILD)/tests/helpers/ureal-O2
+	objcopy --only-keep-debug $< $@.debug
+	strip --strip-all -o $@ $<
+	cd $(dir $@) && objcopy --add-gnu-debuglink=ureal-dbglink.debug ureal-dbglink
+$(BUILD)/tests/helpers/ureal-buildid: $(BUILD)/tests/helpers/ureal-O0
+	objcopy --only-keep-debug $< $@.symbols
+	strip --strip-all -o $@ $<
 $(BUILD)/tests/helpers/udlopen: tests/uprog/udlopen.c $(BUILD)/tests/helpers/libnopdemo.so
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -o $@ $< -ldl -Wl,-rpath,'$$ORIGIN'

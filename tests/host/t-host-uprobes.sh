@@ -103,7 +103,7 @@ for o in O0 O2; do
 		no "exec-$o: not two trees of main"
 	# a forked child's calls: trees of its own from the fork point
 	[ "$(count "$T/ureal-$o.graph.json" '.func == "leaf" and .depth == 0')" = 12 ] && ok ||
-		no "ureal-$o: the child's 12 calls of leaf not at depth 0"
+		no "ureal-$o: the child's 12 calls of leaf not at depth 0: $(jq -c 'select(.func == "leaf") | [.pid, .depth]' "$T/ureal-$o.graph.json" | sort | uniq -c | tr '\n' ' ')"
 	# a .cold fragment is its function's, never a call of its own
 	[ "$(count "$T/ureal-$o.trace.json" '(.func // "") | test("cold")')" = 0 ] && ok ||
 		no "ureal-$o: a .cold fragment traced as a function"
@@ -113,6 +113,47 @@ for o in O0 O2; do
 	[ "$(count "$T/ureal-$o.graph.json" '.func == "jumper" and .exit == "unwound"')" = 12 ] && ok ||
 		no "ureal-$o: not 12 jumper calls unwound"
 done
+# stripped binaries, their symbols in debug files where distributions put
+# them: by .gnu_debuglink beside the binary, by build ID under
+# /usr/lib/debug/.build-id (put there for this run, removed after)
+check dbglink ureal-dbglink "all 12" "$C_FUNCS"
+id=$(readelf -n "$h/ureal-buildid" | awk '/Build ID/ { print $3 }')
+byid=/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug
+if [ -n "$id" ] && [ ! -e "$byid" ]; then
+	mkdir -p "$(dirname "$byid")"
+	cp "$h/ureal-buildid.symbols" "$byid"
+	check buildid ureal-buildid "all 12" "$C_FUNCS"
+	rm -f "$byid"
+	rmdir "$(dirname "$byid")" 2> /dev/null
+	# without it: refused, saying where debug files were looked for
+	rc=0
+	"$bin" trace "$h/ureal-buildid:rec" -- true > /dev/null 2> "$T/nodebug.err" || rc=$?
+	[ "$rc" = 2 ] && grep -q 'no debug file was found' "$T/nodebug.err" && ok ||
+		no "stripped without its debug file: exit $rc: $(cat "$T/nodebug.err")"
+else
+	no "ureal-buildid: no build ID, or $byid is there already"
+fi
+# Debian's python3.11: stripped, its debug file from python3.11-dbg; a
+# function .dynsym does not name (list_dealloc is static), every call of it
+if [ -x /usr/bin/python3.11 ]; then
+	rc=0
+	"$bin" stats -j -o "$T/py.json" '/usr/bin/python3.11:list_dealloc*' -- /usr/bin/python3.11 -c \
+		'import gc; gc.disable()
+for i in range(300): x = [i]; del x' > /dev/null 2> "$T/py.err" || rc=$?
+	[ "$rc" = 0 ] && jq -e -s 'any(.[]; .type == "func_stats" and (.func | startswith("list_dealloc"))
+		and .calls >= 300)' "$T/py.json" > /dev/null && ok ||
+		no "python3.11's list_dealloc from its debug file: exit $rc: $(tail -2 "$T/py.err")"
+else
+	no "/usr/bin/python3.11 missing (tests/deps.sh installs python3.11-dbg)"
+fi
+
+# doctor says where a function is entered and where symbols came from
+"$bin" doctor -j "$h/ureal-dbglink:lockfn" > "$T/doctor.json" 2> /dev/null
+jq -e -s 'any(.[]; .id == "pattern.traceable" and .status == "ok" and
+	(.seen | test("first instruction the kernel refuses.*: 1 \\(lockfn\\)")))
+	and any(.[]; .id == "pattern.binary" and .status == "ok" and (.seen | test("symbols from .*ureal-dbglink.debug")))' \
+	"$T/doctor.json" > /dev/null && ok || no "doctor: $(grep pattern "$T/doctor.json")"
+
 # a mangled name is as good as the demangled one, as a root too
 truth mangled "$h/uexc-O2" 9
 traced mangled.stats stats -j -o "$T/mangled.stats.json" "$h/uexc-O2:_Z5tryiti" -- "$h/uexc-O2" 9
