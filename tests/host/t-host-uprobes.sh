@@ -125,6 +125,21 @@ if [ -n "$id" ] && [ ! -e "$byid" ]; then
 	check buildid ureal-buildid "all 12" "$C_FUNCS"
 	rm -f "$byid"
 	rmdir "$(dirname "$byid")" 2> /dev/null
+	# from a debuginfod server (elfutils' own, on loopback, serving the
+	# debug file by its build ID) when DEBUGINFOD_URLS names it
+	mkdir -p "$T/dbgsrv" "$T/dbgcache"
+	cp "$h/ureal-buildid.symbols" "$T/dbgsrv/"
+	port=$((20000 + $$ % 20000))
+	debuginfod -F "$T/dbgsrv" -p "$port" -d "$T/dbgsrv.sqlite" > "$T/dbgsrv.log" 2>&1 &
+	srv=$!
+	for _ in $(seq 100); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/buildid/$id/debuginfo")" = 200 ] && break
+		sleep 0.1
+	done
+	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$T/dbgcache \
+		check debuginfod ureal-buildid "recurse 30" "rec=rec"
+	kill "$srv" 2> /dev/null
+	wait "$srv" 2> /dev/null
 	# without it: refused, saying where debug files were looked for
 	rc=0
 	"$bin" trace "$h/ureal-buildid:rec" -- true > /dev/null 2> "$T/nodebug.err" || rc=$?
