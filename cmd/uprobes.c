@@ -72,8 +72,7 @@ static int one_pattern(struct run *r, struct bins *bs, const char *pat, const ch
 			      "stats" : "record -G", pat);
 		return -1;
 	}
-	/* graph: every function of the binary, the pattern picks the roots */
-	if (nop_uprobes_add(&r->uprobes, b, r->mode == RUN_GRAPH ? "*" : glob, true, returns, &r->err))
+	if (nop_uprobes_add(&r->uprobes, b, glob, true, returns, &r->err))
 		return -1;
 	if (add_root(r, glob)) {
 		nop_error_set(&r->err, NOP_EINTERNAL, ENOMEM, "out of memory");
@@ -100,6 +99,11 @@ int user_probes(struct run *r, const char *command)
 		}
 		ret = one_pattern(r, &bs, o->patterns[i], command);
 	}
+	/* graph and record -G: every function of each binary, the patterns
+	 * pick the roots (a recording keeps every tree); after the functions
+	 * the patterns name, so that each is named as they name it (an alias) */
+	for (size_t i = 0; !ret && (r->mode == RUN_GRAPH || (r->mode == RUN_RECORD && o->graph)) && i < bs.n; i++)
+		ret = nop_uprobes_add(&r->uprobes, &bs.v[i], "*", true, true, &r->err);
 	for (size_t i = 0; i < bs.n; i++)
 		nop_ubin_free(&bs.v[i]);
 	free(bs.v);

@@ -288,9 +288,31 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 		if (access(path, R_OK) == 0)
 			put_file(&o, path, 8);
 	}
-	/* user functions' probe events: their own system, their formats */
-	put32(&o, w->group[0] && w->uprobes && w->uprobes->n ? 1 : 0);
-	if (w->group[0] && w->uprobes && w->uprobes->n) {
+	/* user functions' probe events: their own system, their formats; with
+	 * their exits, the events that tell a fork or an exec (the session
+	 * enables them then), each in its system */
+	bool probes = w->group[0] && w->uprobes && w->uprobes->n, exits = false;
+	unsigned int nproc = 0;
+
+	for (size_t i = 0; probes && i < w->uprobes->n; i++)
+		exits |= w->uprobes->v[i].kind == NOP_PROBE_USER && w->uprobes->v[i].ret;
+	for (size_t i = 0; exits && i < NOP_NPROCESS_EVENTS; i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/format", w->tracing_dir, nop_process_events[i]);
+		nproc += access(path, R_OK) == 0;
+	}
+	put32(&o, (probes ? 1 : 0) + nproc);
+	for (size_t i = 0; exits && i < NOP_NPROCESS_EVENTS; i++) {
+		const char *ev = nop_process_events[i], *slash = strchr(ev, '/');
+
+		snprintf(path, sizeof(path), "%s/events/%s/format", w->tracing_dir, ev);
+		if (access(path, R_OK))
+			continue;
+		put(&o, ev, (size_t)(slash - ev));
+		put(&o, "", 1);
+		put32(&o, 1);
+		put_file(&o, path, 8);
+	}
+	if (probes) {
 		put(&o, w->group, strlen(w->group) + 1);
 		put32(&o, (unsigned int)w->uprobes->n);
 		for (size_t i = 0; i < w->uprobes->n; i++) {

@@ -56,7 +56,8 @@ same() { if [ "$3" = "$4" ]; then ok; else no "$1: $2: $4 calls, the program mad
 # the program's own count of FUNC ("calls FUNC N"; the child's added)
 own() { awk -v f="$2" '$1 == "calls" && $2 == f { n += $3 } $1 == "calls" && $2 == "child" && $3 == f { n += $4 } END { print n + 0 }' "$T/$1.want"; }
 
-# every command on one program: stats, graph -j, trace -j, -F chrome;
+# every command on one program: stats, graph -j, trace -j, -F chrome,
+# record -G + report (and trace-cmd report reads the recording);
 # FUNCS: "SHOWN=OWN" pairs (OWN: the program's name for it)
 check() {
 	name=$1 prog=$2 args=$3 funcs=$4
@@ -70,6 +71,14 @@ check() {
 	traced "$name.trace" trace -j -o "$T/$name.trace.json" "$h/$prog:*" -- "$h/$prog" $args
 	# shellcheck disable=SC2086
 	traced "$name.chrome" graph -F chrome -o "$T/$name.chrome.json" "$h/$prog:main" -- "$h/$prog" $args
+	# shellcheck disable=SC2086
+	traced "$name.record" record -G -o "$T/$name.dat" "$h/$prog:main" -- "$h/$prog" $args
+	"$bin" report -j -o "$T/$name.report.json" "$T/$name.dat" 2> "$T/$name.report.err" ||
+		no "$name: report of the recording: $(tail -2 "$T/$name.report.err")"
+	rc=0
+	trace-cmd report "$T/$name.dat" > "$T/$name.tc.txt" 2>&1 || rc=$?
+	[ "$rc" = 0 ] && ! grep -q 'UNKNOWN EVENT' "$T/$name.tc.txt" && ok ||
+		no "$name: trace-cmd report of the recording: exit $rc: $(grep -m2 -i 'unknown\|error' "$T/$name.tc.txt")"
 	for pair in $funcs; do
 		f=${pair%%=*}
 		want=$(own "$name" "${pair#*=}")
@@ -77,6 +86,8 @@ check() {
 			"$(jq -r --arg f "$f" 'select(.type == "func_stats" and .func == $f) | .calls' "$T/$name.stats.json" | awk '{ n += $1 } END { print n + 0 }')"
 		same "$name graph" "$f" "$want" \
 			"$(count "$T/$name.graph.json" "(.type == \"call\" or .type == \"exit\") and .func == \"$f\"")"
+		same "$name record + report" "$f" "$want" \
+			"$(count "$T/$name.report.json" "(.type == \"call\" or .type == \"exit\") and .func == \"$f\"")"
 		same "$name trace" "$f" "$want" "$(count "$T/$name.trace.json" ".type == \"func\" and .func == \"$f\"")"
 		same "$name chrome" "$f" "$want" \
 			"$(jq -r --arg f "$f" '.traceEvents[]? // .[]? | select(.ph == "X" and .name == $f) | .name' "$T/$name.chrome.json" | wc -l)"
