@@ -88,6 +88,9 @@ int user_probes(struct run *r, const char *command)
 	size_t nk = 0;
 	int ret = 0;
 
+	/* live runs: one event per binary and kind of probe; a recording
+	 * keeps an event per probe, whose name tells its function to a reader */
+	r->uprobes.share = r->mode != RUN_RECORD;
 	for (size_t i = 0; i < o->npatterns && !ret; i++) {
 		if (!nop_upattern(o->patterns[i])) {
 			o->patterns[nk++] = o->patterns[i]; /* the kernel's, in order */

@@ -169,6 +169,24 @@ static int rec_pid(const struct nop_decoder *d, const struct rec *rec)
 								 .size = rec->size });
 }
 
+/* A shared event's probe: its address less the load bias (the anchor
+ * word as relocated, less the addend it was relocated from) */
+static unsigned long long shared_key(struct nop_decoder *d, const struct nop_uev *u, const struct rec *rec)
+{
+	unsigned long long at = num(d, u->pip, rec) - (u->base ? num(d, u->base, rec) - u->addend : 0);
+	size_t lo = 0, hi = u->nmap;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (u->map[mid].vaddr < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < u->nmap && u->map[lo].vaddr == at ? u->map[lo].key : 0;
+}
+
 NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, const char *end,
 			 nop_emit_fn emit, void *ctx)
 {
@@ -251,7 +269,10 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 				return 0; /* out of memory: the call is shown without them */
 			return emit(ctx, &ev);
 		}
-		ev.ip = u->key;
+		ev.ip = u->nmap ? shared_key(d, u, rec) : u->key;
+		if (!ev.ip)
+			return 0; /* no probe of nopctl's at that address (a process that
+				     had not relocated the anchor yet: an ifunc resolver) */
 		if (!d->uev_returns) { /* entries only: hits, as the function tracer's */
 			ev.type = NOP_EV_FUNC;
 			return emit(ctx, &ev);

@@ -359,6 +359,22 @@ static int find_fields(struct nop_decoder *d, struct nop_error *err)
 	return 0;
 }
 
+static void free_uev(struct nop_decoder *d)
+{
+	for (int i = 0; i < d->nuev; i++)
+		free(d->uev[i].map);
+	free(d->uev);
+	d->uev = NULL;
+	d->nuev = 0;
+}
+
+static int cmp_uaddr(const void *a, const void *b)
+{
+	const struct nop_uaddr *x = a, *y = b;
+
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
 /* each probe event's id to its function's key; evs[i]: u->v[i]'s event */
 static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct tep_event **evs,
 		   struct nop_error *err)
@@ -369,9 +385,7 @@ static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct te
 		lo = i == 0 || evs[i]->id < lo ? evs[i]->id : lo;
 		hi = evs[i]->id > hi ? evs[i]->id : hi;
 	}
-	free(d->uev);
-	d->uev = NULL;
-	d->nuev = 0;
+	free_uev(d);
 	d->uev_returns = false;
 	if (!u->n)
 		return 0;
@@ -394,6 +408,16 @@ static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct te
 			continue;
 		}
 		e->key = NOP_UKEY | u->v[i].func;
+		if (u->v[i].shared) { /* the probe, by its address */
+			if (nop_grow((void **)&e->map, &e->capmap, e->nmap + 1, sizeof(*e->map))) {
+				nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+				return -1;
+			}
+			e->map[e->nmap++] = (struct nop_uaddr){ u->v[i].vaddr, e->key };
+			e->pip = field(evs[i], "__probe_ip");
+			e->base = u->v[i].anchored ? field(evs[i], "base") : NULL;
+			e->addend = u->v[i].anchor_addend;
+		}
 		e->ip = u->v[i].ret ? NULL : field(evs[i], "__probe_ip");
 		e->caller = u->v[i].ret ? NULL : field(evs[i], "caller");
 		e->sp = field(evs[i], "sp");
@@ -401,6 +425,9 @@ static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct te
 		e->leaf = u->v[i].leaf;
 		d->uev_returns |= e->ret || e->leaf;
 	}
+	for (int k = 0; k < d->nuev; k++)
+		if (d->uev[k].nmap)
+			qsort(d->uev[k].map, d->uev[k].nmap, sizeof(*d->uev[k].map), cmp_uaddr);
 	return 0;
 }
 
@@ -420,6 +447,8 @@ int nop_decoder_add_probes(struct nop_decoder *d, const char *dir, const char *g
 		char path[4400], *fmt;
 		size_t len;
 
+		if ((evs[i] = tep_find_event_by_name(d->tep, group, u->v[i].event)))
+			continue; /* a shared event: parsed for an earlier probe */
 		snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, group, u->v[i].event);
 		if (!(fmt = nop_read_file(path, &len, err)))
 			goto out;
@@ -507,7 +536,7 @@ void nop_decoder_free(struct nop_decoder *d)
 {
 	if (!d)
 		return;
-	free(d->uev);
+	free_uev(d);
 	free(d->argsbuf);
 	tep_free(d->tep);
 	free(d);

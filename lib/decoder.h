@@ -45,6 +45,12 @@ struct nop_decoder {
 		 * (the return address not popped yet), 0 for a uretprobe's */
 		unsigned char sp_add;
 		bool leaf; /* an entry probe on a ret: the call's exit too */
+		/* a shared event: its probes by address (less the load bias:
+		 * the anchor word fetched as base, less its addend), sorted */
+		struct nop_uaddr { unsigned long long vaddr, key; } *map;
+		size_t nmap, capmap;
+		const struct tep_format_field *pip, *base;
+		unsigned long long addend;
 		/* a kernel function's probe (--retval, --args): its kind, the
 		 * function's address (__probe_func, __probe_ip), the return
 		 * value; arguments are every field after __probe_ip */

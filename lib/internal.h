@@ -186,8 +186,7 @@ int nop_decoder_add_probes(struct nop_decoder *d, const char *dir, const char *g
 int nop_decoder_recorded_probes(struct nop_decoder *d, struct nop_uprobes *u, struct nop_error *err);
 /* a probe named by its event only (a recording: no path, no binary) */
 /* a probe's event name: sym's [A-Za-z0-9_], unique in u, then suffix */
-void nop_probe_event_name(const struct nop_uprobes *u, const char *sym, const char *suffix, char *out,
-			  size_t len);
+int nop_probe_event_name(struct nop_uprobes *u, const char *sym, const char *suffix, char *out, size_t len);
 /* kernel functions' signatures from BTF (kfuncsig.c) */
 #define NOP_KSIG_MAX 8
 enum nop_kp_kind { NOP_KP_VOID, NOP_KP_SIGNED, NOP_KP_UNSIGNED, NOP_KP_POINTER, NOP_KP_STRING,

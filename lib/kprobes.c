@@ -86,8 +86,14 @@ static int add(struct nop_uprobes *u, const char *func, enum nop_probe_kind kind
 	p->kind = kind;
 	p->ret = kind != NOP_PROBE_FARGS;
 	p->func = u->n;
-	nop_probe_event_name(u, func, kind == NOP_PROBE_FARGS ? NOP_KARGS_SUFFIX : NOP_KRET_SUFFIX, p->event,
-			     sizeof(p->event));
+	if (nop_probe_event_name(u, func, kind == NOP_PROBE_FARGS ? NOP_KARGS_SUFFIX : NOP_KRET_SUFFIX, p->event,
+				 sizeof(p->event))) {
+		free(p->path);
+		free(p->sym);
+		free(p->shown);
+		free(p->fetch);
+		return -1;
+	}
 	u->n++;
 	return 0;
 }

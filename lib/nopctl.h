@@ -69,6 +69,13 @@ struct nop_ubin {
 	size_t n;
 	bool pie, go, has_symtab, has_dynsym;
 	char debug_file[4096]; /* a stripped binary's symbols came from it ("": none) */
+	/* PIE or shared library: a word the loader relocates by the load
+	 * bias (R_X86_64_RELATIVE: it holds bias + addend), as uprobes' @+OFF
+	 * fetch reaches it from a probe in the code segment; has_anchor
+	 * false: none found */
+	bool has_anchor;
+	unsigned long long anchor_off, anchor_addend;
+	size_t *frag, nfrag; /* the .cold fragments' indices in v */
 	unsigned long long entry; /* e_entry: _start never returns */
 	void *elf; /* libelf's handle, open until nop_ubin_free: the code */
 	int fd;
@@ -104,12 +111,22 @@ struct nop_uprobe {
 	bool uret;	/* ret: a uretprobe (else a probe on a ret or tail-jump instruction) */
 	bool leaf;	/* an entry probe on a ret instruction: entry and exit at once */
 	bool moved;	/* an entry probe after a first instruction the kernel refuses */
+	/* one event of many probes (trace, graph, stats): the probe is told
+	 * by its address, less the load bias (0 outside a PIE; else a fetched
+	 * anchor word, less its addend) */
+	bool shared, anchored;
+	size_t nshared; /* a shared event's first probe: how many it has */
+	unsigned long long anchor_off, anchor_addend;
 	size_t func;	/* the function's key: the index of its entry probe */
 };
+struct nop_strmap;
 struct nop_uprobes {
 	struct nop_uprobe *v;
 	size_t n, cap;
 	size_t refused; /* functions left out: no instruction of theirs can be probed */
+	bool share; /* probes of one binary and kind in one event (set before adding) */
+	struct nop_strmap *idx; /* names and probes taken (uprobes.c) */
+	size_t nbins;
 };
 /* an entry probe's event name ends so when it is its function's exit too */
 #define NOP_LEAF_SUFFIX "__leaf"

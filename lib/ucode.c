@@ -151,9 +151,12 @@ int nop_ucode_scan(const struct nop_ubin *b, size_t i, struct nop_ucode *c, stru
 		c->undecoded = true;
 		return 0;
 	}
-	for (size_t k = 0; k < b->n && nr < sizeof(rs) / sizeof(*rs); k++)
-		if (nop_usym_fragment(&b->v[k]) && fragment_of(b->v[k].name, s->name))
-			rs[nr++] = (struct range){ b->v[k].vaddr, b->v[k].vaddr + b->v[k].size };
+	for (size_t k = 0; k < b->nfrag && nr < sizeof(rs) / sizeof(*rs); k++) {
+		const struct nop_usym *f = &b->v[b->frag[k]];
+
+		if (fragment_of(f->name, s->name))
+			rs[nr++] = (struct range){ f->vaddr, f->vaddr + f->size };
+	}
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "the disassembler (Capstone) could not start");
 		return -1;

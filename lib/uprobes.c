@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,13 +143,31 @@ int nop_ubin_no_match(const struct nop_ubin *b, const char *glob, struct nop_err
 	return -1;
 }
 
+/* u's index (u->idx): "e" NAME, an event name taken (its first probe,
+ * plus 1); "p" PATH \1 ADDRESS \1 RET, a probe placed (its index plus
+ * 1); "b" PATH, a binary with shared events (its number plus 1). Matching
+ * 11,318 functions of python3.11d by scanning u took 2.6 s. */
+static size_t *idx_slot(struct nop_uprobes *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static size_t *idx_slot(struct nop_uprobes *u, const char *fmt, ...)
+{
+	char key[4400];
+	va_list ap;
+
+	if (!u->idx && !(u->idx = nop_strmap_new(sizeof(size_t))))
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(key, sizeof(key), fmt, ap);
+	va_end(ap);
+	return nop_strmap_get(u->idx, key);
+}
+
 /* An event name nopctl builds: [A-Za-z0-9_], a letter or '_' first, unique
- * among the probes so far; suffix: "" or "__return" */
-void nop_probe_event_name(const struct nop_uprobes *u, const char *sym, const char *suffix, char *out,
-			  size_t len)
+ * among the probes so far, taken for the probe to be added next; suffix:
+ * "", NOP_LEAF_SUFFIX or a kernel probe's. 0, or -1: out of memory */
+int nop_probe_event_name(struct nop_uprobes *u, const char *sym, const char *suffix, char *out, size_t len)
 {
 	char base[48];
-	size_t i;
+	size_t i, *taken;
 
 	for (i = 0; sym[i] && i < sizeof(base) - 1; i++)
 		base[i] = isalnum((unsigned char)sym[i]) ? sym[i] : '_';
@@ -155,30 +175,61 @@ void nop_probe_event_name(const struct nop_uprobes *u, const char *sym, const ch
 	if (!isalpha((unsigned char)base[0]) && base[0] != '_')
 		base[0] = '_';
 	for (int n = 0;; n++) {
-		bool taken = false;
-
 		if (n)
 			snprintf(out, len, "%.40s_%d%s", base, n, suffix);
 		else
 			snprintf(out, len, "%s%s", base, suffix);
-		for (size_t k = 0; k < u->n && !taken; k++)
-			taken = !strcmp(u->v[k].event, out);
-		if (!taken)
-			return;
+		if (!(taken = idx_slot(u, "e%s", out)))
+			return -1;
+		if (!*taken) {
+			*taken = u->n + 1;
+			return 0;
+		}
 	}
 }
 
-/* one probe of b's function s: its entry (ex 0: at s's entry, skip
- * bytes in), or its exit at address ex, or a uretprobe (uret) */
-static int add_probe(struct nop_uprobes *u, const struct nop_ubin *b, const struct nop_usym *s,
-		     bool ret, unsigned long long skip, unsigned long long ex, bool uret, bool leaf)
+/* The event p shares with the other probes of its binary and kind
+ * (nopctl_KIND_N, N the binary's number among the probes' binaries):
+ * disabling an event costs the kernel an RCU grace period or more
+ * (trace_probe_remove_file, and uprobe_unregister_sync on 6.12 and
+ * later), one per event however many probes it has. */
+static int shared_event(struct nop_uprobes *u, struct nop_uprobe *p, const struct nop_ubin *b,
+			const char *kind)
+{
+	size_t *bin = idx_slot(u, "b%s", b->path), *ev;
+
+	if (!bin)
+		return -1;
+	if (!*bin)
+		*bin = ++u->nbins;
+	snprintf(p->event, sizeof(p->event), "nopctl_%s_%zu", kind, *bin - 1);
+	if (!(ev = idx_slot(u, "e%s", p->event)))
+		return -1;
+	if (!*ev)
+		*ev = u->n + 1;
+	u->v[*ev - 1].nshared++;
+	p->shared = true;
+	p->anchored = b->pie;
+	p->anchor_off = b->anchor_off;
+	p->anchor_addend = b->anchor_addend;
+	return 0;
+}
+
+/* one probe of b's function s: its entry (ex 0: at s's entry, skip bytes
+ * in), or its exit number nth at address ex (of the function whose entry
+ * probe is func), or a uretprobe (uret). Its index, or -1 */
+static long add_probe(struct nop_uprobes *u, const struct nop_ubin *b, const struct nop_usym *s, bool ret,
+		      unsigned long long skip, unsigned long long ex, bool uret, bool leaf, size_t func,
+		      size_t nth)
 {
 	unsigned long long vaddr = ex ? ex : s->vaddr + skip;
+	size_t *at = idx_slot(u, "p%s\1%llx\1%d", b->path, vaddr, ret);
 	struct nop_uprobe *p;
 
-	for (size_t k = 0; k < u->n; k++)
-		if (u->v[k].vaddr == vaddr && u->v[k].ret == ret && !strcmp(u->v[k].path, b->path))
-			return 0; /* two patterns, one function: probed once */
+	if (!at)
+		return -1;
+	if (*at)
+		return (long)*at - 1; /* two patterns, one function: probed once */
 	if (nop_grow((void **)&u->v, &u->cap, u->n + 1, sizeof(*u->v)))
 		return -1;
 	p = &u->v[u->n];
@@ -190,10 +241,7 @@ static int add_probe(struct nop_uprobes *u, const struct nop_ubin *b, const stru
 		return -1;
 	}
 	snprintf(p->bin, sizeof(p->bin), "%s", b->name);
-	p->func = u->n;
-	for (size_t k = 0; ret && k < u->n; k++)
-		if (!u->v[k].ret && !strcmp(u->v[k].sym, s->name) && !strcmp(u->v[k].path, b->path))
-			p->func = k; /* an exit shares its entry's key */
+	p->func = ret ? func : u->n; /* an exit shares its entry's key */
 	/* the probe's address as the file has it: its function's segment */
 	p->offset = s->offset + (vaddr - s->vaddr);
 	p->vaddr = vaddr;
@@ -201,22 +249,24 @@ static int add_probe(struct nop_uprobes *u, const struct nop_ubin *b, const stru
 	p->uret = uret;
 	p->leaf = leaf;
 	p->moved = !ret && skip;
-	if (!ret) {
-		nop_probe_event_name(u, s->name, leaf ? NOP_LEAF_SUFFIX : "", p->event, sizeof(p->event));
+	if (u->share && !uret && (!b->pie || b->has_anchor)) {
+		if (shared_event(u, p, b, ret ? "exits" : leaf ? "leaves" : "entries"))
+			return -1;
+	} else if (!ret) {
+		if (nop_probe_event_name(u, s->name, leaf ? NOP_LEAF_SUFFIX : "", p->event, sizeof(p->event)))
+			return -1;
 	} else {
 		/* NAME__return, NAME__return_1, ...: its entry's name, so that a
 		 * recording's events find their function again */
-		size_t nth = 0, len = strlen(u->v[p->func].event);
+		size_t len = strlen(u->v[func].event);
 
-		if (u->v[p->func].leaf)
+		if (u->v[func].leaf)
 			len -= strlen(NOP_LEAF_SUFFIX);
-		for (size_t k = 0; k < u->n; k++)
-			nth += u->v[k].ret && u->v[k].func == p->func;
 		snprintf(p->event, sizeof(p->event), nth ? "%.*s__return_%zu" : "%.*s__return", (int)len,
-			 u->v[p->func].event, nth);
+			 u->v[func].event, nth);
 	}
-	u->n++;
-	return 0;
+	*at = ++u->n;
+	return (long)u->n - 1;
 }
 
 /* s's probes: with returns, one at each instruction that leaves it
@@ -225,6 +275,8 @@ static int add_function(struct nop_uprobes *u, const struct nop_ubin *b, size_t 
 			bool entry, bool ret, struct nop_error *err)
 {
 	struct nop_ucode c;
+	size_t nth = 0;
+	long f = 0;
 	bool leaf;
 	int r = 0;
 
@@ -238,12 +290,13 @@ static int add_function(struct nop_uprobes *u, const struct nop_ubin *b, size_t 
 	/* an entry probe that lands on a return (lock incq x(%rip); ret):
 	 * one probe is both */
 	leaf = ret && !c.undecoded && nop_ucode_has_exit(&c, s->vaddr + c.skip);
-	if (entry && add_probe(u, b, s, false, c.skip, 0, false, leaf))
+	if (entry && (f = add_probe(u, b, s, false, c.skip, 0, false, leaf, 0, 0)) < 0)
 		r = -1;
-	if (ret && c.undecoded && !r && add_probe(u, b, s, true, 0, 0, true, false))
+	if (ret && c.undecoded && !r && add_probe(u, b, s, true, 0, 0, true, false, (size_t)f, 0) < 0)
 		r = -1;
 	for (size_t k = 0; ret && !c.undecoded && !r && k < c.nexit; k++)
-		if (!(leaf && c.exits[k] == s->vaddr + c.skip) && add_probe(u, b, s, true, 0, c.exits[k], false, false))
+		if (!(leaf && c.exits[k] == s->vaddr + c.skip) &&
+		    add_probe(u, b, s, true, 0, c.exits[k], false, false, (size_t)f, nth++) < 0)
 			r = -1;
 	nop_ucode_free(&c);
 	if (r)
@@ -337,6 +390,7 @@ void nop_uprobes_free(struct nop_uprobes *u)
 		free(u->v[i].fetch);
 	}
 	free(u->v);
+	nop_strmap_free(u->idx);
 	memset(u, 0, sizeof(*u));
 }
 
