@@ -42,7 +42,10 @@ struct dot {
 	struct nop_srclines *sl;
 	struct call *calls;
 	size_t ncalls, cap;
-	bool kernel; /* a node without debug info: per-call edges off */
+	bool kernel; /* a kernel function's node: per-call edges off */
+	size_t nofile; /* user functions with no declaration line (a lambda,
+			  no debug info): drawn outside the file boxes */
+	char nofile_names[200];
 };
 
 /* a DOT string's content: quotes and backslashes escaped (C++ names may
@@ -67,8 +70,16 @@ static struct node *node_of(struct nop_sink *s, struct dot *d, unsigned long lon
 	n->key = addr;
 	n->idx = nop_strmap_size(d->nodes) - 1;
 	p = nop_resolve_uprobe(s->res, addr);
-	if (!p || !nop_srclines_decl(d->sl, p->path, p->vaddr, &n->file, &n->line))
+	if (!p) {
 		d->kernel = true;
+	} else if (!nop_srclines_decl(d->sl, p->path, p->vaddr, &n->file, &n->line)) {
+		size_t off = strlen(d->nofile_names);
+
+		n->file = NULL;
+		if (d->nofile++ < 3)
+			snprintf(d->nofile_names + off, sizeof(d->nofile_names) - off, "%s%s", off ? ", " : "",
+				 nop_sink_func(s, addr));
+	}
 	return n;
 }
 
@@ -168,6 +179,11 @@ static void per_call(struct nop_sink *s, struct dot *d)
 
 		if (done[i])
 			continue;
+		if (!n->file) { /* no box to put it in */
+			done[i] = true;
+			node_line(s, names[i], n, "\t");
+			continue;
+		}
 		fprintf(s->out, "\tsubgraph \"cluster_%zu\" {\n\t\tlabel=\"", i);
 		dot_str(s->out, n->file);
 		fputs("\";\n", s->out);
@@ -175,7 +191,7 @@ static void per_call(struct nop_sink *s, struct dot *d)
 			const char *kname;
 			struct node *m = nop_strmap_at(d->nodes, k, &kname);
 
-			if (!done[k] && !strcmp(m->file, n->file)) {
+			if (!done[k] && m->file && !strcmp(m->file, n->file)) {
 				done[k] = true;
 				node_line(s, kname, m, "\t\t");
 			}
@@ -215,6 +231,10 @@ static int dot_summary(struct nop_sink *s, const struct nop_summary *sum)
 	fputs("digraph nopctl {\n\trankdir=LR;\n\tnode [shape=box, fontname=\"monospace\"];\n", s->out);
 	if (d && !d->kernel && d->ncalls && d->ncalls <= PER_CALL_MAX) {
 		per_call(s, d);
+		if (d->nofile && !s->quiet)
+			fprintf(s->diag, "nopctl: %zu function%s with no source line in the debug info (a lambda,"
+				" or built without -g), drawn outside the file boxes: %s%s\n", d->nofile,
+				d->nofile == 1 ? "" : "s", d->nofile_names, d->nofile > 3 ? ", ..." : "");
 		fputs("}\n", s->out);
 		return nop_summary_to_diag(s, sum);
 	}

@@ -65,6 +65,9 @@ bool nop_srclines_has(struct nop_srclines *sl, const char *path)
 	return dwarf_of(sl, path) != NULL;
 }
 
+bool nop_srclines_at(struct nop_srclines *sl, const char *path, unsigned long long vaddr,
+		     const char **file, int *line);
+
 bool nop_srclines_decl(struct nop_srclines *sl, const char *path, unsigned long long vaddr,
 		       const char **file, int *line)
 {
@@ -82,7 +85,9 @@ bool nop_srclines_decl(struct nop_srclines *sl, const char *path, unsigned long 
 			found = *file && dwarf_decl_line(&scopes[i], line) == 0;
 		}
 	free(scopes);
-	return found;
+	/* no declaration line (GCC gives a lambda's operator() and its _FUN
+	 * none): the line its code begins at */
+	return found || nop_srclines_at(sl, path, vaddr, file, line);
 }
 
 bool nop_srclines_at(struct nop_srclines *sl, const char *path, unsigned long long vaddr,

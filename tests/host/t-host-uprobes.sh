@@ -182,6 +182,12 @@ jq -e -s 'any(.[]; .id == "pattern.traceable" and .status == "ok" and
 	and any(.[]; .id == "pattern.binary" and .status == "ok" and (.seen | test("symbols from .*ureal-dbglink.debug")))' \
 	"$T/doctor.json" > /dev/null && ok || no "doctor: $(grep pattern "$T/doctor.json")"
 
+# DOT: every user function in its source file's box, a lambda too (its
+# debug info has no declaration line: the line its code begins at)
+"$bin" graph -F dot -o "$T/uexc.dot" "$h/uexc-O0:main" -- "$h/uexc-O0" 3 > /dev/null 2> "$T/dot.err"
+[ "$(grep -c '^	"[^"]*" \[label=' "$T/uexc.dot")" = 0 ] && grep -q 'lambda.*_FUN' "$T/uexc.dot" &&
+	! grep -q 'no source line' "$T/dot.err" && ok || no "DOT: nodes outside the file boxes: $(grep -v -- '->' "$T/uexc.dot" | head -20)"
+
 # a mangled name is as good as the demangled one, as a root too
 truth mangled "$h/uexc-O2" 9
 traced mangled.stats stats -j -o "$T/mangled.stats.json" "$h/uexc-O2:_Z5tryiti" -- "$h/uexc-O2" 9

@@ -2,7 +2,8 @@
 // its own calls and printing "calls NAME COUNT" lines at exit:
 // N times main -> tryit -> thrower, which throws every other time through
 // middle, caught in tryit; N shapes made and deleted through a virtual
-// destructor (the deleting, complete and base variants, D0/D1/D2).
+// destructor (the deleting, complete and base variants, D0/D1/D2), each
+// size from a lambda called through a pointer.
 // Built -O0 and -O2 (tests/tests.mk).
 #include <cstdio>
 #include <cstdlib>
@@ -47,6 +48,10 @@ struct Square : Shape {
 	int area() const override { return s * s; }
 };
 
+// a lambda called through a function pointer: its _FUN and operator(),
+// which GCC's debug info gives no declaration line
+static int (*volatile lamp)(int);
+
 NOINLINE Shape *make(int i)
 {
 	return new Square(i);
@@ -58,8 +63,9 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < n; i++)
 		sum += tryit(i);
+	lamp = [](int x) { return x + 1; };
 	for (int i = 0; i < n; i++) {
-		Shape *s = make(i);
+		Shape *s = make(lamp(i));
 		sum += s->area();
 		delete s;
 	}

@@ -319,3 +319,47 @@ t_go_refused_and_deep_recursion() {
 	[ "$(count "$T/out" '.func == "sleeper"')" = 0 ] || fail "sleeper shown under the root fact"
 	all_of summary '(.no_exit // 0) == 0 and .gaps == 0' "$T/out"
 }
+
+# own_count PROG_OUTPUT NAME: the program's own count of NAME ("calls NAME
+# N" lines, a forked child's "calls child NAME N" added)
+own_count() {
+	awk -v f="$2" '$1 == "calls" && $2 == f { n += $3 } $1 == "calls" && $2 == "child" && $3 == f { n += $4 }
+		END { print n + 0 }' "$1"
+}
+
+t_real_programs_exact() {
+	# issue 39: programs that count their own calls (tests/uprog/ureal.c,
+	# uexc.cpp; -O0 and -O2): exceptions, longjmp, recursion 200 deep, a
+	# .cold fragment, a first instruction with a lock prefix, fork, exec.
+	# stats, graph and record -G + report count what the program counts,
+	# and the program's exit status and output are its own.
+	for run in "ureal-O0 all 12" "ureal-O2 all 12" "ureal-O0 recurse 200" "ureal-O2 exec 4" \
+		"uexc-O0 9" "uexc-O2 9"; do
+		# shellcheck disable=SC2086
+		set -- $run
+		prog=$1
+		shift
+		"$prog" "$@" > "$T/want" 2> /dev/null || fail "$run alone failed"
+		# shellcheck disable=SC2086
+		expect_rc 0 nopctl stats -j -o "$T/stats.json" "$U/$prog:*" -- "$prog" "$@"
+		cmp -s "$T/out" "$T/want" || fail "$run: output changed under stats: $(diff "$T/want" "$T/out" | head -4)"
+		expect_rc 0 nopctl graph -j -o "$T/graph.json" "$U/$prog:main" -- "$prog" "$@"
+		cmp -s "$T/out" "$T/want" || fail "$run: output changed under graph"
+		rm -f "$T/rec.dat"
+		expect_rc 0 nopctl record -q -G -o "$T/rec.dat" "$U/$prog:main" -- "$prog" "$@"
+		expect_rc 0 nopctl report -j -o "$T/report.json" "$T/rec.dat"
+		for f in rec outer mid jumper work rare lockfn leaf thrower middle tryit; do
+			want=$(own_count "$T/want" "$f")
+			[ "$want" = 0 ] && continue
+			case $prog in uexc*) shown="$f(int)" ;; *) shown=$f ;; esac
+			got=$(jq -r --arg f "$shown" 'select(.type == "func_stats" and .func == $f) | .calls' "$T/stats.json")
+			[ "$got" = "$want" ] || fail "$run: stats: $shown $got, the program made $want"
+			for j in graph report; do
+				got=$(count "$T/$j.json" "(.type == \"call\" or .type == \"exit\") and .func == \"$shown\"")
+				[ "$got" = "$want" ] || fail "$run: $j: $shown $got, the program made $want"
+			done
+		done
+		[ "$(count "$T/graph.json" '(.func // "") | test("cold")')" = 0 ] || fail "$run: a .cold fragment as a call"
+		all_of summary '(.no_exit // 0) == 0' "$T/stats.json"
+	done
+}
