@@ -246,12 +246,15 @@ int nop_probes_list(const char *tracing_dir, nop_probe_fn fn, void *ctx)
 			continue;
 		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 			struct nop_probe_info p = { .kind = kinds[i], .type = l[0] };
-			char *ge = strchr(l, ':'), *sp = ge ? strchr(ge, ' ') : NULL, *slash;
+			char *ge = strchr(l, ':'), *sp = ge ? strchr(ge, ' ') : NULL, *slash, *target;
 
 			if (!ge || !sp || (i == 2) != (l[0] == 'f' || l[0] == 't'))
 				continue;
 			*sp = 0;
-			p.target = nop_trim(sp + 1);
+			target = nop_trim(sp + 1);
+			/* where it is placed; its fetch arguments after it are not */
+			target[strcspn(target, " \t")] = 0;
+			p.target = target;
 			if ((slash = strchr(++ge, '/'))) {
 				*slash = 0;
 				p.group = ge;

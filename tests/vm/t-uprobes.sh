@@ -247,7 +247,8 @@ t_doctor_and_status_show_probes() {
 	stop_all ufuncs-pie
 	echo '-:other/main' >> "$TR/uprobe_events"
 	[ "$rc" = 0 ] || fail "status exit $rc"
-	has "$T/out" ".type == \"probe\" and .event == \"tokenize\" and .owner_pid == $n and .owner == \"running\" and .kind == \"uprobe\"" ||
+	# a live run's entries: one event for the binary (nopctl_entries_N)
+	has "$T/out" ".type == \"probe\" and .event == \"nopctl_entries_0\" and (.target | test(\"ufuncs-pie:0x[0-9a-f]+$\")) and .owner_pid == $n and .owner == \"running\" and .kind == \"uprobe\"" ||
 		{ grep probe "$T/out"; fail "status: nopctl's probe"; }
 	has "$T/out" '.type == "probe" and .group == "other" and .owner == "not nopctl'"'"'s"' ||
 		fail "status: another tool's probe"
