@@ -91,6 +91,8 @@ int user_probes(struct run *r, const char *command)
 	/* live runs: one event per binary and kind of probe; a recording
 	 * keeps an event per probe, whose name tells its function to a reader */
 	r->uprobes.share = r->mode != RUN_RECORD;
+	/* --retval (and --errors): user functions' values from their exits */
+	r->uprobes.retval = o->retval;
 	for (size_t i = 0; i < o->npatterns && !ret; i++) {
 		if (!nop_upattern(o->patterns[i])) {
 			o->patterns[nk++] = o->patterns[i]; /* the kernel's, in order */

@@ -169,9 +169,23 @@ static int rec_pid(const struct nop_decoder *d, const struct rec *rec)
 								 .size = rec->size });
 }
 
+long long nop_rv_value(unsigned char rv, unsigned long long rax)
+{
+	int bits = 8 * (rv & 0xf);
+
+	if (bits >= 64 || !bits)
+		return (long long)rax;
+	rax &= (1ULL << bits) - 1;
+	if ((rv & NOP_RV_SIGNED) && (rax >> (bits - 1)))
+		rax |= ~0ULL << bits; /* sign-extended */
+	return (long long)rax;
+}
+
 /* A shared event's probe: its address less the load bias (the anchor
- * word as relocated, less the addend it was relocated from) */
-static unsigned long long shared_key(struct nop_decoder *d, const struct nop_uev *u, const struct rec *rec)
+ * word as relocated, less the addend it was relocated from); its return
+ * value's type into *rv */
+static unsigned long long shared_key(struct nop_decoder *d, const struct nop_uev *u, const struct rec *rec,
+				     unsigned char *rv)
 {
 	unsigned long long at = num(d, u->pip, rec) - (u->base ? num(d, u->base, rec) - u->addend : 0);
 	size_t lo = 0, hi = u->nmap;
@@ -184,7 +198,11 @@ static unsigned long long shared_key(struct nop_decoder *d, const struct nop_uev
 		else
 			hi = mid;
 	}
-	return lo < u->nmap && u->map[lo].vaddr == at ? u->map[lo].key : 0;
+	if (lo < u->nmap && u->map[lo].vaddr == at) {
+		*rv = u->map[lo].rv;
+		return u->map[lo].key;
+	}
+	return 0;
 }
 
 NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, const char *end,
@@ -269,7 +287,9 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 				return 0; /* out of memory: the call is shown without them */
 			return emit(ctx, &ev);
 		}
-		ev.ip = u->nmap ? shared_key(d, u, rec) : u->key;
+		unsigned char rv = u->rv;
+
+		ev.ip = u->nmap ? shared_key(d, u, rec, &rv) : u->key;
 		if (!ev.ip)
 			return 0; /* no probe of nopctl's at that address (a process that
 				     had not relocated the anchor yet: an ifunc resolver) */
@@ -280,6 +300,12 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 		ev.type = u->ret ? NOP_EV_EXIT : NOP_EV_ENTRY;
 		ev.depth = -1;
 		ev.usp = num(d, u->sp, rec) + u->sp_add;
+		/* a user exit's value rides where its call's times will be put
+		 * (ucalls.c moves it to retval: retval holds usp until then) */
+		if (u->ret && rv && u->rvf) {
+			ev.rettime = (unsigned long long)nop_rv_value(rv, num(d, u->rvf, rec));
+			ev.has_retval = true;
+		}
 		if (!u->ret) {
 			ev.uip = num(d, u->ip, rec);
 			ev.ucaller = num(d, u->caller, rec);

@@ -413,7 +413,7 @@ static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct te
 				nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 				return -1;
 			}
-			e->map[e->nmap++] = (struct nop_uaddr){ u->v[i].vaddr, e->key };
+			e->map[e->nmap++] = (struct nop_uaddr){ u->v[i].vaddr, e->key, u->v[i].rv };
 			e->pip = field(evs[i], "__probe_ip");
 			e->base = u->v[i].anchored ? field(evs[i], "base") : NULL;
 			e->addend = u->v[i].anchor_addend;
@@ -421,6 +421,8 @@ static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct te
 		e->ip = u->v[i].ret ? NULL : field(evs[i], "__probe_ip");
 		e->caller = u->v[i].ret ? NULL : field(evs[i], "caller");
 		e->sp = field(evs[i], "sp");
+		e->rvf = field(evs[i], "rv");
+		e->rv = u->v[i].rv;
 		e->sp_add = e->ret && !field(evs[i], "__probe_ret_ip") ? 8 : 0;
 		e->leaf = u->v[i].leaf;
 		d->uev_returns |= e->ret || e->leaf;

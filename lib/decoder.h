@@ -47,10 +47,14 @@ struct nop_decoder {
 		bool leaf; /* an entry probe on a ret: the call's exit too */
 		/* a shared event: its probes by address (less the load bias:
 		 * the anchor word fetched as base, less its addend), sorted */
-		struct nop_uaddr { unsigned long long vaddr, key; } *map;
+		struct nop_uaddr { unsigned long long vaddr, key; unsigned char rv; } *map;
 		size_t nmap, capmap;
 		const struct tep_format_field *pip, *base;
 		unsigned long long addend;
+		/* --retval: an exit's %rax, and its type (NOP_RV_*; a shared
+		 * event's are each probe's, in map) */
+		const struct tep_format_field *rvf;
+		unsigned char rv;
 		/* a kernel function's probe (--retval, --args): its kind, the
 		 * function's address (__probe_func, __probe_ip), the return
 		 * value; arguments are every field after __probe_ip */

@@ -238,6 +238,7 @@ char *nop_demangle(const char *name);
 struct nop_ucode {
 	unsigned long long skip;
 	unsigned long long *exits; /* addresses (vaddr), in code order */
+	bool *at_ret; /* each: a ret (%rax holds the value), else a tail call */
 	size_t nexit, cap;
 	unsigned blind;	  /* exits the kernel cannot probe (refused prefixes) */
 	bool undecoded;	  /* code not found or not all decoded: exits may be missing */
@@ -484,6 +485,14 @@ bool nop_srclines_decl(struct nop_srclines *sl, const char *path, unsigned long 
 		       const char **file, int *line);
 bool nop_srclines_at(struct nop_srclines *sl, const char *path, unsigned long long vaddr,
 		     const char **file, int *line);
+/* a function's return type (its probe's address vaddr): size in bytes,
+ * NOP_RV_SIGNED, NOP_RV_POINTER; NOP_RV_VOID; 0: not known */
+#define NOP_RV_SIGNED 0x10
+#define NOP_RV_POINTER 0x20
+#define NOP_RV_VOID 0x80
+unsigned char nop_srclines_rettype(struct nop_srclines *sl, const char *path, unsigned long long vaddr);
+/* a value of %rax as a function of that type returned it */
+long long nop_rv_value(unsigned char rv, unsigned long long rax);
 void nop_srclines_free(struct nop_srclines *sl);
 
 /* sinks (sink_*.c) */

@@ -116,6 +116,8 @@ struct nop_uprobe {
 	 * anchor word, less its addend) */
 	bool shared, anchored;
 	size_t nshared; /* a shared event's first probe: how many it has */
+	unsigned char rv; /* an exit where %rax is the return value: its type
+			     (NOP_RV_*, internal.h); 0: none shown */
 	unsigned long long anchor_off, anchor_addend;
 	size_t func;	/* the function's key: the index of its entry probe */
 };
@@ -127,6 +129,8 @@ struct nop_uprobes {
 	bool share; /* probes of one binary and kind in one event (set before adding) */
 	struct nop_strmap *idx; /* names and probes taken (uprobes.c) */
 	size_t nbins;
+	bool retval; /* exits fetch the return value (set before adding) */
+	struct nop_srclines *sl; /* its types from DWARF */
 };
 /* an entry probe's event name ends so when it is its function's exit too */
 #define NOP_LEAF_SUFFIX "__leaf"

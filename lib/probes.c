@@ -130,6 +130,11 @@ int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char
 		 * traced program's memory at every call */
 		snprintf(def, sizeof(def), "%c:%s %s:0x%llx%s%s", p->uret ? 'r' : 'p', ge, p->path,
 			 p->offset, returns ? " sp=%sp:x64" : "", returns && !p->ret ? " caller=$stack0:x64" : "");
+		/* --retval: an exit's %rax (at a ret: the value; a uretprobe's
+		 * $retval), which the decoder keeps where it is the value */
+		if (u->retval && p->ret)
+			snprintf(def + strlen(def), sizeof(def) - strlen(def), " rv=%s:x64",
+				 p->uret ? "$retval" : "%ax");
 		/* a shared event's probes: every fetch the same (the kernel
 		 * appends a probe to an event only then), the anchor last */
 		if (p->anchored)

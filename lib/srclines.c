@@ -102,3 +102,63 @@ bool nop_srclines_at(struct nop_srclines *sl, const char *path, unsigned long lo
 	*file = dwarf_linesrc(l, NULL, NULL);
 	return *file && dwarf_lineno(l, line) == 0;
 }
+
+/* The type a function returns, from its DWARF subprogram: NOP_RV_VOID,
+ * or its size in bytes with NOP_RV_SIGNED (a signed integer or char) or
+ * NOP_RV_POINTER; 0 where the debug info does not say (no DWARF, a
+ * struct or a floating-point value, which are not returned in %rax) */
+unsigned char nop_srclines_rettype(struct nop_srclines *sl, const char *path, unsigned long long vaddr)
+{
+	Dwarf *dw = dwarf_of(sl, path);
+	Dwarf_Die cu, *scopes = NULL, t;
+	Dwarf_Attribute a;
+	unsigned char rv = 0;
+	int n;
+
+	if (!dw || !dwarf_addrdie(dw, vaddr, &cu))
+		return 0;
+	n = dwarf_getscopes(&cu, vaddr, &scopes);
+	for (int i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		if (!dwarf_attr_integrate(&scopes[i], DW_AT_type, &a)) {
+			rv = NOP_RV_VOID;
+			break;
+		}
+		if (!dwarf_formref_die(&a, &t))
+			break;
+		/* through typedefs and qualifiers to the type itself */
+		for (int k = 0; k < 16; k++) {
+			int tag = dwarf_tag(&t);
+
+			if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+			    tag != DW_TAG_restrict_type)
+				break;
+			if (!dwarf_attr_integrate(&t, DW_AT_type, &a) || !dwarf_formref_die(&a, &t)) {
+				tag = -1;
+				break;
+			}
+		}
+		switch (dwarf_tag(&t)) {
+		case DW_TAG_pointer_type:
+		case DW_TAG_reference_type:
+		case DW_TAG_rvalue_reference_type:
+			rv = 8 | NOP_RV_POINTER;
+			break;
+		case DW_TAG_base_type:
+		case DW_TAG_enumeration_type: {
+			Dwarf_Word enc = DW_ATE_signed;
+			int size = dwarf_bytesize(&t);
+
+			if (dwarf_attr_integrate(&t, DW_AT_encoding, &a))
+				dwarf_formudata(&a, &enc);
+			if ((size == 1 || size == 2 || size == 4 || size == 8) && enc != DW_ATE_float)
+				rv = (unsigned char)size | (enc == DW_ATE_signed || enc == DW_ATE_signed_char ? NOP_RV_SIGNED : 0);
+			break;
+		}
+		}
+		break;
+	}
+	free(scopes);
+	return rv;
+}

@@ -91,6 +91,12 @@ static int close_call(struct nop_ucalls *u, struct utask *t, size_t i, const str
 	struct nop_event e = { .type = NOP_EV_EXIT, .cpu = ev->cpu, .pid = ev->pid, .ts = ev->ts,
 			       .ip = t->open[i].key, .unwound = unwound, .calltime = t->open[i].ts,
 			       .rettime = ev->ts, .usp = t->open[i].sp + 8 };
+
+	/* its own exit's value (decode.c carries it in rettime) */
+	if (ev->type == NOP_EV_EXIT && ev->has_retval && !unwound && t->open[i].key == ev->ip) {
+		e.retval = (long long)ev->rettime;
+		e.has_retval = true;
+	}
 	bool outside = u->is_root && (base(t) < 0 || (long)i < base(t));
 
 	t->n = i;

@@ -85,10 +85,14 @@ static bool inside(const struct range *r, size_t n, unsigned long long a)
 	return false;
 }
 
-static int add_exit(struct nop_ucode *c, unsigned long long vaddr)
+static int add_exit(struct nop_ucode *c, unsigned long long vaddr, bool ret)
 {
-	if (nop_grow((void **)&c->exits, &c->cap, c->nexit + 1, sizeof(*c->exits)))
+	size_t cap = c->cap;
+
+	if (nop_grow((void **)&c->exits, &c->cap, c->nexit + 1, sizeof(*c->exits)) ||
+	    nop_grow((void **)&c->at_ret, &cap, c->nexit + 1, sizeof(*c->at_ret)))
 		return -1;
+	c->at_ret[c->nexit] = ret;
 	c->exits[c->nexit++] = vaddr;
 	return 0;
 }
@@ -119,7 +123,7 @@ static int scan(csh h, cs_insn *in, Elf *e, const struct range *rs, size_t nr, s
 		if (in->id == X86_INS_RET || in->id == X86_INS_RETF) {
 			if (bad)
 				c->blind++;
-			else if (add_exit(c, in->address))
+			else if (add_exit(c, in->address, true))
 				return -1;
 		} else if (in->id == X86_INS_JMP && in->detail->x86.op_count == 1 &&
 			   in->detail->x86.operands[0].type == X86_OP_IMM &&
@@ -127,7 +131,7 @@ static int scan(csh h, cs_insn *in, Elf *e, const struct range *rs, size_t nr, s
 			/* a tail call: the frame is gone, the stack pointer is the entry's */
 			if (bad)
 				c->blind++;
-			else if (add_exit(c, in->address))
+			else if (add_exit(c, in->address, false))
 				return -1;
 		}
 	}
@@ -193,5 +197,6 @@ bool nop_ucode_has_exit(const struct nop_ucode *c, unsigned long long vaddr)
 void nop_ucode_free(struct nop_ucode *c)
 {
 	free(c->exits);
+	free(c->at_ret);
 	memset(c, 0, sizeof(*c));
 }

@@ -276,7 +276,8 @@ static int add_function(struct nop_uprobes *u, const struct nop_ubin *b, size_t 
 {
 	struct nop_ucode c;
 	size_t nth = 0;
-	long f = 0;
+	long f = 0, x;
+	unsigned char rv = 0;
 	bool leaf;
 	int r = 0;
 
@@ -290,14 +291,25 @@ static int add_function(struct nop_uprobes *u, const struct nop_ubin *b, size_t 
 	/* an entry probe that lands on a return (lock incq x(%rip); ret):
 	 * one probe is both */
 	leaf = ret && !c.undecoded && nop_ucode_has_exit(&c, s->vaddr + c.skip);
+	/* --retval: the type it returns, from its DWARF */
+	if (ret && u->retval && (u->sl || (u->sl = nop_srclines_new())))
+		rv = nop_srclines_rettype(u->sl, b->path, s->vaddr);
+	if (rv == NOP_RV_VOID || leaf)
+		rv = 0;
 	if (entry && (f = add_probe(u, b, s, false, c.skip, 0, false, leaf, 0, 0)) < 0)
 		r = -1;
-	if (ret && c.undecoded && !r && add_probe(u, b, s, true, 0, 0, true, false, (size_t)f, 0) < 0)
+	if (ret && c.undecoded && !r && (x = add_probe(u, b, s, true, 0, 0, true, false, (size_t)f, 0)) < 0)
 		r = -1;
-	for (size_t k = 0; ret && !c.undecoded && !r && k < c.nexit; k++)
-		if (!(leaf && c.exits[k] == s->vaddr + c.skip) &&
-		    add_probe(u, b, s, true, 0, c.exits[k], false, false, (size_t)f, nth++) < 0)
+	else if (ret && c.undecoded && !r)
+		u->v[x].rv = rv;
+	for (size_t k = 0; ret && !c.undecoded && !r && k < c.nexit; k++) {
+		if (leaf && c.exits[k] == s->vaddr + c.skip)
+			continue;
+		if ((x = add_probe(u, b, s, true, 0, c.exits[k], false, false, (size_t)f, nth++)) < 0)
 			r = -1;
+		else /* at a tail call %rax is not the value yet */
+			u->v[x].rv = c.at_ret[k] ? rv : 0;
+	}
 	nop_ucode_free(&c);
 	if (r)
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
@@ -391,6 +403,7 @@ void nop_uprobes_free(struct nop_uprobes *u)
 	}
 	free(u->v);
 	nop_strmap_free(u->idx);
+	nop_srclines_free(u->sl);
 	memset(u, 0, sizeof(*u));
 }
 

@@ -182,6 +182,18 @@ jq -e -s 'any(.[]; .id == "pattern.traceable" and .status == "ok" and
 	and any(.[]; .id == "pattern.binary" and .status == "ok" and (.seen | test("symbols from .*ureal-dbglink.debug")))' \
 	"$T/doctor.json" > /dev/null && ok || no "doctor: $(grep pattern "$T/doctor.json")"
 
+# --retval: a user function's value from its ret (typed from DWARF: work
+# returns int; -1 on its .cold path, every 4th call), and --errors keeps
+# just the failed calls
+for o in O0 O2; do
+	truth "rv-$o" "$h/ureal-$o" cold 8
+	traced "rv-$o.graph" graph --retval -j -o "$T/rv-$o.json" "$h/ureal-$o:main" -- "$h/ureal-$o" cold 8
+	same "rv-$o --retval" "work = -1" 2 "$(count "$T/rv-$o.json" '.func == "work" and .retval == -1 and .error == "EPERM"')"
+	same "rv-$o --retval" "work = 12" 1 "$(count "$T/rv-$o.json" '.func == "work" and .retval == 12')"
+	traced "rv-$o.errors" graph --errors -j -o "$T/er-$o.json" "$h/ureal-$o:main" -- "$h/ureal-$o" cold 8
+	same "rv-$o --errors" "work" 2 "$(count "$T/er-$o.json" '.func == "work" and (.type == "call" or .type == "exit")')"
+done
+
 # DOT: every user function in its source file's box, a lambda too (its
 # debug info has no declaration line: the line its code begins at)
 "$bin" graph -F dot -o "$T/uexc.dot" "$h/uexc-O0:main" -- "$h/uexc-O0" 3 > /dev/null 2> "$T/dot.err"
