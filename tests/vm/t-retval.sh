@@ -156,14 +156,17 @@ t_record_report_keep_it() {
 	[ "$(count "$T/out" '.type != "entry" and .type != "summary"')" = 1 ] || fail "report --errors"
 	trace-cmd report "$T/r.dat" > "$T/tc" 2>&1 || { tail "$T/tc"; fail "trace-cmd report"; }
 	[ "$(grep -c 'do_sys_openat2__kret' "$T/tc")" = 3 ] || { grep -m3 kret "$T/tc"; fail "trace-cmd: not 3 returns"; }
-	# the joined timeline, recorded (record probes the functions the glob
-	# names: main), with return values: the same trees from the file
+	# the joined timeline, recorded (record -G probes every function of
+	# uopen, as graph does: main, open_ok, open_missing), with return
+	# values, the user functions' too: the same trees from the file
 	expect_rc 0 nopctl record -G -o "$T/j.dat" "$U/uopen:main" --retval do_sys_openat2 -- uopen 2 1
 	expect_rc 0 nopctl report -j "$T/j.dat"
-	[ "$(count "$T/out" '.type != "entry" and .func == "do_sys_openat2" and .depth == 1 and .retval >= 3')" = 2 ] ||
-		{ grep -E '"main"|do_sys' "$T/out" | tail; fail "report: not 2 fds under main"; }
-	[ "$(count "$T/out" '.type != "entry" and .func == "do_sys_openat2" and .depth == 1 and .retval == -2')" = 1 ] ||
+	[ "$(count "$T/out" '.type != "entry" and .func == "do_sys_openat2" and .depth == 2 and .retval >= 3')" = 2 ] ||
+		{ grep -E '"main"|open_|do_sys' "$T/out" | tail; fail "report: not 2 fds under main"; }
+	[ "$(count "$T/out" '.type != "entry" and .func == "do_sys_openat2" and .depth == 2 and .retval == -2')" = 1 ] ||
 		fail "report: not 1 ENOENT under main"
+	[ "$(count "$T/out" '.type != "entry" and .func == "open_missing" and .depth == 1 and .retval == -1')" = 1 ] ||
+		fail "report: open_missing's -1 not shown"
 	no_probe_left
 }
 
