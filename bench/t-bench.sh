@@ -427,6 +427,31 @@ t_bench_6_uprobes() {
 	bench "\"bench\":\"B6\",\"tool\":\"nopctl-entry\",\"rate\":100000,\"calls\":$m,\"delivered\":$got,\"exit\":$rc,\"achieved_per_s\":$(jq '.calls / .loop_ns * 1e9 | floor' "$T/rate.json")"
 }
 
+# B6': start and stop with many user functions probed (bench/b6prime.sh:
+# from the tracer's launch to umany's main, from its last instruction to
+# the tracer's exit), 10 to 10,000 functions, nopctl (entries; entries and
+# exits) against perf probe -x + perf record (entries; up to 100: each
+# probe is an event of its own, 9.6 s to stop 100 natively) and bpftrace
+# where the guest has it; "6p" in BENCH_ONLY
+t_bench_6p_many_probes() {
+	selected 6p || return 0
+	for n in 10 100 1000 10000; do
+		for tool in nopctl-trace nopctl-stats perf bpftrace; do
+			case $tool in perf) [ "$n" -le 100 ] || continue ;;
+			bpftrace) command -v bpftrace > /dev/null || continue ;; esac
+			rm -f "$T/b6p.json"
+			for i in $(seq "$RUNS"); do
+				sh /tests/b6prime.sh "$tool" "$n" "$(command -v umany)" >> "$T/b6p.json"
+			done
+			if jq -e -s 'all(.start_s)' "$T/b6p.json" > /dev/null; then
+				bench "\"bench\":\"B6'\",\"tool\":\"$tool\",\"functions\":$n,\"start_s\":$(jq -s -c 'map(.start_s)' "$T/b6p.json"),\"stop_s\":$(jq -s -c 'map(.stop_s)' "$T/b6p.json"),\"median_start_s\":$(jq .start_s "$T/b6p.json" | median),\"median_stop_s\":$(jq .stop_s "$T/b6p.json" | median)"
+			else
+				bench "\"bench\":\"B6'\",\"tool\":\"$tool\",\"functions\":$n,\"failed\":$(jq -s -c 'map(.error // .exit)' "$T/b6p.json")"
+			fi
+		done
+	done
+}
+
 # B7: what reading the ring buffer costs the reader per event, by read()
 # of trace_pipe_raw and through the memory-mapped buffer (Linux 6.10+),
 # the reading alone (tests/helpers/readcost.c: trace_marker events, each

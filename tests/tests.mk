@@ -10,7 +10,7 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 # library found through RUNPATH, a stripped copy, and C++ with debug info
 UPROG := $(addprefix $(BUILD)/tests/helpers/,ufuncs-static ufuncs-pie ufuncs-nopie \
 	ufuncs-stripped ufuncs-go libnopdemo.so ucxx udlopen ubench libubench.so libuwrap.so ubench-finstr \
-	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2 ureal-dbglink ureal-buildid)
+	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2 ureal-dbglink ureal-buildid umany)
 HELPERS += $(UPROG)
 UPROG_CFLAGS := -O0 -g -fno-omit-frame-pointer -pthread
 $(BUILD)/tests/helpers/libnopdemo.so: tests/uprog/nopdemo.c
@@ -62,6 +62,12 @@ $(BUILD)/tests/helpers/ureal-dbglink: $(BUILD)/tests/helpers/ureal-O2
 $(BUILD)/tests/helpers/ureal-buildid: $(BUILD)/tests/helpers/ureal-O0
 	objcopy --only-keep-debug $< $@.symbols
 	strip --strip-all -o $@ $<
+# bench B6': 10,000 functions, each called once (tests/uprog/umany.sh)
+$(BUILD)/tests/helpers/umany: tests/uprog/umany.sh
+	@mkdir -p $(dir $@)
+	sh $< > $@.c
+	$(CC) -O1 -g -o $@ $@.c
+	rm -f $@.c
 $(BUILD)/tests/helpers/udlopen: tests/uprog/udlopen.c $(BUILD)/tests/helpers/libnopdemo.so
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -o $@ $< -ldl -Wl,-rpath,'$$ORIGIN'

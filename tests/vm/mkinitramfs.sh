@@ -92,6 +92,6 @@ if [ -n "${NOPCTL_VM_BENCH:-}" ]; then
 		add "$root/baseline/nopctl-baseline"
 		rm -rf "$root/baseline"
 	fi
-	cp "$top"/bench/t-*.sh "$root"/tests/
+	cp "$top"/bench/t-*.sh "$top"/bench/b6prime.sh "$root"/tests/
 fi
 pack "$top"/tests/vm/t-*.sh "$top"/tests/tc-events.sh
