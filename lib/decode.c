@@ -169,6 +169,39 @@ static int rec_pid(const struct nop_decoder *d, const struct rec *rec)
 								 .size = rec->size });
 }
 
+/* The task name a FORK's child starts with (task_newtask's comm, inline)
+ * or an EXEC gives its task (the kernel's: the file's base name, 15 bytes
+ * at most; sched_process_exec's filename, a __data_loc string); NULL if
+ * the record does not hold it */
+static const char *task_name(struct nop_decoder *d, const struct tep_format_field *f, bool loc,
+			     const struct rec *rec)
+{
+	const char *s, *slash;
+	size_t off, len;
+
+	if (!f)
+		return NULL;
+	if (loc) {
+		unsigned long long v = num(d, f, rec);
+
+		off = v & 0xffff;
+		len = (v >> 16) & 0xffff;
+	} else {
+		off = (size_t)f->offset;
+		len = (size_t)f->size;
+	}
+	if (off + len > (size_t)rec->size || !len)
+		return NULL;
+	s = (const char *)rec->data + off;
+	len = strnlen(s, len);
+	if (loc && (slash = memrchr(s, '/', len))) {
+		len -= (size_t)(slash + 1 - s);
+		s = slash + 1;
+	}
+	snprintf(d->comm, sizeof(d->comm), "%.*s", (int)len, s);
+	return d->comm;
+}
+
 long long nop_rv_value(unsigned char rv, unsigned long long rax)
 {
 	int bits = 8 * (rv & 0xf);
@@ -261,10 +294,12 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 		ev.type = NOP_EV_FORK;
 		ev.child = (int)num(d, d->fk_child, rec);
 		ev.thread = num(d, d->fk_flags, rec) & 0x00010000; /* CLONE_THREAD */
+		ev.args = task_name(d, d->fk_comm, false, rec);
 		return emit(ctx, &ev);
 	}
 	if (type == d->exec_id) {
 		ev.type = NOP_EV_EXEC;
+		ev.args = task_name(d, d->ex_file, true, rec);
 		return emit(ctx, &ev);
 	}
 	if (type >= d->uev_base && type - d->uev_base < d->nuev && d->uev[type - d->uev_base].key) {

@@ -280,6 +280,8 @@ static void find_process_events(struct nop_decoder *d)
 
 	d->fk_child = field(f, "pid");
 	d->fk_flags = field(f, "clone_flags");
+	d->fk_comm = field(f, "comm");
+	d->ex_file = field(x, "filename");
 	d->fork_id = f && d->fk_child && d->fk_flags ? f->id : -1;
 	d->exec_id = x ? x->id : -1;
 }

@@ -33,7 +33,8 @@ struct nop_decoder {
 	/* a traced task forked (task_newtask: the child's pid, its clone
 	 * flags) or exec'd (sched_process_exec); -1: not decoded */
 	int fork_id, exec_id;
-	const struct tep_format_field *fk_child, *fk_flags;
+	const struct tep_format_field *fk_child, *fk_flags, *fk_comm, *ex_file;
+	char comm[16]; /* a FORK's or EXEC's task name (the event's args) */
 	/* probe events (uprobes): by id - uev_base, the key of the function
 	 * (0: not one) and whether it is a return */
 	struct nop_uev {

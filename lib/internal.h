@@ -343,6 +343,7 @@ struct nop_sink {
 	struct nop_resolver *res;
 	enum nop_encoding enc;
 	bool quiet;
+	unsigned renames; /* a task took a new name (fork, exec): cached prefixes go */
 	/* lines built in place, written to out a buffer at a time (see
 	 * nop_sink_room); anything else written to out spills them first */
 	char *obuf;

@@ -434,6 +434,8 @@ void nop_resolver_defer_kallsyms(struct nop_resolver *r, const char *path);
 const char *nop_resolve_sym(struct nop_resolver *r, unsigned long long addr,
 			    unsigned long long *off);
 const char *nop_resolve_comm(struct nop_resolver *r, int pid);
+/* pid's task name from now on (a fork's child, an exec) */
+void nop_resolver_set_comm(struct nop_resolver *r, int pid, const char *comm);
 /* user functions (probes' keys): their names, and the binary's base name
  * (NULL for a kernel address) */
 void nop_resolver_set_probes(struct nop_resolver *r, const struct nop_uprobes *u);

@@ -457,9 +457,17 @@ NOP_HOT static int route(void *ctx, const struct nop_event *ev)
 		return sink_failed(p);
 	if (user_call(ev))
 		return on_user_call(p, ev);
-	if (ev->type == NOP_EV_FORK || ev->type == NOP_EV_EXEC)
-		return p->ucalls ? engine_result(p, nop_ucalls_process(p->ucalls, ev, on_placed_call, p))
-				 : NOP_FLOW_GO;
+	if (ev->type == NOP_EV_FORK || ev->type == NOP_EV_EXEC) {
+		ret = p->ucalls ? nop_ucalls_process(p->ucalls, ev, on_placed_call, p) : 0;
+		/* the task's name from here on: the lines before it keep the
+		 * name it had (read later from /proc, all would take the last) */
+		if (ev->args && p->cfg.sink.res) {
+			nop_resolver_set_comm(p->cfg.sink.res, ev->type == NOP_EV_FORK ? ev->child : ev->pid,
+					      ev->args);
+			p->sink.renames++;
+		}
+		return engine_result(p, ret);
+	}
 	if (ev->type == NOP_EV_LOST && p->ugraph &&
 	    (ret = nop_graph_feed(p->ugraph, ev, on_call, p)) != 0)
 		return engine_result(p, ret);

@@ -361,6 +361,11 @@ static void load_cmdlines(struct nop_resolver *r)
 	free(text);
 }
 
+void nop_resolver_set_comm(struct nop_resolver *r, int pid, const char *comm)
+{
+	comm_put(r, pid, comm);
+}
+
 const char *nop_resolve_comm(struct nop_resolver *r, int pid)
 {
 	struct comm_slot *c;

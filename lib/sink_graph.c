@@ -44,6 +44,7 @@ struct graph_lines {
 	} names[1024];
 	/* " CPU) comm-pid | " of the last line: most lines repeat it */
 	int pre_cpu, pre_pid;
+	unsigned pre_renames;
 	char pre[64];
 	size_t npre;
 	/* JSON: task names quoted and escaped once, by name pointer, checked
@@ -234,7 +235,7 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 		return -1;
 	/* " %3d) %16s-%-6d | %16s | %*s" */
 	g = s->priv;
-	if (!g->npre || g->pre_cpu != gi->cpu || g->pre_pid != gi->pid) {
+	if (!g->npre || g->pre_cpu != gi->cpu || g->pre_pid != gi->pid || g->pre_renames != s->renames) {
 		put(&l, " ", 1);
 		num(&l, gi->cpu, 3, 0);
 		put(&l, ") ", 2);
@@ -246,6 +247,7 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 		memcpy(g->pre, l.b, g->npre);
 		g->pre_cpu = gi->cpu;
 		g->pre_pid = gi->pid;
+		g->pre_renames = s->renames;
 	} else {
 		memcpy(l.b, g->pre, sizeof(g->pre)); /* whole: a fixed copy, no call */
 		l.n = g->npre;

@@ -112,6 +112,11 @@ for o in O0 O2; do
 	check "exec-$o" "ureal-$o" "exec 4" "leaf=leaf"
 	[ "$(count "$T/exec-$o.graph.json" '.type == "entry" and .func == "main" and .depth == 0')" = 2 ] && ok ||
 		no "exec-$o: not two trees of main"
+	# each image's calls under its own name (the kernel's comm: the file's
+	# base name; /proc/self/exe gives "exe"), nothing relabelled
+	[ "$(count "$T/exec-$o.graph.json" '.func == "leaf" and .comm == "ureal-'"$o"'"')" = 4 ] &&
+	[ "$(count "$T/exec-$o.graph.json" '.func == "leaf" and .comm == "exe"')" = 4 ] && ok ||
+		no "exec-$o: names: $(jq -c 'select(.func == "leaf") | .comm' "$T/exec-$o.graph.json" | sort | uniq -c | tr '\n' ' ')"
 	# a forked child's calls: trees of its own from the fork point
 	# (a call whose task's events interleave with another's is an entry
 	# and an exit, not one line: count the ends)
