@@ -214,28 +214,17 @@ long long nop_rv_value(unsigned char rv, unsigned long long rax)
 	return (long long)rax;
 }
 
-/* A shared event's probe: its address less the load bias (the anchor
- * word as relocated, less the addend it was relocated from); its return
- * value's type into *rv */
+/* A shared event's probe, by the index it fetched: its key, and its
+ * return value's type into *rv (0: not a probe of this run) */
 static unsigned long long shared_key(struct nop_decoder *d, const struct nop_uev *u, const struct rec *rec,
 				     unsigned char *rv)
 {
-	unsigned long long at = num(d, u->pip, rec) - (u->base ? num(d, u->base, rec) - u->addend : 0);
-	size_t lo = 0, hi = u->nmap;
+	unsigned long long id = num(d, u->idf, rec);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (u->map[mid].vaddr < at)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < u->nmap && u->map[lo].vaddr == at) {
-		*rv = u->map[lo].rv;
-		return u->map[lo].key;
-	}
-	return 0;
+	if (id >= d->nuid || !d->uid[id].shared)
+		return 0;
+	*rv = d->uid[id].rv;
+	return d->uid[id].key;
 }
 
 NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, const char *end,
@@ -324,10 +313,9 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 		}
 		unsigned char rv = u->rv;
 
-		ev.ip = u->nmap ? shared_key(d, u, rec, &rv) : u->key;
+		ev.ip = u->idf ? shared_key(d, u, rec, &rv) : u->key;
 		if (!ev.ip)
-			return 0; /* no probe of nopctl's at that address (a process that
-				     had not relocated the anchor yet: an ifunc resolver) */
+			return 0; /* an index no probe of this run has */
 		if (!d->uev_returns) { /* entries only: hits, as the function tracer's */
 			ev.type = NOP_EV_FUNC;
 			return emit(ctx, &ev);

@@ -361,20 +361,30 @@ static int find_fields(struct nop_decoder *d, struct nop_error *err)
 	return 0;
 }
 
+/* An exit's value named by its type (probes.c, rv_name: an event of its
+ * own, a recording's); the type into *rv */
+static const struct tep_format_field *typed_rv(struct tep_event *ev, unsigned char *rv)
+{
+	for (struct tep_format_field *f = ev ? ev->format.fields : NULL; f; f = f->next) {
+		char t;
+		int size;
+
+		if (sscanf(f->name, "rv_%c%d", &t, &size) != 2 || (size != 1 && size != 2 && size != 4 && size != 8))
+			continue;
+		*rv = t == 'x' ? 0 : (unsigned char)size | (t == 's' ? NOP_RV_SIGNED : t == 'p' ? NOP_RV_POINTER : 0);
+		return f;
+	}
+	return NULL;
+}
+
 static void free_uev(struct nop_decoder *d)
 {
-	for (int i = 0; i < d->nuev; i++)
-		free(d->uev[i].map);
 	free(d->uev);
 	d->uev = NULL;
 	d->nuev = 0;
-}
-
-static int cmp_uaddr(const void *a, const void *b)
-{
-	const struct nop_uaddr *x = a, *y = b;
-
-	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+	free(d->uid);
+	d->uid = NULL;
+	d->nuid = 0;
 }
 
 /* each probe event's id to its function's key; evs[i]: u->v[i]'s event */
@@ -397,6 +407,11 @@ static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct te
 	}
 	d->uev_base = lo;
 	d->nuev = hi - lo + 1;
+	if (!(d->uid = calloc(u->n, sizeof(*d->uid)))) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	d->nuid = u->n;
 	for (size_t i = 0; i < u->n; i++) {
 		struct nop_uev *e = &d->uev[evs[i]->id - lo];
 
@@ -410,28 +425,20 @@ static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct te
 			continue;
 		}
 		e->key = NOP_UKEY | u->v[i].func;
-		if (u->v[i].shared) { /* the probe, by its address */
-			if (nop_grow((void **)&e->map, &e->capmap, e->nmap + 1, sizeof(*e->map))) {
-				nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
-				return -1;
-			}
-			e->map[e->nmap++] = (struct nop_uaddr){ u->v[i].vaddr, e->key, u->v[i].rv };
-			e->pip = field(evs[i], "__probe_ip");
-			e->base = u->v[i].anchored ? field(evs[i], "base") : NULL;
-			e->addend = u->v[i].anchor_addend;
-		}
+		d->uid[i] = (struct nop_uid){ e->key, u->v[i].rv, u->v[i].shared };
+		if (u->v[i].shared)
+			e->idf = field(evs[i], "id");
 		e->ip = u->v[i].ret ? NULL : field(evs[i], "__probe_ip");
 		e->caller = u->v[i].ret ? NULL : field(evs[i], "caller");
 		e->sp = field(evs[i], "sp");
 		e->rvf = field(evs[i], "rv");
 		e->rv = u->v[i].rv;
+		if (!e->rvf)
+			e->rvf = typed_rv(evs[i], &e->rv);
 		e->sp_add = e->ret && !field(evs[i], "__probe_ret_ip") ? 8 : 0;
 		e->leaf = u->v[i].leaf;
 		d->uev_returns |= e->ret || e->leaf;
 	}
-	for (int k = 0; k < d->nuev; k++)
-		if (d->uev[k].nmap)
-			qsort(d->uev[k].map, d->uev[k].nmap, sizeof(*d->uev[k].map), cmp_uaddr);
 	return 0;
 }
 

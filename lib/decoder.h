@@ -46,12 +46,9 @@ struct nop_decoder {
 		 * (the return address not popped yet), 0 for a uretprobe's */
 		unsigned char sp_add;
 		bool leaf; /* an entry probe on a ret: the call's exit too */
-		/* a shared event: its probes by address (less the load bias:
-		 * the anchor word fetched as base, less its addend), sorted */
-		struct nop_uaddr { unsigned long long vaddr, key; unsigned char rv; } *map;
-		size_t nmap, capmap;
-		const struct tep_format_field *pip, *base;
-		unsigned long long addend;
+		/* a shared event: the probe that fired, by the index it
+		 * fetches (id), in the decoder's uid */
+		const struct tep_format_field *idf;
 		/* --retval: an exit's %rax, and its type (NOP_RV_*; a shared
 		 * event's are each probe's, in map) */
 		const struct tep_format_field *rvf;
@@ -70,6 +67,10 @@ struct nop_decoder {
 	char *argsbuf; /* the last ARGS event's text and JSON */
 	size_t argscap;
 	int uev_base, nuev;
+	/* every probe's key and return value type, by its index (shared
+	 * events' records carry it) */
+	struct nop_uid { unsigned long long key; unsigned char rv; bool shared; } *uid;
+	size_t nuid;
 	bool uev_returns; /* some are returns */
 };
 

@@ -69,12 +69,6 @@ struct nop_ubin {
 	size_t n;
 	bool pie, go, has_symtab, has_dynsym;
 	char debug_file[4096]; /* a stripped binary's symbols came from it ("": none) */
-	/* PIE or shared library: a word the loader relocates by the load
-	 * bias (R_X86_64_RELATIVE: it holds bias + addend), as uprobes' @+OFF
-	 * fetch reaches it from a probe in the code segment; has_anchor
-	 * false: none found */
-	bool has_anchor;
-	unsigned long long anchor_off, anchor_addend;
 	size_t *frag, nfrag; /* the .cold fragments' indices in v */
 	unsigned long long entry; /* e_entry: _start never returns */
 	void *elf; /* libelf's handle, open until nop_ubin_free: the code */
@@ -112,13 +106,11 @@ struct nop_uprobe {
 	bool leaf;	/* an entry probe on a ret instruction: entry and exit at once */
 	bool moved;	/* an entry probe after a first instruction the kernel refuses */
 	/* one event of many probes (trace, graph, stats): the probe is told
-	 * by its address, less the load bias (0 outside a PIE; else a fetched
-	 * anchor word, less its addend) */
-	bool shared, anchored;
+	 * by an immediate it fetches, its index (id=\\N) */
+	bool shared;
 	size_t nshared; /* a shared event's first probe: how many it has */
 	unsigned char rv; /* an exit where %rax is the return value: its type
 			     (NOP_RV_*, internal.h); 0: none shown */
-	unsigned long long anchor_off, anchor_addend;
 	size_t func;	/* the function's key: the index of its entry probe */
 };
 struct nop_strmap;

@@ -39,6 +39,18 @@ static int create_kernel(const char *tracing_dir, const char *ge, const struct n
 	return -1;
 }
 
+/* An event of its own names its value by its type (a recording's reader
+ * has no DWARF): rv_s4 a signed 4-byte integer, rv_u1, rv_p8 a pointer,
+ * rv_x8 a value not shown (void, a tail call) */
+static const char *rv_name(unsigned char rv)
+{
+	static char n[8];
+
+	snprintf(n, sizeof(n), "rv_%c%d", !rv ? 'x' : rv & NOP_RV_POINTER ? 'p' : rv & NOP_RV_SIGNED ? 's' : 'u',
+		 rv ? rv & 0xf : 8);
+	return n;
+}
+
 /* u->v[i]'s event is an earlier probe's too (a shared event: its first
  * probe counts them) */
 static bool event_before(const struct nop_uprobes *u, size_t i)
@@ -133,13 +145,13 @@ int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char
 		/* --retval: an exit's %rax (at a ret: the value; a uretprobe's
 		 * $retval), which the decoder keeps where it is the value */
 		if (u->retval && p->ret)
-			snprintf(def + strlen(def), sizeof(def) - strlen(def), " rv=%s:x64",
-				 p->uret ? "$retval" : "%ax");
-		/* a shared event's probes: every fetch the same (the kernel
-		 * appends a probe to an event only then), the anchor last */
-		if (p->anchored)
-			snprintf(def + strlen(def), sizeof(def) - strlen(def), " base=@+0x%llx:x64",
-				 p->anchor_off);
+			snprintf(def + strlen(def), sizeof(def) - strlen(def), " %s=%s:x64",
+				 p->shared ? "rv" : rv_name(p->rv), p->uret ? "$retval" : "%ax");
+		/* a shared event's probe: its index, which tells the decoder
+		 * which probe fired (the arguments' names and types are the
+		 * same for every probe of the event; the value is its own) */
+		if (p->shared)
+			snprintf(def + strlen(def), sizeof(def) - strlen(def), " id=\\%zu:u32", i);
 		if (add_to_batch(&b, i, def, err) || (b.len > (1 << 20) && flush_batch(&b, tracing_dir, u, err)))
 			ret = -1;
 	}

@@ -192,7 +192,10 @@ int nop_probe_event_name(struct nop_uprobes *u, const char *sym, const char *suf
  * (nopctl_KIND_N, N the binary's number among the probes' binaries):
  * disabling an event costs the kernel an RCU grace period or more
  * (trace_probe_remove_file, and uprobe_unregister_sync on 6.12 and
- * later), one per event however many probes it has. */
+ * later), one per event however many probes it has. The kernel appends a
+ * probe to an event when its arguments have the same names and types
+ * (trace_probe_compare_arg_type), whatever they fetch: each probe fetches
+ * its own index as an immediate (id=\\N). */
 static int shared_event(struct nop_uprobes *u, struct nop_uprobe *p, const struct nop_ubin *b,
 			const char *kind)
 {
@@ -209,9 +212,6 @@ static int shared_event(struct nop_uprobes *u, struct nop_uprobe *p, const struc
 		*ev = u->n + 1;
 	u->v[*ev - 1].nshared++;
 	p->shared = true;
-	p->anchored = b->pie;
-	p->anchor_off = b->anchor_off;
-	p->anchor_addend = b->anchor_addend;
 	return 0;
 }
 
@@ -249,7 +249,7 @@ static long add_probe(struct nop_uprobes *u, const struct nop_ubin *b, const str
 	p->uret = uret;
 	p->leaf = leaf;
 	p->moved = !ret && skip;
-	if (u->share && !uret && (!b->pie || b->has_anchor)) {
+	if (u->share && !uret) {
 		if (shared_event(u, p, b, ret ? "exits" : leaf ? "leaves" : "entries"))
 			return -1;
 	} else if (!ret) {

@@ -187,46 +187,6 @@ static int read_debug_file(struct nop_ubin *b, Elf *e, size_t nph, size_t *cap)
 	return ret;
 }
 
-/* A word the loader relocates by the load bias, for a PIE or a shared
- * library: the first R_X86_64_RELATIVE of its dynamic relocations, at
- * r_offset, holding bias + r_addend once relocated. @+OFF of a uprobe
- * reads the probed file's mapping at OFF from where the probe's segment
- * maps file offset 0; from the code segment, r_offset is at OFF =
- * r_offset - (p_vaddr - p_offset of the code segment). */
-static void find_anchor(struct nop_ubin *b, Elf *e, size_t nph)
-{
-	long long delta = 0;
-	bool code = false;
-
-	for (size_t i = 0; i < nph && !code; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
-			delta = (long long)ph.p_vaddr - (long long)ph.p_offset;
-			code = true;
-		}
-	}
-	for (Elf_Scn *scn = NULL; code && !b->has_anchor && (scn = elf_nextscn(e, scn));) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !(sh.sh_flags & SHF_ALLOC) ||
-		    !(d = elf_getdata(scn, NULL)) || !sh.sh_entsize)
-			continue;
-		for (size_t k = 0; k < sh.sh_size / sh.sh_entsize; k++) {
-			GElf_Rela r;
-
-			if (!gelf_getrela(d, (int)k, &r) || GELF_R_TYPE(r.r_info) != R_X86_64_RELATIVE ||
-			    (long long)r.r_offset < delta)
-				continue;
-			b->anchor_off = r.r_offset - (unsigned long long)delta;
-			b->anchor_addend = (unsigned long long)r.r_addend;
-			b->has_anchor = true;
-			break;
-		}
-	}
-}
-
 /* A Go binary's runtime walks its own stacks: a return address a uretprobe
  * replaced breaks it (the known case for return probes) */
 static bool is_go(Elf *e, size_t shstrndx)
@@ -267,8 +227,6 @@ static int load(struct nop_ubin *b, Elf *e, struct nop_error *err)
 	b->pie = eh.e_type == ET_DYN;
 	b->entry = eh.e_entry;
 	b->go = is_go(e, shstrndx);
-	if (b->pie)
-		find_anchor(b, e, nph);
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
 		GElf_Shdr sh;
 

@@ -341,6 +341,7 @@ t_real_programs_exact() {
 		prog=$1
 		shift
 		"$prog" "$@" > "$T/want" 2> /dev/null || fail "$run alone failed"
+		rm -f "$T/stats.json" "$T/graph.json" "$T/report.json"
 		# shellcheck disable=SC2086
 		expect_rc 0 nopctl stats -j -o "$T/stats.json" "$U/$prog:*" -- "$prog" "$@"
 		cmp -s "$T/out" "$T/want" || fail "$run: output changed under stats: $(diff "$T/want" "$T/out" | head -4)"
