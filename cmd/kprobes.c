@@ -32,8 +32,8 @@ int kernel_probes(struct run *r)
 
 	if (!ret && !args)
 		return 0;
-	if (!o->npatterns && r->nuser && !args)
-		return 0; /* user functions' values come with their exits (uprobes.c) */
+	if (!o->npatterns && r->nuser)
+		return 0; /* user functions' values and parameters come with their probes (uprobes.c) */
 	if (!o->npatterns) {
 		nop_error_set(&r->err, NOP_EUSAGE, 0, "--%s: name the kernel functions whose %s to show"
 			      " (a PATTERN such as do_sys_openat2); user functions' are not fetched",

@@ -93,6 +93,8 @@ int user_probes(struct run *r, const char *command)
 	r->uprobes.share = r->mode != RUN_RECORD;
 	/* --retval (and --errors): user functions' values from their exits */
 	r->uprobes.retval = o->retval;
+	/* --args: the parameters of the functions the patterns name */
+	r->uprobes.args = o->args;
 	for (size_t i = 0; i < o->npatterns && !ret; i++) {
 		if (!nop_upattern(o->patterns[i])) {
 			o->patterns[nk++] = o->patterns[i]; /* the kernel's, in order */
@@ -107,6 +109,7 @@ int user_probes(struct run *r, const char *command)
 	/* graph and record -G: every function of each binary, the patterns
 	 * pick the roots (a recording keeps every tree); after the functions
 	 * the patterns name, so that each is named as they name it (an alias) */
+	r->uprobes.args = false;
 	for (size_t i = 0; !ret && (r->mode == RUN_GRAPH || (r->mode == RUN_RECORD && o->graph)) && i < bs.n; i++)
 		ret = nop_uprobes_add(&r->uprobes, &bs.v[i], "*", true, true, &r->err);
 	for (size_t i = 0; i < bs.n; i++)

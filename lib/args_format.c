@@ -2,8 +2,9 @@
  * fetched them (--args), to the two forms the sinks print: text
  * 'dfd=-100, filename="/etc/hostname"' and a JSON object
  * '{"dfd":-100,"filename":"/etc/hostname"}', one buffer "TEXT\0JSON".
- * Every field after __probe_ip is an argument: its name is the BTF name
- * nopctl gave it, a string is a __data_loc char[], a number is signed
+ * Every field after __probe_ip (a user function's entry: after its own
+ * fetches, sp and caller) is an argument: its name is the BTF or DWARF
+ * name nopctl gave it, a string is a __data_loc char[], a number is signed
  * as its format says. */
 #include <errno.h>
 #include <stdint.h>
@@ -119,8 +120,8 @@ static void one(struct out *o, const struct tep_format_field *f, const char *dat
 	puts_(o, num);
 }
 
-const char *nop_args_format(struct tep_event *ev, const void *rec, int size, bool native, char **buf,
-			    size_t *cap)
+const char *nop_args_format(struct tep_event *ev, const char *after, const void *rec, int size, bool native,
+			    char **buf, size_t *cap)
 {
 	struct out o = { .p = *buf, .cap = *cap };
 	struct tep_format_field *args = NULL;
@@ -128,7 +129,7 @@ const char *nop_args_format(struct tep_event *ev, const void *rec, int size, boo
 	if (!ev)
 		return NULL;
 	for (struct tep_format_field *f = ev->format.fields; f; f = f->next)
-		if (!strcmp(f->name, "__probe_ip")) {
+		if (!strcmp(f->name, after)) {
 			args = f->next;
 			break;
 		}

@@ -306,7 +306,7 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 				return emit(ctx, &ev);
 			}
 			ev.type = NOP_EV_ARGS;
-			if (!(ev.args = nop_args_format(u->kev, rec->data, rec->size, d->native, &d->argsbuf,
+			if (!(ev.args = nop_args_format(u->kev, "__probe_ip", rec->data, rec->size, d->native, &d->argsbuf,
 							&d->argscap)))
 				return 0; /* out of memory: the call is shown without them */
 			return emit(ctx, &ev);
@@ -316,6 +316,10 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 		ev.ip = u->idf ? shared_key(d, u, rec, &rv) : u->key;
 		if (!ev.ip)
 			return 0; /* an index no probe of this run has */
+		/* --args: the parameters its entry fetched, after nopctl's own */
+		if (u->uargs && !u->ret)
+			ev.args = nop_args_format(u->kev, u->caller ? "caller" : "__probe_ip", rec->data, rec->size,
+						  d->native, &d->argsbuf, &d->argscap);
 		if (!d->uev_returns) { /* entries only: hits, as the function tracer's */
 			ev.type = NOP_EV_FUNC;
 			return emit(ctx, &ev);

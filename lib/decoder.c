@@ -361,6 +361,20 @@ static int find_fields(struct nop_decoder *d, struct nop_error *err)
 	return 0;
 }
 
+/* A user entry's event fetches parameters (--args): fields after
+ * __probe_ip other than nopctl's own (sp, caller, id) */
+static bool user_args(struct tep_event *ev)
+{
+	bool after = false;
+
+	for (struct tep_format_field *f = ev ? ev->format.fields : NULL; f; f = f->next) {
+		if (after && strcmp(f->name, "sp") && strcmp(f->name, "caller") && strcmp(f->name, "id"))
+			return true;
+		after |= !strcmp(f->name, "__probe_ip");
+	}
+	return false;
+}
+
 /* An exit's value named by its type (probes.c, rv_name: an event of its
  * own, a recording's); the type into *rv */
 static const struct tep_format_field *typed_rv(struct tep_event *ev, unsigned char *rv)
@@ -431,6 +445,9 @@ static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct te
 		e->ip = u->v[i].ret ? NULL : field(evs[i], "__probe_ip");
 		e->caller = u->v[i].ret ? NULL : field(evs[i], "caller");
 		e->sp = field(evs[i], "sp");
+		e->uargs = u->v[i].fetch != NULL || (!u->v[i].ret && user_args(evs[i]));
+		if (e->uargs)
+			e->kev = evs[i];
 		e->rvf = field(evs[i], "rv");
 		e->rv = u->v[i].rv;
 		if (!e->rvf)

@@ -46,6 +46,7 @@ struct nop_decoder {
 		 * (the return address not popped yet), 0 for a uretprobe's */
 		unsigned char sp_add;
 		bool leaf; /* an entry probe on a ret: the call's exit too */
+		bool uargs; /* --args: the entry fetched its parameters (kev: its format) */
 		/* a shared event: the probe that fired, by the index it
 		 * fetches (id), in the decoder's uid */
 		const struct tep_format_field *idf;

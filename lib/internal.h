@@ -205,8 +205,8 @@ int nop_kfunc_sig(const char *func, const char *module, struct nop_ksig *sig, st
 /* an argument probe's record to "TEXT\0JSON" in *buf (grown as needed);
  * NULL: out of memory */
 struct tep_event;
-const char *nop_args_format(struct tep_event *ev, const void *rec, int size, bool native, char **buf,
-			    size_t *cap);
+const char *nop_args_format(struct tep_event *ev, const char *after, const void *rec, int size, bool native,
+			    char **buf, size_t *cap);
 /* arguments as the probes' values carry them, "TEXT\0JSON\0": their
  * size in bytes, and the JSON half */
 static inline size_t nop_args_size(const char *a)
@@ -492,6 +492,12 @@ bool nop_srclines_at(struct nop_srclines *sl, const char *path, unsigned long lo
 #define NOP_RV_POINTER 0x20
 #define NOP_RV_VOID 0x80
 unsigned char nop_srclines_rettype(struct nop_srclines *sl, const char *path, unsigned long long vaddr);
+/* the uprobe fetch arguments of a function's integer, pointer and
+ * string parameters by their DWARF names (" a=%di:s32 s=+0(%si):string"),
+ * in the ABI's registers, up to a parameter passed otherwise: how many,
+ * -1 with no DWARF */
+int nop_srclines_params(struct nop_srclines *sl, const char *path, unsigned long long vaddr, char *out,
+			size_t len);
 /* a value of %rax as a function of that type returned it */
 long long nop_rv_value(unsigned char rv, unsigned long long rax);
 void nop_srclines_free(struct nop_srclines *sl);

@@ -122,6 +122,7 @@ struct nop_uprobes {
 	struct nop_strmap *idx; /* names and probes taken (uprobes.c) */
 	size_t nbins;
 	bool retval; /* exits fetch the return value (set before adding) */
+	bool args;   /* entries fetch their parameters (set before adding) */
 	struct nop_srclines *sl; /* its types from DWARF */
 };
 /* an entry probe's event name ends so when it is its function's exit too */

@@ -144,6 +144,9 @@ int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char
 			 p->offset, returns ? " sp=%sp:x64" : "", returns && !p->ret ? " caller=$stack0:x64" : "");
 		/* --retval: an exit's %rax (at a ret: the value; a uretprobe's
 		 * $retval), which the decoder keeps where it is the value */
+		/* --args: the parameters, from DWARF (uprobes.c) */
+		if (p->fetch)
+			snprintf(def + strlen(def), sizeof(def) - strlen(def), " %s", p->fetch);
 		if (u->retval && p->ret)
 			snprintf(def + strlen(def), sizeof(def) - strlen(def), " %s=%s:x64",
 				 p->shared ? "rv" : rv_name(p->rv), p->uret ? "$retval" : "%ax");

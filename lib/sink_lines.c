@@ -84,6 +84,11 @@ static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 			/* a user function: its binary where a kernel hit has its
 			 * parent (a recording does not name it) */
 			nop_field_str(&f, "func", "%s", nop_sink_func(s, ev->ip));
+			if (ev->args) { /* --args: its parameters, by their DWARF names */
+				if (!json)
+					fprintf(s->out, "(%s)", ev->args);
+				nop_field_json(&f, "args", nop_args_json(ev->args));
+			}
 			if (nop_resolve_binary(s->res, ev->ip))
 				nop_field_str(&f, "binary", " [%s]", nop_resolve_binary(s->res, ev->ip));
 		} else if (ev->type == NOP_EV_FUNC) {

@@ -162,3 +162,114 @@ unsigned char nop_srclines_rettype(struct nop_srclines *sl, const char *path, un
 	free(scopes);
 	return rv;
 }
+
+/* a parameter's type, through typedefs and qualifiers */
+static bool param_type(Dwarf_Die *die, Dwarf_Die *t)
+{
+	Dwarf_Attribute a;
+
+	if (!dwarf_attr_integrate(die, DW_AT_type, &a) || !dwarf_formref_die(&a, t))
+		return false;
+	for (int k = 0; k < 16; k++) {
+		int tag = dwarf_tag(t);
+
+		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+		    tag != DW_TAG_restrict_type)
+			return true;
+		if (!dwarf_attr_integrate(t, DW_AT_type, &a) || !dwarf_formref_die(&a, t))
+			return false;
+	}
+	return false;
+}
+
+/* a char type: what a char * points at, shown as a string */
+static bool is_char(Dwarf_Die *ptr)
+{
+	Dwarf_Die t;
+	Dwarf_Attribute a;
+	Dwarf_Word enc = 0;
+
+	if (!param_type(ptr, &t) || dwarf_tag(&t) != DW_TAG_base_type || dwarf_bytesize(&t) != 1)
+		return false;
+	if (dwarf_attr_integrate(&t, DW_AT_encoding, &a))
+		dwarf_formudata(&a, &enc);
+	return enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char;
+}
+
+int nop_srclines_params(struct nop_srclines *sl, const char *path, unsigned long long vaddr, char *out,
+			size_t len)
+{
+	/* the System V x86-64 ABI's registers for integer and pointer
+	 * arguments, in order, as uprobe fetch arguments name them */
+	static const char *const regs[] = { "%di", "%si", "%dx", "%cx", "%r8", "%r9" };
+	Dwarf *dw = dwarf_of(sl, path);
+	Dwarf_Die cu, *scopes = NULL, c, t;
+	size_t off = 0, nreg = 0;
+	int n, found = -1;
+
+	out[0] = 0;
+	if (!dw || !dwarf_addrdie(dw, vaddr, &cu))
+		return -1;
+	n = dwarf_getscopes(&cu, vaddr, &scopes);
+	for (int i = 0; i < n && found < 0; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			found = i;
+	if (found < 0 || dwarf_child(&scopes[found], &c) != 0) {
+		free(scopes);
+		return found < 0 ? -1 : 0;
+	}
+	do {
+		const char *name = dwarf_diename(&c), *fetch = NULL;
+		char type[8] = "x64", nm[40];
+		Dwarf_Attribute a;
+		Dwarf_Word enc = DW_ATE_signed;
+		int size;
+
+		if (dwarf_tag(&c) != DW_TAG_formal_parameter)
+			continue;
+		if (!param_type(&c, &t) || nreg >= ARRAY_SIZE(regs))
+			break;
+		switch (dwarf_tag(&t)) {
+		case DW_TAG_pointer_type:
+		case DW_TAG_reference_type:
+		case DW_TAG_rvalue_reference_type:
+			fetch = is_char(&t) ? "string" : "x64";
+			break;
+		case DW_TAG_base_type:
+		case DW_TAG_enumeration_type:
+			size = dwarf_bytesize(&t);
+			if (dwarf_attr_integrate(&t, DW_AT_encoding, &a))
+				dwarf_formudata(&a, &enc);
+			if (enc == DW_ATE_float)
+				continue; /* in an %xmm register: no integer register used */
+			if (size != 1 && size != 2 && size != 4 && size != 8)
+				break;
+			snprintf(type, sizeof(type), "%c%d", enc == DW_ATE_signed || enc == DW_ATE_signed_char ? 's' : 'u',
+				 size * 8);
+			fetch = type;
+			break;
+		}
+		if (!fetch)
+			break; /* a struct by value: where the rest go is not followed */
+		/* a name the fetch syntax takes and nopctl's own do not use */
+		snprintf(nm, sizeof(nm), "%s%.30s", !name || !*name || !strcmp(name, "sp") || !strcmp(name, "caller") ||
+			 !strcmp(name, "id") || !strncmp(name, "rv", 2) || !strncmp(name, "common_", 7) ? "arg_" : "",
+			 name && *name ? name : "");
+		if (!name || !*name)
+			snprintf(nm, sizeof(nm), "arg%zu", nreg + 1);
+		for (char *q = nm; *q; q++)
+			if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_'))
+				*q = '_';
+		if (!strcmp(fetch, "string"))
+			off += (size_t)snprintf(out + off, off < len ? len - off : 0, " %s=+0(%s):string", nm, regs[nreg]);
+		else
+			off += (size_t)snprintf(out + off, off < len ? len - off : 0, " %s=%s:%s", nm, regs[nreg], fetch);
+		nreg++;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	free(scopes);
+	if (off >= len) {
+		out[0] = 0;
+		return -1;
+	}
+	return (int)nreg;
+}

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -21,7 +22,9 @@ struct utask {
 	 * parent's) return in it unseen, not counted */
 	bool forked;
 	size_t n, cap;
-	struct { unsigned long long key, ts, sp; } *open;
+	/* args: its --args ("TEXT\0JSON\0", owned), shown with its entry or
+	 * as a leaf at its exit: the decoder's buffer is the next entry's */
+	struct { unsigned long long key, ts, sp; char *args; } *open;
 };
 
 struct nop_ucalls {
@@ -54,8 +57,11 @@ void nop_ucalls_free(struct nop_ucalls *u)
 {
 	if (!u)
 		return;
-	for (size_t i = 0; i < u->n; i++)
+	for (size_t i = 0; i < u->n; i++) {
+		for (size_t k = 0; k < u->t[i].n; k++)
+			free(u->t[i].open[k].args);
 		free(u->t[i].open);
+	}
 	free(u->t);
 	free(u);
 }
@@ -99,11 +105,28 @@ static int close_call(struct nop_ucalls *u, struct utask *t, size_t i, const str
 	}
 	bool outside = u->is_root && (base(t) < 0 || (long)i < base(t));
 
+	int ret;
+
 	t->n = i;
 	e.depth = (int)i - (u->is_root && base(t) >= 0 ? (int)base(t) : 0);
 	if (u->is_root && (long)i == t->root)
 		t->root = -1; /* the root returned */
-	return outside || too_deep(u, &e) ? 0 : fn(ctx, &e);
+	ret = outside || too_deep(u, &e) ? 0 : fn(ctx, &e);
+	free(t->open[i].args);
+	t->open[i].args = NULL;
+	return ret;
+}
+
+/* an entry's --args, kept with its open call */
+static char *args_dup(const char *a)
+{
+	size_t n = strlen(a) + 1;
+	char *d;
+
+	n += strlen(a + n) + 1;
+	if ((d = malloc(n)))
+		memcpy(d, a, n);
+	return d;
 }
 
 /* the calls open at a stack pointer below sp: an exception or a longjmp
@@ -144,6 +167,8 @@ int nop_ucalls_place(struct nop_ucalls *u, const struct nop_event *ev, nop_ucall
 		t->open[t->n].key = ev->ip;
 		t->open[t->n].ts = ev->ts;
 		t->open[t->n].sp = sp;
+		t->open[t->n].args = ev->args ? args_dup(ev->args) : NULL;
+		e.args = t->open[t->n].args;
 		if (u->is_root && base(t) < 0 && u->is_root(u->ctx, ev->ip))
 			t->root = (long)t->n;
 		e.depth = (int)t->n++ - (u->is_root ? (int)base(t) : 0);

@@ -249,7 +249,16 @@ static long add_probe(struct nop_uprobes *u, const struct nop_ubin *b, const str
 	p->uret = uret;
 	p->leaf = leaf;
 	p->moved = !ret && skip;
-	if (u->share && !uret) {
+	/* --args: its parameters from DWARF; an event of its own (a shared
+	 * event's arguments are the same for every probe) */
+	if (!ret && u->args && (u->sl || (u->sl = nop_srclines_new()))) {
+		char fetch[1024];
+
+		if (nop_srclines_params(u->sl, b->path, s->vaddr, fetch, sizeof(fetch)) > 0 &&
+		    !(p->fetch = strdup(fetch + 1)))
+			return -1;
+	}
+	if (u->share && !uret && !p->fetch) {
 		if (shared_event(u, p, b, ret ? "exits" : leaf ? "leaves" : "entries"))
 			return -1;
 	} else if (!ret) {

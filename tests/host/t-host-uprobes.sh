@@ -199,6 +199,16 @@ for o in O0 O2; do
 	same "rv-$o --errors" "work" 2 "$(count "$T/er-$o.json" '.func == "work" and (.type == "call" or .type == "exit")')"
 done
 
+# --args: a user function's parameters by their DWARF names, a string too
+for o in O0 O2; do
+	truth "ar-$o" "$h/ureal-$o" cold 4
+	traced "ar-$o.trace" trace --args -j -o "$T/ar-$o.json" "$h/ureal-$o:say" -- "$h/ureal-$o" cold 4
+	same "ar-$o trace --args" "say(what=\"cold\", n=i)" 4 \
+		"$(jq -c 'select(.func == "say" and .args.what == "cold") | .args.n' "$T/ar-$o.json" | tr '\n' ' ' | grep -c '^0 1 2 3 $' | sed 's/1/4/')"
+	traced "ar-$o.graph" graph --args -j -o "$T/ag-$o.json" "$h/ureal-$o:say" -- "$h/ureal-$o" cold 4
+	same "ar-$o graph --args" "say(what=\"cold\", n=3)" 1 "$(count "$T/ag-$o.json" '.func == "say" and .args.what == "cold" and .args.n == 3')"
+done
+
 # DOT: every user function in its source file's box, a lambda too (its
 # debug info has no declaration line: the line its code begins at)
 "$bin" graph -F dot -o "$T/uexc.dot" "$h/uexc-O0:main" -- "$h/uexc-O0" 3 > /dev/null 2> "$T/dot.err"

@@ -5,7 +5,8 @@
  *   longjmp N  N times: outer() -> mid() -> jumper() longjmp back to main,
  *              leaving mid and jumper without their returns
  *   cold N     work() N times; every 4th takes its unlikely branch, which
- *              GCC moves to a work.cold fragment reached by a jump
+ *              GCC moves to a work.cold fragment reached by a jump; and
+ *              say("cold", i) N times (a string and an int, --args)
  *   lock N     lockfn() N times: its first instruction has a lock prefix,
  *              which the kernel's uprobes refuse to probe
  *   fork N     leaf() N times in the parent and N times in a child
@@ -22,7 +23,7 @@
 #define NOINLINE __attribute__((noinline))
 
 static long n_rec, n_outer, n_mid, n_jumper, n_work, n_rare;
-long n_lockfn, n_leaf;
+long n_lockfn, n_leaf, n_say;
 static jmp_buf env;
 static volatile int sink;
 
@@ -79,6 +80,13 @@ NOINLINE int work(int x)
 	return x * 2;
 }
 
+/* a string and an integer parameter (--args) */
+NOINLINE int say(const char *what, int n)
+{
+	n_say++;
+	return (int)strlen(what) + n + sink;
+}
+
 NOINLINE int leaf(int x)
 {
 	n_leaf++;
@@ -88,9 +96,9 @@ NOINLINE int leaf(int x)
 static void report(const char *who)
 {
 	printf("calls%s rec %ld\ncalls%s outer %ld\ncalls%s mid %ld\ncalls%s jumper %ld\n"
-	       "calls%s work %ld\ncalls%s rare %ld\ncalls%s lockfn %ld\ncalls%s leaf %ld\n",
+	       "calls%s work %ld\ncalls%s rare %ld\ncalls%s lockfn %ld\ncalls%s leaf %ld\ncalls%s say %ld\n",
 	       who, n_rec, who, n_outer, who, n_mid, who, n_jumper, who, n_work, who, n_rare, who,
-	       n_lockfn, who, n_leaf);
+	       n_lockfn, who, n_leaf, who, n_say);
 	fflush(stdout);
 }
 
@@ -107,7 +115,7 @@ int main(int argc, char **argv)
 				outer(i);
 	if (all || !strcmp(mode, "cold"))
 		for (int i = 0; i < n; i++)
-			work(i);
+			(void)(work(i) + say("cold", i));
 	if (all || !strcmp(mode, "lock"))
 		for (int i = 0; i < n; i++)
 			lockfn();
