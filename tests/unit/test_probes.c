@@ -353,7 +353,7 @@ static void arguments_formatted(void **state)
 	memcpy(rec + 20, &loc, 4);
 	memcpy(rec + 24, &how, 8);
 	memcpy(rec + 32, "/etc/host\"ame", 14);
-	a = nop_args_format(ev, rec, 46, true, &buf, &cap);
+	a = nop_args_format(ev, "__probe_ip", rec, 46, true, &buf, &cap);
 	assert_non_null(a);
 	assert_string_equal(a, "dfd=-100, filename=\"/etc/host\\\"ame\", how=0xffffc90000123e28");
 	assert_string_equal(a + strlen(a) + 1,
@@ -361,7 +361,7 @@ static void arguments_formatted(void **state)
 	/* a string the kernel could not read (length 0), a record cut short */
 	loc = 32u;
 	memcpy(rec + 20, &loc, 4);
-	a = nop_args_format(ev, rec, 28, true, &buf, &cap);
+	a = nop_args_format(ev, "__probe_ip", rec, 28, true, &buf, &cap);
 	assert_string_equal(a, "dfd=-100, filename=(fault), how=null");
 	assert_string_equal(a + strlen(a) + 1, "{\"dfd\":-100,\"filename\":null,\"how\":null}");
 	free(buf);
