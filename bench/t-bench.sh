@@ -10,7 +10,7 @@ RUNS=${RUNS:-3}
 SCALE=$(sed -n 's/.*nopctl.scale=\([0-9.]*\).*/\1/p' /proc/cmdline)
 SCALE=${SCALE:-1}
 # nopctl.bench=3,4 runs only those figures (bench/run.sh keeps the others' results)
-ONLY=$(sed -n 's/.*nopctl.bench=\([0-9,]*\).*/\1/p' /proc/cmdline)
+ONLY=$(sed -n 's/.*nopctl.bench=\([0-9a-z,]*\).*/\1/p' /proc/cmdline)
 selected() { [ -z "$ONLY" ] || echo ",$ONLY," | grep -q ",$1,"; }
 scaled() { echo "$1 $SCALE" | awk '{ printf "%d", $1 * $2 + 1 }'; }
 BKB=4096 # per-CPU buffer, KB, for every tool
@@ -444,9 +444,9 @@ t_bench_6p_many_probes() {
 				sh /tests/b6prime.sh "$tool" "$n" "$(command -v umany)" >> "$T/b6p.json"
 			done
 			if jq -e -s 'all(.start_s)' "$T/b6p.json" > /dev/null; then
-				bench "\"bench\":\"B6'\",\"tool\":\"$tool\",\"functions\":$n,\"start_s\":$(jq -s -c 'map(.start_s)' "$T/b6p.json"),\"stop_s\":$(jq -s -c 'map(.stop_s)' "$T/b6p.json"),\"median_start_s\":$(jq .start_s "$T/b6p.json" | median),\"median_stop_s\":$(jq .stop_s "$T/b6p.json" | median)"
+				bench "\"bench\":\"B6p\",\"tool\":\"$tool\",\"functions\":$n,\"start_s\":$(jq -s -c 'map(.start_s)' "$T/b6p.json"),\"stop_s\":$(jq -s -c 'map(.stop_s)' "$T/b6p.json"),\"median_start_s\":$(jq .start_s "$T/b6p.json" | median),\"median_stop_s\":$(jq .stop_s "$T/b6p.json" | median)"
 			else
-				bench "\"bench\":\"B6'\",\"tool\":\"$tool\",\"functions\":$n,\"failed\":$(jq -s -c 'map(.error // .exit)' "$T/b6p.json")"
+				bench "\"bench\":\"B6p\",\"tool\":\"$tool\",\"functions\":$n,\"failed\":$(jq -s -c 'map(.error // .exit)' "$T/b6p.json")"
 			fi
 		done
 	done

@@ -23,7 +23,7 @@ def r(x): (x * 100 | round) / 100;
   "  \(.pattern) (\(.functions) functions) \(.tool | . + " " * (10 - length)) start \(r(.median_start_s))  stop \(r(.median_stop_s))" ),
 "  target: each at most half of the faster peer",
 "B6'"'"' start / stop with N user functions probed, seconds (median): from the tracer'"'"'s launch to the program'"'"'s main, from its end to the tracer'"'"'s exit",
-( $r[] | select(.bench == "B6'"'"'") |
+( $r[] | select(.bench == "B6p") |
   "  \(.functions) functions \(.tool | . + " " * (13 - length)) \(if .failed then "failed: \(.failed)" else "start \(r(.median_start_s))  stop \(r(.median_stop_s))" end)" ),
 "  target: start + stop of 10,000 functions <= 5 s",
 "B4 peak RSS",
