@@ -98,15 +98,20 @@ static int close_call(struct nop_ucalls *u, struct utask *t, size_t i, const str
 			       .ip = t->open[i].key, .unwound = unwound, .calltime = t->open[i].ts,
 			       .rettime = ev->ts, .usp = t->open[i].sp + 8 };
 
+	bool outside = u->is_root && (base(t) < 0 || (long)i < base(t));
+	int ret;
+
 	/* its own exit's value (decode.c carries it in rettime) */
 	if (ev->type == NOP_EV_EXIT && ev->has_retval && !unwound && t->open[i].key == ev->ip) {
 		e.retval = (long long)ev->rettime;
 		e.has_retval = true;
 	}
-	bool outside = u->is_root && (base(t) < 0 || (long)i < base(t));
-
-	int ret;
-
+	/* calls above it that end unseen with it (an exit matched by function
+	 * alone): their --args go */
+	for (size_t k = i + 1; k < t->n; k++) {
+		free(t->open[k].args);
+		t->open[k].args = NULL;
+	}
 	t->n = i;
 	e.depth = (int)i - (u->is_root && base(t) >= 0 ? (int)base(t) : 0);
 	if (u->is_root && (long)i == t->root)
@@ -218,7 +223,8 @@ int nop_ucalls_process(struct nop_ucalls *u, const struct nop_event *ev, nop_uca
 	inside = base(t) >= 0 || !u->is_root;
 	if (!(c = task(u, ev->child)))
 		return -ENOMEM;
-	c->n = 0;
+	while (c->n) /* a slot of an earlier task of that pid */
+		free(c->open[--c->n].args);
 	c->root = -1;
 	c->forked = inside;
 	return 0;
