@@ -242,6 +242,8 @@ struct nop_ucode {
 	size_t nexit, cap;
 	unsigned blind;	  /* exits the kernel cannot probe (refused prefixes) */
 	bool undecoded;	  /* code not found or not all decoded: exits may be missing */
+	bool reaches_out; /* an instruction calls, jumps out by a register or memory
+			     operand, tail-calls or enters the kernel */
 	const char *refused; /* no instruction of it can be probed: why */
 };
 int nop_ucode_scan(const struct nop_ubin *b, size_t i, struct nop_ucode *c, struct nop_error *err);

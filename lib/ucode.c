@@ -10,6 +10,15 @@
  * where it was at the entry (it points at the return address), which
  * pairs the two exactly.
  *
+ * A probed ret costs the kernel two exceptions a call (the breakpoint, then
+ * the single step of the ret out of line: x86 uprobes emulate jumps, calls
+ * and nops, not ret); a uretprobe's return one breakpoint (6.1), or a
+ * system call from its trampoline (6.11 and later). A function that calls
+ * nothing, jumps out of itself only by returning and never enters the
+ * kernel (reaches_out false) cannot be unwound through by an exception or
+ * be more than one deep in the kernel's uretprobe stack, so it gets the
+ * cheaper uretprobe (uprobes.c).
+ *
  * The kernel refuses a uprobe on an instruction with a lock or an ES, CS,
  * DS or SS segment prefix (arch/x86/kernel/uprobes.c, is_prefix_bad:
  * -ENOTSUPP, 524). None of those moves the stack pointer, so a function
@@ -120,6 +129,11 @@ static int scan(csh h, cs_insn *in, Elf *e, const struct range *rs, size_t nr, s
 			else
 				c->skip += in->size;
 		}
+		if (in->id == X86_INS_CALL || in->id == X86_INS_LCALL || in->id == X86_INS_SYSCALL ||
+		    in->id == X86_INS_SYSENTER || in->id == X86_INS_INT || in->id == X86_INS_INT3 ||
+		    in->id == X86_INS_LJMP ||
+		    (in->id == X86_INS_JMP && in->detail->x86.operands[0].type != X86_OP_IMM))
+			c->reaches_out = true;
 		if (in->id == X86_INS_RET || in->id == X86_INS_RETF) {
 			if (bad)
 				c->blind++;
@@ -129,6 +143,7 @@ static int scan(csh h, cs_insn *in, Elf *e, const struct range *rs, size_t nr, s
 			   in->detail->x86.operands[0].type == X86_OP_IMM &&
 			   !inside(rs, nr, (unsigned long long)in->detail->x86.operands[0].imm)) {
 			/* a tail call: the frame is gone, the stack pointer is the entry's */
+			c->reaches_out = true;
 			if (bad)
 				c->blind++;
 			else if (add_exit(c, in->address, false))

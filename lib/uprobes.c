@@ -258,8 +258,8 @@ static long add_probe(struct nop_uprobes *u, const struct nop_ubin *b, const str
 		    !(p->fetch = strdup(fetch + 1)))
 			return -1;
 	}
-	if (u->share && !uret && !p->fetch) {
-		if (shared_event(u, p, b, ret ? "exits" : leaf ? "leaves" : "entries"))
+	if (u->share && !p->fetch) {
+		if (shared_event(u, p, b, uret ? "returns" : ret ? "exits" : leaf ? "leaves" : "entries"))
 			return -1;
 	} else if (!ret) {
 		if (nop_probe_event_name(u, s->name, leaf ? NOP_LEAF_SUFFIX : "", p->event, sizeof(p->event)))
@@ -279,7 +279,8 @@ static long add_probe(struct nop_uprobes *u, const struct nop_ubin *b, const str
 }
 
 /* s's probes: with returns, one at each instruction that leaves it
- * (ucode.c), where its code could be read; else a uretprobe */
+ * (ucode.c), or a uretprobe where its code was not read or nothing can
+ * unwind through it */
 static int add_function(struct nop_uprobes *u, const struct nop_ubin *b, size_t fi, const struct nop_usym *s,
 			bool entry, bool ret, struct nop_error *err)
 {
@@ -287,7 +288,7 @@ static int add_function(struct nop_uprobes *u, const struct nop_ubin *b, size_t 
 	size_t nth = 0;
 	long f = 0, x;
 	unsigned char rv = 0;
-	bool leaf;
+	bool leaf, uret;
 	int r = 0;
 
 	if (nop_ucode_scan(b, fi, &c, err))
@@ -307,11 +308,14 @@ static int add_function(struct nop_uprobes *u, const struct nop_ubin *b, size_t 
 		rv = 0;
 	if (entry && (f = add_probe(u, b, s, false, c.skip, 0, false, leaf, 0, 0)) < 0)
 		r = -1;
-	if (ret && c.undecoded && !r && (x = add_probe(u, b, s, true, 0, 0, true, false, (size_t)f, 0)) < 0)
+	/* a uretprobe where the code was not read, or where nothing can
+	 * unwind through it (ucode.c: it reaches out to nothing) */
+	uret = ret && !leaf && (c.undecoded || !c.reaches_out);
+	if (uret && !r && (x = add_probe(u, b, s, true, 0, 0, true, false, (size_t)f, 0)) < 0)
 		r = -1;
-	else if (ret && c.undecoded && !r)
+	else if (uret && !r)
 		u->v[x].rv = rv;
-	for (size_t k = 0; ret && !c.undecoded && !r && k < c.nexit; k++) {
+	for (size_t k = 0; ret && !uret && !r && k < c.nexit; k++) {
 		if (leaf && c.exits[k] == s->vaddr + c.skip)
 			continue;
 		if ((x = add_probe(u, b, s, true, 0, c.exits[k], false, false, (size_t)f, nth++)) < 0)

@@ -156,6 +156,35 @@ static void no_return_probe_at_entry_point(void **state)
 	nop_ubin_free(&b);
 }
 
+/* a function that reaches out to nothing (bench_fn: lea; ret) returns
+ * through one uretprobe, the cheaper probe; one that calls (main) is left
+ * at its ret instructions, where an unwinder can pass it */
+static void exits_by_what_a_function_reaches(void **state)
+{
+	struct nop_ubin b;
+	struct nop_uprobes u = { 0 };
+	struct nop_error err;
+	size_t exits = 0;
+
+	assert_int_equal(nop_ubin_load(helper("libubench.so"), &b, &err), 0);
+	assert_int_equal(nop_uprobes_add(&u, &b, "bench_fn", true, true, &err), 0);
+	assert_int_equal(u.n, 2);
+	assert_true(u.v[1].ret && u.v[1].uret);
+	assert_int_equal(u.v[1].vaddr, u.v[0].vaddr); /* at the entry, as uretprobes are */
+	nop_uprobes_free(&u);
+	nop_ubin_free(&b);
+	assert_int_equal(nop_ubin_load(helper("ufuncs-pie"), &b, &err), 0);
+	assert_int_equal(nop_uprobes_add(&u, &b, "main", true, true, &err), 0);
+	for (size_t i = 1; i < u.n; i++) {
+		assert_true(u.v[i].ret && !u.v[i].uret);
+		assert_true(u.v[i].vaddr > u.v[0].vaddr);
+		exits++;
+	}
+	assert_true(exits >= 1);
+	nop_uprobes_free(&u);
+	nop_ubin_free(&b);
+}
+
 static void cxx_names_demangled(void **state)
 {
 	struct nop_ubin b;
@@ -587,6 +616,7 @@ int main(void)
 		cmocka_unit_test(library_offset_is_the_loaders),
 		cmocka_unit_test(aliases_probed_once),
 		cmocka_unit_test(no_return_probe_at_entry_point),
+		cmocka_unit_test(exits_by_what_a_function_reaches),
 		cmocka_unit_test(cxx_names_demangled),
 		cmocka_unit_test(bad_binaries_said),
 		cmocka_unit_test(patterns_split),
