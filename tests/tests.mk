@@ -99,19 +99,12 @@ VM_SUITES := trace graph report doctor hardening uprobes retval $(if $(filter 1,
 # one core the sustained-load suite (t-load.sh: a million function_graph
 # events printed per capture) on the three kernels, then the main suites
 # on 6.12, the longest of them; on the other the main suites on 6.1, then
-# on 6.19. Since the load suite's greps of its 100 MB outputs became
-# fixed-string passes it takes 262-318 s a guest (two fresh-clone runs,
-# 2026-12-03; on 6.1 1,241 s in the
-# fresh-clone run of 45619c6, when it ran twice ahead of 6.19's main
-# suites and balanced two main runs; the streams were 4,404 and 4,494 s
-# and CI took 4798 s of its 90 min). Then
-# two lockdown boots each: securityfs mounted, and not mounted; then the
-# static binary on a root with no shared library (not under SANITIZE: ASan
-# cannot link statically). The kernels and the newer trace-cmd releases
-# are fetched first, once. Every boot runs even after a failure, and the
-# failures are repeated at the very end: CI shows only a log's tail, where
-# the last guest's verdicts hid which test of 6.1 or 6.12 had failed (the
-# run of 2cfb2cf).
+# on 6.19 (tests/README.md: the times). Then two lockdown boots each:
+# securityfs mounted, and not mounted; then the static binary on a root
+# with no shared library (not under SANITIZE: ASan cannot link
+# statically). The kernels and the newer trace-cmd releases are fetched
+# first, once. Every boot runs even after a failure, and the failures are
+# repeated at the very end: CI shows only a log's tail.
 vm-check: all $(HELPERS) $(if $(filter 1,$(SANITIZE)),,static)
 	sh tests/vm/kernels.sh > /dev/null
 	rm -f $(BUILD)/vm-failed.txt
