@@ -13,7 +13,7 @@ PKG_LIBS  := $(shell pkg-config --libs $(PKGS)) -lstdc++
 # event in report (the decoder, call-graph engine and sinks are separate
 # files, called once per event; bench B1)
 CFLAGS    ?= -O3 -g -flto=auto
-CFLAGS    += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE $(PKG_CFLAGS)
+CFLAGS    += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -Ilib $(PKG_CFLAGS)
 # each object's header dependencies, written by the compiler (.d beside it)
 DEPFLAGS  := -MMD -MP
 BUILD     ?= build
@@ -23,7 +23,7 @@ CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS   += -fsanitize=address,undefined
 endif
 
-LIB_SRC   := $(wildcard lib/*.c)
+LIB_SRC   := $(wildcard lib/*/*.c)
 CMD_SRC   := $(wildcard cmd/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CMD_OBJ   := $(CMD_SRC:%.c=$(BUILD)/%.o)

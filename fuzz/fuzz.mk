@@ -4,7 +4,7 @@ FUZZ_BUILD := build/fuzz
 FUZZ_TIME  ?= 60
 FUZZ_CC    := clang
 FUZZ_FLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
-	      -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE $(PKG_CFLAGS)
+	      -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE -Ilib $(PKG_CFLAGS)
 FUZZ_TARGETS := $(patsubst fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard fuzz/fuzz_*.c))
 FUZZ_OBJ   := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(LIB_SRC) $(filter-out cmd/main.c,$(CMD_SRC)))
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "doctor.h"
+#include "doctor/doctor.h"
 
 static int count_modules(void)
 {

@@ -12,7 +12,7 @@
  * 371M in both). */
 #include <errno.h>
 
-#include "callgraph.h"
+#include "graph/callgraph.h"
 
 void nop_graph_summarize(struct nop_graph *g, nop_gcall_fn fn, void *ctx)
 {

@@ -11,7 +11,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
-#include "doctor.h"
+#include "doctor/doctor.h"
 
 static_assert(NOP_TRACER_FUNCTION == 0 && NOP_TRACER_GRAPH == 1, "tried[] index");
 

@@ -75,13 +75,6 @@ static bool fragment_of(const char *frag, const char *name)
 	       (!frag[n + 5] || frag[n + 5] == '.');
 }
 
-bool nop_usym_fragment(const struct nop_usym *s)
-{
-	const char *c = strstr(s->name, ".cold");
-
-	return c && (!c[5] || c[5] == '.');
-}
-
 struct range {
 	unsigned long long lo, hi;
 };

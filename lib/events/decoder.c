@@ -11,7 +11,7 @@
 
 #include <traceevent/kbuffer.h>
 
-#include "decoder.h"
+#include "events/decoder.h"
 
 static int find_fields(struct nop_decoder *d, struct nop_error *err);
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decoder.h"
+#include "events/decoder.h"
 
 /* One record of a page: where its data is, how long, when, which CPU
  * (a tep_record zeroed per record was a tenth of a report's decode) */

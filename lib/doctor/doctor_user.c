@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "doctor.h"
+#include "doctor/doctor.h"
 
 struct probes_seen {
 	int mine_live, mine_dead, others;

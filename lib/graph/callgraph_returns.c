@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "callgraph.h"
+#include "graph/callgraph.h"
 
 void nop_graph_find_exits_only(struct nop_graph *g)
 {

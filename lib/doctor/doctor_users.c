@@ -6,7 +6,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "doctor.h"
+#include "doctor/doctor.h"
 
 /* append ", text" to a list buffer */
 static void add(char *list, size_t len, const char *text)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "callgraph.h"
+#include "graph/callgraph.h"
 
 int cg_task_room(struct task *t, int need)
 {

@@ -16,6 +16,14 @@
 
 #include "internal.h"
 
+/* a GCC .cold fragment: NAME.cold or NAME.cold.N */
+bool nop_usym_fragment(const struct nop_usym *s)
+{
+	const char *c = strstr(s->name, ".cold");
+
+	return c && (!c[5] || c[5] == '.');
+}
+
 /* libstdc++'s demangler (the one c++filt's libiberty twin also is): a
  * maintained demangler, not one written here */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
