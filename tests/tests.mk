@@ -151,7 +151,9 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB) $(UNIT_CMD)
 # test_alloc makes nopctl's own allocations fail one at a time
 $(BUILD)/tests/test_alloc: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
 
+# the library's areas call one way (tests/layers.sh, lib/README.md)
 unit-check: $(UNIT_BIN) $(BIN) $(UPROG)
+	sh tests/layers.sh $(BUILD)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; ( cd tests && NOPCTL_BIN=$(abspath $(BIN)) \
 		NOPCTL_HELPERS=$(abspath $(BUILD)/tests/helpers) ../$$t ); done
 .PHONY: unit-check

@@ -1,0 +1,67 @@
+#!/bin/sh
+# layers.sh BUILD - the library's areas call one way: a file in lib/AREA
+# may call functions defined in its own area and in the areas before it in
+# AREAS, never in one after it; cmd/ includes nothing of lib/ but
+# nopctl.h. Read from the objects' symbols (nm), so a call counts whatever
+# header declared it. KNOWN lists the calls against the order that stand
+# until the boundary they cross is mended; a new one fails the check, and
+# so does a KNOWN entry that no longer happens (remove it).
+set -eu
+build=${1:-build}
+AREAS="base tracefs session symbols probes events tracedat graph sink pipeline doctor"
+KNOWN="
+tracefs/tracefs -> symbols/ksyms
+tracefs/funcs_cache -> session/journal
+session/session -> events/decoder
+session/session -> probes/probes
+session/replay -> probes/probes
+symbols/resolver -> probes/uprobes
+events/source_live -> tracedat/tracedat
+events/source_dat -> tracedat/tracedat_read
+events/stream -> tracedat/tracedat_pages
+"
+rank() {
+	i=0
+	for a in $AREAS; do
+		[ "$a" = "$1" ] && { echo $i; return; }
+		i=$((i + 1))
+	done
+	echo "layers: lib/$1 is not an area of lib/README.md's order" >&2
+	exit 1
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for o in "$build"/lib/*/*.o; do
+	f=${o#"$build"/lib/}
+	f=${f%.o}
+	nm --defined-only "$o" | awk -v f="$f" '$2 ~ /^[TDBR]$/ { print $3, f }' >> "$tmp/defs"
+	nm -u "$o" | awk -v f="$f" '{ print $2, f }' >> "$tmp/uses"
+done
+[ -s "$tmp/defs" ] || { echo "layers: no objects under $build/lib" >&2; exit 1; }
+sort -u "$tmp/defs" > "$tmp/d"
+sort -u "$tmp/uses" > "$tmp/u"
+join "$tmp/u" "$tmp/d" | awk '{ print $2, "->", $3 }' | sort -u > "$tmp/calls"
+bad=0
+while read -r from _ to; do
+	fa=${from%%/*} ta=${to%%/*}
+	[ "$fa" = "$ta" ] && continue
+	[ "$(rank "$fa")" -ge "$(rank "$ta")" ] && continue
+	echo "$from -> $to" >> "$tmp/up"
+done < "$tmp/calls"
+touch "$tmp/up"
+echo "$KNOWN" | sed '/^$/d' | sort > "$tmp/known"
+sort -u "$tmp/up" -o "$tmp/up"
+comm -23 "$tmp/up" "$tmp/known" | while read -r l; do
+	echo "layers: lib/${l%% *}.c calls into a later area: $l (lib/README.md: the order)"
+done > "$tmp/new"
+comm -13 "$tmp/up" "$tmp/known" | while read -r l; do
+	echo "layers: $l no longer happens: take it out of KNOWN in tests/layers.sh"
+done >> "$tmp/new"
+if grep -n '#include "' cmd/*.c cmd/*.h | grep -v -e '"cmd.h"' -e '"run.h"' -e '"../lib/nopctl.h"' > "$tmp/inc"; then
+	sed 's/^/layers: cmd\/ includes more of lib\/ than nopctl.h: /' "$tmp/inc" >> "$tmp/new"
+fi
+if [ -s "$tmp/new" ]; then
+	cat "$tmp/new"
+	exit 1
+fi
+echo "layers: $(wc -l < "$tmp/calls") calls between files, $(wc -l < "$tmp/known") against the order (known), none new"
