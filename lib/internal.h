@@ -183,7 +183,8 @@ int nop_decoder_add_process_events(struct nop_decoder *d, const char *dir, struc
 int nop_decoder_add_probes(struct nop_decoder *d, const char *dir, const char *group,
 			   const struct nop_uprobes *u, struct nop_error *err);
 /* a recording's probe events (system nopctl_<pid>) into u, decoded */
-int nop_decoder_recorded_probes(struct nop_decoder *d, struct nop_uprobes *u, struct nop_error *err);
+int nop_decoder_recorded_probes(struct nop_decoder *d, struct nop_uprobes *u, const char *binaries,
+				struct nop_error *err);
 /* a probe named by its event only (a recording: no path, no binary) */
 /* a probe's event name: sym's [A-Za-z0-9_], unique in u, then suffix */
 int nop_probe_event_name(struct nop_uprobes *u, const char *sym, const char *suffix, char *out, size_t len);
@@ -625,7 +626,13 @@ struct nop_dat_in {
 	struct nop_dat_fmt *fmt;
 	struct nop_dat_blob header_page, kallsyms, cmdlines;
 	struct nop_dat_blob latency; /* a latency tracer's text, not pages */
+	struct nop_dat_blob binaries; /* NOP_DAT_OPT_BINARIES' lines */
 };
+/* nopctl's option in a trace.dat: "EVENT\tPATH\n" for each user function
+ * probe event, the binary it probes (uprobe formats do not say). trace-cmd
+ * 3.1.6 to 3.4 skip an option id they do not know, silently (report) or
+ * as "Unknown option" (dump); trace-cmd's own ids are below 32. */
+#define NOP_DAT_OPT_BINARIES 0x6e70
 
 /* the probe --retval places on a kernel function where function_graph
  * gives no return values (kprobes.c; doctor names the same) */

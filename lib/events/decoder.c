@@ -237,7 +237,7 @@ struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop
 	d->tsc_mult = in->tsc_mult;
 	d->tsc_shift = in->tsc_shift;
 	d->ts_offset = in->ts_offset;
-	ret = find_fields(d, err) || nop_decoder_recorded_probes(d, up, err) ? -1 : 0;
+	ret = find_fields(d, err) || nop_decoder_recorded_probes(d, up, in->binaries.p, err) ? -1 : 0;
 out:
 	for (int i = 0; fmt && i < in->nfmt; i++)
 		free(fmt[i].p);
@@ -513,10 +513,47 @@ static enum nop_probe_kind recorded_kind(const char *name)
 	return NOP_PROBE_USER;
 }
 
+/* the binaries a recording names (NOP_DAT_OPT_BINARIES: "EVENT\tPATH"
+ * lines; NULL in a file without it) into its user probes */
+static int recorded_binaries(struct nop_uprobes *u, const char *text)
+{
+	for (size_t i = 0; text && i < u->n; i++) {
+		struct nop_uprobe *p = &u->v[i];
+		size_t len = strlen(p->event);
+		const char *at = text, *path, *end;
+		char *copy;
+
+		if (p->kind != NOP_PROBE_USER)
+			continue;
+		/* its line: at the start of one, its event name and a tab */
+		while ((at = strstr(at, p->event)) && ((at != text && at[-1] != '\n') || at[len] != '\t'))
+			at += len;
+		if (!at)
+			continue;
+		path = at + len + 1;
+		end = strchrnul(path, '\n');
+		if (!(copy = strndup(path, (size_t)(end - path))))
+			return -1;
+		free(p->path);
+		p->path = copy;
+		snprintf(p->bin, sizeof(p->bin), "%s", strrchr(copy, '/') ? strrchr(copy, '/') + 1 : copy);
+	}
+	/* an exit's entry: the same function of the same binary */
+	for (size_t i = 0; text && i < u->n; i++)
+		for (size_t k = 0; u->v[i].ret && u->v[i].kind == NOP_PROBE_USER && k < u->n; k++)
+			if (!u->v[k].ret && u->v[k].kind == NOP_PROBE_USER && !strcmp(u->v[k].sym, u->v[i].sym) &&
+			    !strcmp(u->v[k].path, u->v[i].path)) {
+				u->v[i].func = k;
+				break;
+			}
+	return 0;
+}
+
 /* A recording's probe events (system nopctl_<pid>): the functions they
  * name, into u (entries first; a return "NAME__return" shares its
- * entry's key). The binary is not in a recording: u's bin stays "". */
-int nop_decoder_recorded_probes(struct nop_decoder *d, struct nop_uprobes *u, struct nop_error *err)
+ * entry's key), with their binaries where the recording names them. */
+int nop_decoder_recorded_probes(struct nop_decoder *d, struct nop_uprobes *u, const char *binaries,
+				struct nop_error *err)
 {
 	struct tep_event **all = tep_list_events(d->tep, TEP_EVENT_SORT_ID), **evs = NULL;
 	size_t n = 0;
@@ -551,6 +588,8 @@ int nop_decoder_recorded_probes(struct nop_decoder *d, struct nop_uprobes *u, st
 			}
 			evs[u->n - 1] = all[i];
 		}
+	if (recorded_binaries(u, binaries))
+		goto oom;
 	ret = set_uev(d, u, evs, err);
 	free(evs);
 	return ret;

@@ -82,7 +82,7 @@ static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 		nop_field_str(&f, "comm", NULL, nop_resolve_comm(s->res, ev->pid));
 		if (ev->type == NOP_EV_FUNC && nop_resolve_uprobe(s->res, ev->ip)) {
 			/* a user function: its binary where a kernel hit has its
-			 * parent (a recording does not name it) */
+			 * parent */
 			nop_field_str(&f, "func", "%s", nop_sink_func(s, ev->ip));
 			if (ev->args) { /* --args: its parameters, by their DWARF names */
 				if (!json)

@@ -305,7 +305,7 @@ const char *nop_resolve_binary(struct nop_resolver *r, unsigned long long addr)
 {
 	const struct nop_uprobe *p = nop_resolve_uprobe(r, addr);
 
-	return p && p->bin[0] ? p->bin : NULL; /* a recording does not name it */
+	return p && p->bin[0] ? p->bin : NULL; /* a recording by an older nopctl names none */
 }
 
 static struct comm_slot *comm_slot(struct nop_resolver *r, int pid)

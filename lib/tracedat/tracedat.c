@@ -225,6 +225,35 @@ static void put(struct out *o, const void *p, size_t n)
 }
 
 static void put32(struct out *o, unsigned int v) { put(o, &v, 4); }
+
+/* NOP_DAT_OPT_BINARIES: each user probe event and the binary it probes */
+static void put_binaries(struct out *o, const struct nop_uprobes *u)
+{
+	size_t len = 0;
+	unsigned short id = NOP_DAT_OPT_BINARIES;
+
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass) {
+			put(o, &id, 2);
+			put32(o, (unsigned int)len + 1);
+		}
+		for (size_t i = 0; i < u->n; i++) {
+			const struct nop_uprobe *p = &u->v[i];
+
+			if (p->kind != NOP_PROBE_USER || !p->path[0])
+				continue;
+			if (!pass) {
+				len += strlen(p->event) + strlen(p->path) + 2;
+				continue;
+			}
+			put(o, p->event, strlen(p->event));
+			put(o, "\t", 1);
+			put(o, p->path, strlen(p->path));
+			put(o, "\n", 1);
+		}
+	}
+	put(o, "", 1);
+}
 static void put64(struct out *o, unsigned long long v) { put(o, &v, 8); }
 
 /* a file's contents after a size of 4 or 8 bytes; missing: empty */
@@ -329,6 +358,8 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 	 * 3.3.1 and 3.4, tried in the guest) refuses a version 6 file without
 	 * one ("error writing") */
 	put(&o, "options  ", 10);
+	if (probes)
+		put_binaries(&o, w->uprobes);
 	put(&o, (char[2]){ 0, 0 }, 2);
 	put(&o, "flyrecord", 10);
 	off = o.off + 16ULL * (unsigned long long)ncpus;

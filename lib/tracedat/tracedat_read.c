@@ -216,6 +216,20 @@ static void text_rest(struct cur *c, struct nop_dat_blob *b)
 	c->pos = c->len;
 }
 
+/* an option's data kept whole in b (NUL-terminated) */
+static void option_blob(struct cur *o, struct nop_dat_blob *b)
+{
+	free(b->p);
+	b->len = 0;
+	if (!(b->p = malloc(o->len + 1))) {
+		fail(o, "out of memory");
+		return;
+	}
+	memcpy(b->p, o->p, o->len);
+	b->p[o->len] = 0;
+	b->len = o->len;
+}
+
 /* what an option of either version (o: its data) says about time stamps */
 static void time_option(struct nop_dat_in *in, unsigned int id, struct cur *o)
 {
@@ -257,6 +271,8 @@ static void v6_options(struct cur *c, struct nop_dat_in *in, unsigned long long 
 			buf_off[(*nbuf)++] = num(&o, 8);
 		else if (id == 12)
 			in->time_shift = true;
+		else if (id == NOP_DAT_OPT_BINARIES)
+			option_blob(&o, &in->binaries);
 	}
 }
 
@@ -381,6 +397,8 @@ static void v7_options(struct cur *file, struct nop_dat_in *in, unsigned long lo
 			}
 			if (id == 12)
 				in->time_shift = true;
+			else if (id == NOP_DAT_OPT_BINARIES)
+				option_blob(&o, &in->binaries);
 			else if ((id == 3 || id == 22 || (id >= 16 && id <= 21)) && *nsect < MAX_SECTIONS)
 				sects[(*nsect)++] = (struct sect){ .id = id, .buf = in->nbuffers,
 								   .off = num(&o, 8) };
@@ -490,6 +508,7 @@ void nop_dat_in_free(struct nop_dat_in *l)
 	free(l->kallsyms.p);
 	free(l->cmdlines.p);
 	free(l->latency.p);
+	free(l->binaries.p);
 	free(l->cpu);
 	free(l);
 }

@@ -79,6 +79,13 @@ check() {
 	trace-cmd report "$T/$name.dat" > "$T/$name.tc.txt" 2>&1 || rc=$?
 	[ "$rc" = 0 ] && ! grep -q 'UNKNOWN EVENT' "$T/$name.tc.txt" && ok ||
 		no "$name: trace-cmd report of the recording: exit $rc: $(grep -m2 -i 'unknown\|error' "$T/$name.tc.txt")"
+	# the recording names each function's binary as graph does
+	for v in graph report; do
+		jq -r 'select(.type == "entry" or .type == "call") | "\(.func) \(.binary)"' "$T/$name.$v.json" |
+			sort -u > "$T/$name.$v.bins"
+	done
+	[ -s "$T/$name.graph.bins" ] && cmp -s "$T/$name.graph.bins" "$T/$name.report.bins" && ok ||
+		no "$name: report names other binaries than graph: $(diff "$T/$name.graph.bins" "$T/$name.report.bins" | grep -m2 '^[<>]')"
 	for pair in $funcs; do
 		f=${pair%%=*}
 		want=$(own "$name" "${pair#*=}")
