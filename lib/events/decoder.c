@@ -270,8 +270,6 @@ static bool fixed(const struct tep_format_field *f, int size)
 	return f && f->size == size && f->offset >= 0 && f->offset < 65536;
 }
 
-const char *const nop_process_events[NOP_NPROCESS_EVENTS] = { "task/task_newtask", "sched/sched_process_exec" };
-
 /* task_newtask and sched_process_exec, where the formats hold them */
 static void find_process_events(struct nop_decoder *d)
 {

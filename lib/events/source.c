@@ -1,9 +1,7 @@
 /* source.c - the calls every source answers (see internal.h and
  * lib/README), and which source reads a file. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "internal.h"
 
@@ -41,17 +39,4 @@ void nop_source_close(struct nop_source *src)
 {
 	if (src)
 		src->ops->close(src);
-}
-
-/* a trace.dat, read by nopctl's own reader */
-int nop_source_file(struct nop_source **src, const char *path, struct nop_resolver **res,
-		    struct nop_error *err)
-{
-	*src = NULL;
-	*res = NULL;
-	if (access(path, R_OK) < 0) {
-		nop_error_set(err, NOP_EUSAGE, errno, "cannot read %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return nop_source_dat(src, path, res, err);
 }

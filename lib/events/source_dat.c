@@ -2,7 +2,10 @@
  * without libtracecmd (tracedat_read.c: sections, formats, names;
  * tracedat_pages.c and stream.c: the pages of every CPU of every instance
  * merged exactly by time). */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -52,4 +55,17 @@ int nop_source_dat(struct nop_source **src, const char *path, struct nop_resolve
 	nop_resolver_set_probes(*res, &d->up);
 	*src = &d->s.base;
 	return 0;
+}
+
+/* a trace.dat, read by nopctl's own reader */
+int nop_source_file(struct nop_source **src, const char *path, struct nop_resolver **res,
+		    struct nop_error *err)
+{
+	*src = NULL;
+	*res = NULL;
+	if (access(path, R_OK) < 0) {
+		nop_error_set(err, NOP_EUSAGE, errno, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return nop_source_dat(src, path, res, err);
 }

@@ -26,61 +26,10 @@
 
 #include "internal.h"
 
-static const char *journal_dir = "/run/nopctl";
-
 struct nop_journal {
 	int fd;
 	char path[4096];
 };
-
-const char *nop_journal_dir(void)
-{
-	return journal_dir;
-}
-
-void nop_journal_set_dir(const char *dir)
-{
-	journal_dir = dir;
-}
-
-/* Root-owned, 0700, not a symlink: refuse anything else. */
-static int journal_dir_ok(bool create, struct nop_error *err)
-{
-	struct stat st;
-
-	if (lstat(journal_dir, &st) < 0) {
-		if (errno != ENOENT || !create) {
-			nop_error_io(err, "inspect", journal_dir, errno);
-			return -1;
-		}
-		if (mkdir(journal_dir, 0700) < 0 && errno != EEXIST) {
-			nop_error_io(err, "create", journal_dir, errno);
-			return -1;
-		}
-		if (lstat(journal_dir, &st) < 0) {
-			nop_error_io(err, "inspect", journal_dir, errno);
-			return -1;
-		}
-	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
-		nop_error_set(err, NOP_EINTERNAL, 0,
-			      "refusing journal directory %s: it must be a directory (not a symlink)"
-			      " owned by uid %u and writable only by it", journal_dir,
-			      (unsigned)geteuid());
-		return -1;
-	}
-	return 0;
-}
-
-int nop_journal_dir_check(struct nop_error *err)
-{
-	return journal_dir_ok(false, err);
-}
-
-int nop_journal_dir_make(struct nop_error *err)
-{
-	return journal_dir_ok(true, err);
-}
 
 static int jwrite(struct nop_journal *j, const char *line, struct nop_error *err)
 {
@@ -101,12 +50,12 @@ int nop_journal_open(struct nop_journal **jp, const char *tracing_dir, struct no
 	struct nop_journal *j;
 	char line[4200], tmp[4200];
 
-	if (journal_dir_ok(true, err) < 0)
+	if (nop_journal_dir_make(err) < 0)
 		return -1;
 	if (!(j = nop_zalloc(sizeof(*j), err)))
 		return -1;
-	snprintf(j->path, sizeof(j->path), "%s/%d.journal", journal_dir, (int)getpid());
-	snprintf(tmp, sizeof(tmp), "%s/.%d.journal", journal_dir, (int)getpid());
+	snprintf(j->path, sizeof(j->path), "%s/%d.journal", nop_journal_dir(), (int)getpid());
+	snprintf(tmp, sizeof(tmp), "%s/.%d.journal", nop_journal_dir(), (int)getpid());
 	unlink(tmp); /* a pid's earlier life, killed while starting */
 	j->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (j->fd < 0 || flock(j->fd, LOCK_EX | LOCK_NB) < 0) {
@@ -220,6 +169,6 @@ bool nop_owner_alive(pid_t pid)
 
 	if (pid <= 0)
 		return false;
-	snprintf(path, sizeof(path), "%s/%d.journal", journal_dir, (int)pid);
+	snprintf(path, sizeof(path), "%s/%d.journal", nop_journal_dir(), (int)pid);
 	return nop_lock_held(path);
 }

@@ -14,6 +14,8 @@
 
 #include "internal.h"
 
+const char *const nop_process_events[NOP_NPROCESS_EVENTS] = { "task/task_newtask", "sched/sched_process_exec" };
+
 struct nop_session {
 	const char *tracing_dir;
 	char dir[4096];	     /* where the buffer and its files are */

@@ -10,8 +10,6 @@
 
 #include "internal.h"
 
-const char *nop_kallsyms_path = "/proc/kallsyms";
-
 /* hex digit values, -1 for anything else */
 static signed char hexval[256];
 

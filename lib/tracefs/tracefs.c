@@ -10,6 +10,9 @@
 
 #include "internal.h"
 
+/* where the kernel lists its symbols (tests point it at a file) */
+const char *nop_kallsyms_path = "/proc/kallsyms";
+
 /* Does /proc/kallsyms name the tracing code? Names stay listed under
  * lockdown and kptr_restrict (only the addresses read 0). */
 static bool kallsyms_has_tracing(bool *readable)
