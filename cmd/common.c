@@ -39,15 +39,30 @@ int need_a_pattern(const struct opts *o, const char *example, const char *hint)
 	return report_error(o, &err);
 }
 
+/* the options that do what the library's remedy says */
+static const char *const remedies[] = {
+	[NOP_REMEDY_OVERWRITE] = "; remove it or add --overwrite to replace it",
+	[NOP_REMEDY_TAKE_OVER] = ". Use --force to take it over (its settings are restored on exit)",
+	[NOP_REMEDY_RECORD_GRAPH] = ". Record with 'nopctl record -G' (trace-cmd record -p"
+				    " function_graph), or show the hits with plain 'nopctl report'",
+	[NOP_REMEDY_MODULE] = "; a kernel module's functions are -m MODULE PATTERN, its exclusions"
+			      " -n PATTERN",
+};
+
 int report_error(const struct opts *o, const struct nop_error *err)
 {
 	int st = err->status ? (int)err->status : NOP_EINTERNAL;
+	char msg[sizeof(err->msg) + 256];
 
-	fprintf(stderr, "nopctl: %s\n", err->msg);
+	snprintf(msg, sizeof(msg), "%s%s", err->msg,
+		 (size_t)err->remedy < sizeof(remedies) / sizeof(*remedies) && remedies[err->remedy]
+			 ? remedies[err->remedy]
+			 : "");
+	fprintf(stderr, "nopctl: %s\n", msg);
 	if (o && o->enc == NOP_ENC_JSON) {
 		fputs("{\"type\":\"error\",\"status\":", stdout);
 		printf("%d,\"message\":", st);
-		nop_json_str(stdout, err->msg);
+		nop_json_str(stdout, msg);
 		fputs("}\n", stdout);
 	}
 	return st;

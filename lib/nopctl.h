@@ -25,9 +25,20 @@ enum nop_status {
 	NOP_ELOST = 5,     /* the run completed but events were lost */
 };
 
+/* What would work where it is an option of the command line: the
+ * library names the remedy, cmd/ says which option (report_error). */
+enum nop_remedy {
+	NOP_REMEDY_NONE,
+	NOP_REMEDY_OVERWRITE,	 /* an output file exists: replace it */
+	NOP_REMEDY_TAKE_OVER,	 /* someone else's top-level tracer: take it over */
+	NOP_REMEDY_RECORD_GRAPH, /* a recording of hits: record calls instead */
+	NOP_REMEDY_MODULE,	 /* a module's functions are named apart */
+};
+
 struct nop_error {
 	enum nop_status status;
 	int sys_errno;
+	enum nop_remedy remedy; /* NOP_REMEDY_NONE unless set after nop_error_set */
 	char msg[1024];
 };
 

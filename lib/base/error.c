@@ -16,6 +16,7 @@ void nop_error_set(struct nop_error *err, enum nop_status st, int sys_errno,
 		return;
 	err->status = st;
 	err->sys_errno = sys_errno;
+	err->remedy = NOP_REMEDY_NONE;
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);

@@ -71,7 +71,8 @@ int nop_pattern_check(const char *pat, struct nop_error *err)
 			continue;
 		bad_char(err, "function pattern",
 			 "letters, digits, '_', '.', '$' and the globs '*', '?', '[...]' (filter commands"
-			 " like ':mod:' or '!' are not accepted; use -m MODULE and -n PATTERN)", pat, i);
+			 " like ':mod:' or '!' are not accepted)", pat, i);
+		err->remedy = NOP_REMEDY_MODULE;
 		return -1;
 	}
 	if (in_class) {

@@ -133,8 +133,13 @@ void doc_check_upattern(struct doc *d, const char *pat)
 
 	if (nop_upattern_split(pat, bin, sizeof(bin), &glob, &e) ||
 	    nop_ubin_find(bin, 0, NULL, path, sizeof(path), &e) || nop_ubin_load(path, &b, &e)) {
-		doc_say(d, "pattern.binary", pat, NOP_CHECK_FAIL, "give a program's or library's path,"
-			" or a library name (libc, libssl)", "%s", e.msg);
+		doc_say(d, "pattern.binary", pat, NOP_CHECK_FAIL,
+			e.remedy == NOP_REMEDY_MODULE ? "give a program's or library's path, or a library name"
+							" (libc, libssl); a kernel module's functions are"
+							" -m MODULE PATTERN"
+						      : "give a program's or library's path, or a library name"
+							" (libc, libssl)",
+			"%s", e.msg);
 		return;
 	}
 	doc_say(d, "pattern.binary", pat, b.has_symtab ? NOP_CHECK_OK : NOP_CHECK_WARN,

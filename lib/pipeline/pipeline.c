@@ -324,7 +324,7 @@ NOP_HOT static int on_call(void *ctx, const struct nop_gitem *gi)
 	}
 	if (p->errf) {
 		ret = nop_errf_item(p->errf, gi, show_call, p);
-		return ret == NOP_FLOW_FAIL && !p->failed ? fail(p, ENOMEM, "--errors") : ret;
+		return ret == NOP_FLOW_FAIL && !p->failed ? fail(p, ENOMEM, "keeping the failed calls") : ret;
 	}
 	return show_call(p, gi);
 }
@@ -553,11 +553,11 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 	/* a function tracer recording has hits, no calls: the views made of
 	 * calls would be empty, and an empty success misleads */
 	if (p->saw_func && !p->saw_graph && !p->sink.ops->event) {
-		nop_error_set(err, NOP_EUSAGE, 0, "this recording holds function tracer hits"
-			      " (nopctl record without -G, or trace-cmd record -p function), no"
-			      " function_graph calls: --stats, -F folded, dot and chrome are made of"
-			      " calls and their times. Record with 'nopctl record -G' (trace-cmd"
-			      " record -p function_graph), or show the hits with plain 'nopctl report'");
+		nop_error_set(err, NOP_EUSAGE, 0, "this recording holds the function tracer's hits"
+			      " (as trace-cmd record -p function writes them), no"
+			      " function_graph calls: the table, folded stacks, DOT and Chrome are made of"
+			      " calls and their times");
+		err->remedy = NOP_REMEDY_RECORD_GRAPH;
 		return -1;
 	}
 	if (p->join && out_ok && nop_join_finish(p->join, route, p) < 0 && !p->failed)
@@ -571,7 +571,7 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 		return -1;
 	}
 	if (out_ok && p->cfg.sink.stats.hist_func && !nop_stats_has(&p->sink, p->cfg.sink.stats.hist_func)) {
-		nop_error_set(err, NOP_EUSAGE, 0, "--hist %s: no call of %s was recorded, so there is no"
+		nop_error_set(err, NOP_EUSAGE, 0, "the histogram of %s: no call of %s was recorded, so there is no"
 			      " histogram to draw: give a function of the table (one called in the"
 			      " traced trees)", p->cfg.sink.stats.hist_func, p->cfg.sink.stats.hist_func);
 		return -1;

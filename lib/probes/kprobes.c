@@ -128,14 +128,14 @@ int nop_kprobes_add(struct nop_uprobes *u, const char *func, const char *module,
 		size_t off = 0;
 
 		if (!c->btf_args) {
-			nop_error_set(err, NOP_EKERNEL, 0, "--args needs probe arguments by their BTF"
+			nop_error_set(err, NOP_EKERNEL, 0, "arguments by name need probe arguments by their BTF"
 				      " names (fprobe events, Linux 6.6 or later built with"
 				      " CONFIG_PROBE_EVENTS_BTF_ARGS, as Debian's 6.12 and 6.19 are);"
 				      " this kernel's probe events have only $argN");
 			return -1;
 		}
 		if (!sig.found) {
-			nop_error_set(err, NOP_EUSAGE, 0, "--args: the kernel's BTF has no signature for"
+			nop_error_set(err, NOP_EUSAGE, 0, "arguments: the kernel's BTF has no signature for"
 				      " %s (a compiler's clone, or a function of a module without BTF);"
 				      " name the function it was made from", func);
 			return -1;

@@ -225,7 +225,8 @@ int nop_ubin_find(const char *bin, pid_t pid, const char *command, char *out, si
 			goto found;
 	nop_error_set(err, NOP_EUSAGE, ENOENT, "no library '%s' found (ld.so cache, %s...); give its"
 		      " path, e.g. /usr/lib/x86_64-linux-gnu/%s.so.N (a ':' makes a pattern user-space:"
-		      " BINARY:GLOB; a kernel module's functions are -m MODULE PATTERN)", bin, dirs[0], bin);
+		      " BINARY:GLOB)", bin, dirs[0], bin);
+	err->remedy = NOP_REMEDY_MODULE;
 	return -1;
 found:
 	{

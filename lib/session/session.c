@@ -621,8 +621,8 @@ static int claim_top_level(struct nop_session *s, const char *why_top, struct no
 	if (nop_top_level_user(s->tracing_dir, why, sizeof(why)) && !s->cfg.force) {
 		nop_error_set(err, NOP_EBUSY, 0,
 			      "the top-level tracer is in use by someone else (%s), and %s;"
-			      " nopctl leaves it alone. Use --force to take it over (its settings"
-			      " are restored on exit)", why, why_top);
+			      " nopctl leaves it alone", why, why_top);
+		err->remedy = NOP_REMEDY_TAKE_OVER;
 		return -1;
 	}
 	snprintf(s->dir, sizeof(s->dir), "%s", s->tracing_dir);
@@ -657,8 +657,8 @@ int nop_session_open(struct nop_session **sp, const struct nop_session_cfg *cfg,
 				 tracer_name(cfg->tracer));
 		else if (cfg->nroots && !nop_path_exists(s->dir, "set_graph_function"))
 			snprintf(why_top, sizeof(why_top), "graph roots need set_graph_function, which"
-				 " this kernel's instances lack (a graph without roots, 'graph -p PID'"
-				 " or 'graph -- COMMAND', runs in an instance)");
+				 " this kernel's instances lack (a graph without roots, of a process or"
+				 " of a command, runs in an instance)");
 		if (why_top[0]) {
 			if (nop_instance_remove(s->tracing_dir, s->instance, err))
 				goto fail;

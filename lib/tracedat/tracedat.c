@@ -182,10 +182,12 @@ int nop_dat_open(struct nop_dat **wp, const char *path, bool overwrite, const ch
 		int e = errno;
 
 		nop_error_set(err, NOP_EUSAGE, e,
-			      e == EEXIST ? "output file %s exists; remove it or add --overwrite"
+			      e == EEXIST ? "output file %s exists"
 			      : e == EINVAL || e == ENXIO ? "output file %s is not a regular file"
 			      : e == ELOOP ? "output file %s is a symbolic link; nopctl does not follow it"
 					   : "cannot create output file %s", path);
+		if (e == EEXIST)
+			err->remedy = NOP_REMEDY_OVERWRITE;
 		nop_dat_free(w, true);
 		return -1;
 	}

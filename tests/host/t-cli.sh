@@ -52,6 +52,17 @@ run 0 "$n" report -o /dev/null "$dat/graph-6.12.dat"
 run 2 "$n" report -o /tmp "$dat/graph-6.12.dat"
 has err '/tmp is a directory; give a file name'
 
+# #40: the library names what would work, the command line which option
+# does it (text and JSON alike)
+run 2 "$n" trace '!vfs_read'
+has err "'!' at position 1"
+has err '-n PATTERN'
+run 2 "$n" trace -j 'nolib:foo' -- true
+has out '"message":"no library .nolib. found.*-m MODULE PATTERN'
+: > "$tmp/exists.dat"
+run 2 "$n" record -o "$tmp/exists.dat" "$b/tests/helpers/ufuncs-pie:main" -- "$b/tests/helpers/ufuncs-pie" 1
+has err 'exists; remove it or add --overwrite'
+
 # #1: report | head: exit 0, no message
 { "$n" report "$dat/graph-6.12.dat" 2> "$tmp/err"; echo $? > "$tmp/rc"; } | head -1 > /dev/null
 [ "$(cat "$tmp/rc")" = 0 ] && ok || bad "report | head exited $(cat "$tmp/rc")"

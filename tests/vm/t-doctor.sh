@@ -71,7 +71,7 @@ t_doctor_untraceable_reasons() {
 	finding pattern.traceable "$notr" '.status == "fail" and (.seen | test("notrace")) and (.seen | test("kallsyms: [tT]"))'
 	finding pattern.traceable no_such_function_xyz '.status == "fail" and (.seen | test("inlined")) and (.seen | test("module that is not loaded"))'
 	# a ':' makes it BINARY:GLOB (issue 14): no library 'a', and the kernel's way named
-	finding pattern.binary 'a:mod:b' '.status == "fail" and (.seen | test("no library .a.")) and (.seen | test("-m MODULE"))'
+	finding pattern.binary 'a:mod:b' '.status == "fail" and (.seen | test("no library .a.")) and (.fix | test("-m MODULE"))'
 	jq -e -s 'last | .verdict == "tracing works, but not every PATTERN can be traced"' "$T/out" > /dev/null ||
 		fail "summary: $(tail -n 1 "$T/out")"
 	# the clone it points to is traceable
