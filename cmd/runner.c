@@ -429,7 +429,13 @@ static int finish(struct run *r)
 		return -1;
 	reap_child(r);
 	r->sum.exit_status = r->o->command ? r->child_status : -1;
-	return nop_pipeline_finish(r->pipe, &r->sum, &r->err);
+	if (nop_pipeline_finish(r->pipe, &r->sum, &r->err))
+		return -1;
+	/* a buffer seen 3/4 full came close to losing events */
+	if (r->o->enc != NOP_ENC_JSON && !r->o->quiet && r->sum.peak_fill >= 75)
+		fprintf(stderr, "nopctl: a CPU's buffer was %d%% full at its peak: a larger -b KB keeps"
+			" events from being lost\n", r->sum.peak_fill);
+	return 0;
 }
 
 /* Whatever was set up is released here; the session's restore first. */

@@ -516,7 +516,8 @@ int nop_sink_priv(struct nop_sink *s, size_t size, struct nop_error *err);
 int nop_graph_lines(struct nop_sink *s, const struct nop_gitem *gi);
 void nop_fmt_duration(char *buf, size_t len, unsigned long long ns);
 void nop_sink_sym(struct nop_sink *s, unsigned long long addr, char *buf, size_t len, bool off);
-int nop_lines_summary(struct nop_sink *s, const struct nop_summary *sum);
+/* the run summary, for any view (summary.c) */
+int nop_summary_write(struct nop_sink *s, const struct nop_summary *sum);
 int nop_summary_to_diag(struct nop_sink *s, const struct nop_summary *sum);
 
 extern const char *nop_kcore_path; /* /proc/kcore; tests point it elsewhere */

@@ -351,7 +351,7 @@ static int stats_summary(struct nop_sink *s, const struct nop_summary *sum)
 	/* then the run summary, with the deepest call stack seen */
 	if (s->enc != NOP_ENC_JSON && s->diag && !s->quiet)
 		fprintf(s->diag, "nopctl: deepest call stack: %d levels\n", st->max_depth);
-	return nop_lines_summary(s, sum);
+	return nop_summary_write(s, sum);
 }
 
 static void stats_free(struct nop_sink *s)

@@ -158,5 +158,5 @@ int nop_summary_to_diag(struct nop_sink *s, const struct nop_summary *sum)
 {
 	struct nop_sink text = { .enc = NOP_ENC_TEXT, .diag = s->diag, .quiet = s->quiet };
 
-	return nop_lines_summary(&text, sum);
+	return nop_summary_write(&text, sum);
 }

@@ -1,0 +1,72 @@
+/* summary.c - the run summary every view ends with: what was shown, what
+ * was lost and where, why the run stopped (text on the diagnostic
+ * stream, or one JSON object on the output). */
+#include <stdio.h>
+
+#include "internal.h"
+
+int nop_summary_write(struct nop_sink *s, const struct nop_summary *sum)
+{
+	bool json = s->enc == NOP_ENC_JSON;
+	struct nop_fields f;
+	FILE *out = json ? s->out : s->diag;
+
+	if (nop_sink_spill(s))
+		return -1;
+	if (!json && (s->quiet || !out))
+		return 0;
+	nop_fields_open(&f, out, json);
+	nop_field_str(&f, "type", "nopctl: ", "summary");
+	/* what was counted: calls under function_graph (an entry and its
+	 * exit are one), hits of the function tracer otherwise */
+	nop_field_u64(&f, "events", sum->graph ? "%llu call" : "%llu event", sum->events);
+	if (!json && sum->events != 1)
+		fputc('s', out);
+	nop_field_str(&f, "counted", NULL, sum->graph ? "calls" : "events");
+	nop_field_u64(&f, "duration_ns", NULL, sum->duration_ns);
+	if (!json)
+		fprintf(out, " in %.3f s", sum->duration_ns / 1e9);
+	nop_field_i64(&f, "lost", ", lost %lld (page headers)", sum->lost_pages);
+	nop_field_u64(&f, "overrun", ", overrun %llu", sum->overrun);
+	nop_field_u64(&f, "dropped", ", dropped %llu", sum->dropped);
+	if (sum->by_task)
+		nop_field_u64(&f, "other_tasks", ", %llu of other tasks (context switches)",
+			      sum->other_tasks);
+	if (sum->exit_status >= 0)
+		nop_field_i64(&f, "exit_status", ", command exited %lld", sum->exit_status);
+	nop_field_str(&f, "stop", ", stopped by %s", sum->stop_reason);
+	if ((json && sum->live) || sum->unread)
+		nop_field_u64(&f, "unread", ", %llu left unread in the buffer", sum->unread);
+	if (sum->graph && (json || sum->no_entry))
+		nop_field_u64(&f, "no_entry", ", %llu calls whose entry was not seen", sum->no_entry);
+	if (sum->graph && (json || sum->no_exit))
+		nop_field_u64(&f, "no_exit", ", %llu calls whose exit was not seen", sum->no_exit);
+	if (sum->graph && (json || sum->gaps))
+		nop_field_u64(&f, "gaps", ", %llu events lost by the kernel (missing mid-capture)",
+			      sum->gaps);
+	if (sum->joined && (json || sum->values_missing))
+		nop_field_u64(&f, "values_missing", ", %llu calls without their probe's value",
+			      sum->values_missing);
+	if (sum->joined && (json || sum->values_unclaimed))
+		nop_field_u64(&f, "values_unclaimed", ", %llu probe values matched to no call",
+			      sum->values_unclaimed);
+	if (sum->thresh_ns) {
+		nop_field_u64(&f, "threshold_ns", NULL, sum->thresh_ns);
+		if (!json)
+			fprintf(out, ", calls under %g us not recorded: their time is in their"
+				" callers' self time", sum->thresh_ns / 1e3);
+	} else if (sum->returns_only) {
+		nop_field_bool(&f, "returns_only", NULL, true);
+		if (!json)
+			fputs(", only returns recorded (tracing_thresh): the time of calls under the"
+			      " threshold is in their callers' self time", out);
+	}
+	/* a buffer seen 3/4 full came close to losing events */
+	if (json ? sum->peak_fill > 0 : sum->peak_fill >= 75)
+		nop_field_i64(&f, "buffer_peak_pct", ", buffer %lld%% full at its peak",
+			      sum->peak_fill);
+	if (json && sum->warning)
+		nop_field_str(&f, "warning", NULL, sum->warning);
+	nop_fields_close(&f);
+	return 0;
+}
