@@ -546,6 +546,11 @@ void nop_funcs_cache_write(const char *tracing_dir, const char *text);
 struct iovec;
 void *nop_boot_cache_map(const char *kind, size_t *len);
 void nop_boot_cache_write(const char *kind, const struct iovec *iov, int n);
+/* tasks.c: pid in a set_ftrace_pid list; listed, gone or descended from a
+ * listed task; some task of a list still running */
+bool nop_pid_listed(const char *list, int pid);
+bool nop_pid_traced(const char *list, int pid);
+bool nop_pids_run(const char *list);
 int nop_journal_dir_make(struct nop_error *err); /* the journal directory, created if absent */
 
 /* /proc/self/mounts: is fstype mounted, and where (dir may be NULL);

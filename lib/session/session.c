@@ -201,38 +201,6 @@ static int top_write(struct nop_session *s, const char *rel, const char *val,
 }
 
 /* Another user of the top level: a tracer, or filters, or pids set. */
-int nop_top_level_user(const char *dir, char *why, size_t len)
-{
-	static const char *const lists[] = { "set_ftrace_filter", "set_ftrace_notrace",
-					     "set_ftrace_pid", "set_graph_function" };
-	char path[4096], *v;
-	struct nop_error e;
-
-	why[0] = 0;
-	v = nop_read_file(nop_path(path, sizeof(path), dir, "current_tracer"), NULL, &e);
-	if (v && strcmp(nop_trim(v), "nop")) {
-		snprintf(why, len, "current_tracer is '%s'", nop_trim(v));
-		free(v);
-		return 1;
-	}
-	free(v);
-	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
-		v = nop_read_file(nop_path(path, sizeof(path), dir, lists[i]), NULL, &e);
-		if (!v)
-			continue;
-		for (char *save, *l = strtok_r(v, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-			l = nop_trim(l);
-			if (nop_list_entry(l)) {
-				snprintf(why, len, "%s holds '%.64s'", lists[i], l);
-				free(v);
-				return 1;
-			}
-		}
-		free(v);
-	}
-	return 0;
-}
-
 static int apply_graph(struct nop_session *s, struct nop_error *err);
 
 /* The session's file rel set to val, written (and journaled) only where it
@@ -572,22 +540,6 @@ static bool instance_offers(const char *inst_dir, const char *tracer)
 	return ok;
 }
 
-int nop_top_level_holder(void)
-{
-	char path[4200], *v;
-	struct nop_error e;
-	int pid;
-
-	snprintf(path, sizeof(path), "%s/top-level.lock", nop_journal_dir());
-	if (!nop_lock_held(path))
-		return 0;
-	/* the holder's pid, which claim_top_level writes there */
-	v = nop_read_file(path, NULL, &e);
-	pid = v ? atoi(v) : 0;
-	free(v);
-	return pid;
-}
-
 /* why: what makes this session need the top level, for the message of
  * a refusal */
 static int claim_top_level(struct nop_session *s, const char *why_top, struct nop_error *err)
@@ -720,99 +672,23 @@ const char *nop_session_note(const struct nop_session *s)
 	return s->note[0] ? s->note : NULL;
 }
 
-static bool in_pid_list(const char *list, int pid)
-{
-	char key[24];
-
-	snprintf(key, sizeof(key), "%d", pid);
-	return list && nop_list_has(list, key);
-}
-
-/* pid's parent from /proc; 0 when the task is gone, -1 without a parent */
-static int parent_of(int pid)
-{
-	char path[64], line[128];
-	int ppid = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (!(f = fopen(path, "re")))
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "PPid: %d", &ppid) == 1)
-			break;
-	fclose(f);
-	return ppid > 0 ? ppid : -1;
-}
-
 /* Is pid one of the tasks the session traces: in set_ftrace_pid, where the
  * kernel also adds the children it follows (function-fork)? Read again
- * only for a pid not in the last reading: a new child. The kernel also
- * drops a child from the list when it exits, often before nopctl reads
- * its calls (seen in the VM: the first of two short commands a traced
- * shell ran was counted as another task's). So a task that is gone
- * counts as traced (the kernel recorded it because it was in the list),
- * and so does one with a traced ancestor; the idle task never is. */
+ * only for a pid not in the last reading: a new child (tasks.c). */
 bool nop_session_traces(struct nop_session *s, int pid)
 {
-	int up = pid;
-
-	if (in_pid_list(s->pids, pid))
+	if (nop_pid_listed(s->pids, pid))
 		return true;
 	free(s->pids);
 	s->pids = read_trimmed(s->dir, pid_files(s, 0, false));
-	if (in_pid_list(s->pids, pid))
-		return true;
-	if (pid <= 0)
-		return false;
-	for (int hops = 0; hops < 64; hops++) {
-		int parent = parent_of(up);
-
-		if (parent == 0)
-			return hops == 0; /* pid itself is gone */
-		if (parent < 0)
-			return false;
-		if (in_pid_list(s->pids, parent))
-			return true;
-		up = parent;
-	}
-	return false;
-}
-
-/* pid runs: /proc/PID/stat exists and its state (after the name's ')')
- * is not Z (zombie) or X (dead) */
-static bool task_runs(int pid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (!(f = fopen(path, "re")))
-		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	return nop_pid_traced(s->pids, pid);
 }
 
 bool nop_session_tasks_alive(struct nop_session *s)
 {
-	char *list = read_trimmed(s->dir, pid_files(s, 0, false)), *p, *end;
-	bool alive = false;
+	char *list = read_trimmed(s->dir, pid_files(s, 0, false));
+	bool alive = !list || nop_pids_run(list); /* unreadable: not a reason to stop */
 
-	if (!list)
-		return true; /* unreadable: not a reason to stop */
-	for (p = list; *p && !alive; p = end) {
-		long pid = strtol(p, &end, 10);
-
-		if (end == p) {
-			end = p + 1;
-			continue;
-		}
-		alive = pid > 0 && task_runs((int)pid);
-	}
 	free(list);
 	return alive;
 }

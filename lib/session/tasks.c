@@ -1,0 +1,93 @@
+/* tasks.c - the tasks a session traces, from /proc and the kernel's pid
+ * list: listed, descended from a listed task, still running. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+bool nop_pid_listed(const char *list, int pid)
+{
+	char key[24];
+
+	snprintf(key, sizeof(key), "%d", pid);
+	return list && nop_list_has(list, key);
+}
+
+/* pid's parent from /proc; 0 when the task is gone, -1 without a parent */
+static int parent_of(int pid)
+{
+	char path[64], line[128];
+	int ppid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "PPid: %d", &ppid) == 1)
+			break;
+	fclose(f);
+	return ppid > 0 ? ppid : -1;
+}
+
+/* The kernel drops a child from set_ftrace_pid when it exits, often
+ * before nopctl reads its calls: a task that is gone counts as traced
+ * (the kernel recorded it because it was in the list), and so does one
+ * with a listed ancestor; the idle task never is. */
+bool nop_pid_traced(const char *list, int pid)
+{
+	int up = pid;
+
+	if (nop_pid_listed(list, pid))
+		return true;
+	if (pid <= 0)
+		return false;
+	for (int hops = 0; hops < 64; hops++) {
+		int parent = parent_of(up);
+
+		if (parent == 0)
+			return hops == 0; /* pid itself is gone */
+		if (parent < 0)
+			return false;
+		if (nop_pid_listed(list, parent))
+			return true;
+		up = parent;
+	}
+	return false;
+}
+
+/* pid runs: /proc/PID/stat exists and its state (after the name's ')')
+ * is not Z (zombie) or X (dead) */
+static bool task_runs(int pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+bool nop_pids_run(const char *list)
+{
+	char *end;
+
+	for (const char *p = list; *p; p = end) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p) {
+			end = (char *)p + 1;
+			continue;
+		}
+		if (pid > 0 && task_runs((int)pid))
+			return true;
+	}
+	return false;
+}
