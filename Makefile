@@ -9,9 +9,8 @@ CC        ?= cc
 PKGS      := libtracefs libtraceevent libelf libdw libbpf libzstd zlib capstone
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS  := $(shell pkg-config --libs $(PKGS)) -lstdc++
-# -O3 and link-time optimization: about a tenth fewer instructions per
-# event in report (the decoder, call-graph engine and sinks are separate
-# files, called once per event; bench B1)
+# -O3 and link-time optimization: the decoder, call-graph engine and
+# sinks are separate files, each called once per event
 CFLAGS    ?= -O3 -g -flto=auto
 CFLAGS    += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -Ilib $(PKG_CFLAGS)
 # each object's header dependencies, written by the compiler (.d beside it)

@@ -68,9 +68,8 @@ int report_error(const struct opts *o, const struct nop_error *err)
 	return st;
 }
 
-/* glibc ignores the size without a buffer: it took st_blksize, 4 KB for a
- * pipe or /dev/null, a write per 4 KB (bench B5 on 6.1: 61,000 writes
- * while tracing the opener) */
+/* glibc ignores the size without a buffer: it takes st_blksize, 4 KB for
+ * a pipe or /dev/null, a write per 4 KB */
 static FILE *buffered(FILE *f)
 {
 	static char buf[1 << 18];

@@ -10,10 +10,8 @@
 
 /* Probes above this need --force: each probed function traps into the
  * kernel at every call (and at every return with a return probe) in every
- * process that maps the binary, traced or not. What a probed call costs
- * (bench B6's loop of one function, less the untraced loop): 10 us entry
- * only, 11 us with the return, on the development host (Linux 6.18 in a
- * VM); 25-42 us in the TCG guests. */
+ * process that maps the binary, traced or not (bench B6: microseconds a
+ * call, where the function itself may take nanoseconds). */
 #define PROBES_MAX 1000
 
 /* the ELF files named so far, loaded once each */

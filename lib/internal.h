@@ -10,12 +10,8 @@
 
 /* v in decimal, at least zeros (<= 20) digits, '-' in front if neg:
  * nop_dec_len says how many characters, nop_dec_put writes them where
- * they go, backwards from end, two digits a step (printf per number was
- * most of a report's cost; then a division per digit and memcpy's call,
- * a tenth of a JSON report; then converting into a scratch buffer and
- * copying it out, which reloaded the digits just stored: that copy's
- * function was 19 % of a native JSON report's samples, half of them at
- * that load). NOP_DEC_MAX: the most either gives. */
+ * they go, backwards from end, two digits a step, with no scratch buffer
+ * to copy out of. NOP_DEC_MAX: the most either gives. */
 #define NOP_DEC_MAX 24
 extern const char nop_dec_pairs[201];
 extern const unsigned long long nop_pow10[20];
@@ -54,14 +50,10 @@ static inline void nop_dec_put(char *end, unsigned long long v, bool neg, int ze
 /* ---- below the public header: the parts of the pipeline (cmd/ never
  * sees them; tests and fuzz targets drive them directly) ---- */
 /* What every event of a report runs through (decoding, merging, the call
- * engine, the sinks' call paths): kept together in .text.hot. Under TCG
- * system emulation a jump to another guest page is not chained, it is
- * looked up. Spread over pages 25-60 of the binary, a build whose one
- * change was a kallsyms parse of fewer instructions read a file 5-7 %
- * slower in a 6.19 guest than the build before it. Together in 10 pages
- * (the same code), 9 alternated runs on a 250,000-call trace-cmd 3.1.6
- * recording in a 6.19 guest: text 0.747 -> 0.707 s, stats 0.586 -> 0.543
- * (the build before both: 0.715 and 0.625). */
+ * engine, the sinks' call paths): kept together in .text.hot, a few
+ * pages, so that its speed does not move with where unrelated code lands
+ * (under QEMU TCG a jump to another guest page is looked up, not
+ * chained). */
 #define NOP_HOT __attribute__((hot))
 #define NOP_GRAPH_MAX_DEPTH 256
 struct nop_graph;

@@ -410,8 +410,8 @@ struct nop_gitem {
 	bool no_entry; /* an exit whose entry was not seen (began before the
 			  capture, or lost): timed, from the kernel's calltime */
 	/* no_entry: when it began on the buffer's clock (the exit's time stamp
-	 * less its duration): calltime is function_graph's own clock, which on
-	 * 6.1 ran 253 ms ahead of the buffer's in a VM test */
+	 * less its duration): calltime is function_graph's own clock, which
+	 * can run apart from the buffer's (6.1) */
 	unsigned long long began;
 	bool has_retval;
 	bool other_task; /* under -p: a task not traced, in its half of a

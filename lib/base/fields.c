@@ -8,7 +8,7 @@
 
 #include "internal.h"
 
-/* JSON lines are most of what a report writes (bench B1): a line is built
+/* JSON lines are most of what a report writes: a line is built
  * in the fields' buffer (plain runs copied whole, numbers converted here)
  * and written with one fwrite when it is closed. */
 static void flush_buf(struct nop_fields *f)

@@ -8,13 +8,10 @@
 
 #include "internal.h"
 
-/* A read asks for at most this much. valgrind checks all of the buffer a
- * read is handed, and /sys gives 4 KiB a read (1,351 reads of
- * /sys/kernel/btf/vmlinux, 5.5 MB): asking each time for the buffer's
- * free room, reading that file took 4.3 s under memcheck, 0.85 s asking
- * 64 KiB; /proc/kallsyms (5.4 MB) 4.1 s and 0.96 s. Natively the same
- * (kallsyms 50.2 and 49.3 ms, perf stat -r 20; Linux 6.18 host). The VM
- * suite's valgrind runs read those files and available_filter_functions. */
+/* A read asks for at most this much, not for all of the buffer's free
+ * room: /sys gives 4 KiB a read whatever is asked, and valgrind checks all
+ * of the buffer each read is handed (the valgrind suite reads the BTF,
+ * kallsyms and available_filter_functions, megabytes each). */
 #define READ_CHUNK (64 * 1024)
 
 /* tracefs files report size 0: read until EOF. */

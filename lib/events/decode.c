@@ -16,8 +16,7 @@ struct rec {
 };
 
 /* A field of a record. In our own byte order, read in place at the
- * offset the format gives (tep_read_number_field per field was a fifth
- * of a report's time, bench B1). */
+ * offset the format gives, not through tep_read_number_field. */
 static unsigned long long num(const struct nop_decoder *d, const struct tep_format_field *f,
 			      const struct rec *rec)
 {
@@ -107,8 +106,7 @@ int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx)
 /* funcgraph entry and exit, the bulk of a graph capture: fields at fixed
  * offsets, sizes checked once (d->fast); 1 if the record is not one.
  * Into the caller's array when it gave one (after a held hit, as emit
- * would have put them): through emit, each event was built here, then
- * copied there by the callback, 4 % of a report's instructions (callgrind) */
+ * would have put them), not built here and copied there by emit */
 static int decode_graph_fast(struct nop_decoder *d, const struct rec *rec, nop_emit_fn emit,
 			     void *ctx, int *ret)
 {

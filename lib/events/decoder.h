@@ -27,7 +27,7 @@ struct nop_decoder {
 	unsigned int tsc_mult, tsc_shift;
 	long long ts_offset;
 	/* funcgraph entry/exit in our byte order with the usual field sizes:
-	 * read at fixed offsets once the record is long enough (bench B1) */
+	 * read at fixed offsets once the record is long enough */
 	bool fast;
 	int need_type, need_ent, need_exit; /* record sizes that hold them */
 	/* a traced task forked (task_newtask: the child's pid, its clone

@@ -61,10 +61,10 @@ int nop_source_page_size(const struct nop_source *src)
 	return nop_decoder_page_size(((const struct nop_stream_source *)src)->dec);
 }
 
-/* Pages are saved whole; the summary needs only their counts (decoding
- * every event cost the traced program time, bench B5), and those wait
- * for the end unless -c needs them as they come: the reader's every cycle
- * while tracing is taken from the traced program under emulation. */
+/* Pages are saved whole; the summary needs only their counts, and those
+ * wait for the end unless a count to stop at needs them as they come:
+ * whatever the reader does while tracing competes with the traced
+ * program for the CPU. */
 int nop_source_record_to(struct nop_source *src, struct nop_dat *dat, bool count_now)
 {
 	struct nop_stream *st = ((struct nop_stream_source *)src)->st;

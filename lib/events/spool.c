@@ -2,9 +2,7 @@
  * they are decoded. Reading a page costs a copy; decoding and printing
  * its events costs far more. Emptying the kernel's buffer into a spool
  * between short decoding steps keeps it from overflowing while the
- * output falls behind (a live function_graph of 1,000 opens/s, about
- * 240 events each, lost 40 % of them with a 16 MB kernel buffer when
- * every page was printed before the next was read, issue 18). */
+ * output falls behind. */
 #include <stdlib.h>
 #include <unistd.h>
 

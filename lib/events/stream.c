@@ -18,7 +18,7 @@
  * bounds is the watermark; what lies past it waits for the next round.
  * Without it a task that moved between CPUs while one was being read had
  * its return emitted before its entry (orphan returns, "entered in a gap"
- * lines: seen on 6.1, 6.12 and 6.19 at 1,000 calls/s, issue 18).
+ * lines).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -353,8 +353,7 @@ static int take_page(struct nop_stream *st, struct cpu_buf *c, void *page, size_
  * back to back while a program is traced, such pages hold a few events
  * each, a system call per few events. Once tracing is off, a CPU is read
  * until it is empty: a page that is not full is also what is left of one
- * read before, with whole pages behind it (stopping there left 57 to 88
- * calls of 5,000 in the buffer at the end of a run on 6.12, issue 18).
+ * read before, with whole pages behind it (6.12).
  * A spool at its memory limit stops reading: the kernel then overwrites,
  * and counts, what it cannot keep. */
 static int spool_cpu(struct nop_stream *st, struct cpu_buf *c, struct nop_error *err)
@@ -409,14 +408,12 @@ static bool bounds_mark(const struct cpu_buf *c)
 /* Live: decode up to DECODE_PAGES pages per CPU, each from the CPU whose
  * last event decoded is the earliest: that CPU holds the watermark, so
  * what is decoded can go out. When that CPU has nothing spooled (it is to
- * be read again), decoding others would only add to what waits. The same
- * number of pages from every CPU let a CPU dense in events hold back a
- * sparse one's, which waited and were moved again at every round: nopctl
- * graph of 10M events on 6.19 grew to 519 MB and 434 CPU-s (bench B4).
- * Saving is short: a recording's spools are emptied. A recording that
- * counts (-c) saves a page of each CPU per round, so it stops within a
- * page per CPU of the Nth event: emptying every spool at once saved 4,205
- * events for -c 50 on 6.12 (the pages read with the Nth). */
+ * be read again), decoding others would only add to what waits; the
+ * same number of pages from every CPU would let a CPU dense in events
+ * hold back a sparse one's, moved again at every round, in memory and
+ * work that grow with the run. Saving is short: a recording's spools are
+ * emptied. A recording that counts (-c) saves a page of each CPU per
+ * round, so it stops within a page per CPU of the Nth event. */
 static int decode_spools(struct nop_stream *st, struct nop_error *err)
 {
 	if (st->pages != NOP_PAGES_DECODE) {
@@ -650,10 +647,8 @@ static unsigned long long now_ns(void)
  * behind, tracing is over, or SPOOL_NS passed): a read of the page the
  * writer is on returns the few events committed since the last one, and
  * the next round's read the next few, each a system call whose kernel
- * functions function_graph also hooks. Reading at every round, nopctl
- * graph lost 24 % of the events at 1000 opens/s and 35 % unpaced on 6.12,
- * and record with -b 4096 lost some of 20,000 opens; so, none on 6.1,
- * 6.12 or 6.19 (bench B2, B5). */
+ * functions function_graph also hooks: reads that cost the traced
+ * program more than they bring. */
 static bool kernel_due(const struct nop_stream *st, const struct cpu_buf *c, unsigned long long now)
 {
 	return st->final || !c->spool.n || c->backlog || now - c->read_at >= SPOOL_NS;
@@ -671,16 +666,10 @@ static long long buffer_pages(const struct nop_stream *st, int cpu)
 /* Live: when to read a CPU's buffer again, at the latest: once it is a
  * quarter full at the rate its last read showed (got pages since the read
  * before). The kernel wakes a poll at buffer_percent (50 by default), but
- * the reader runs only after that wake-up reaches it: in a 6.12 guest
- * beside another, nopctl record of 5,000 opens at 1,000/s then 5,000 at
- * 2,000/s (1.08M events) had rounds up to 112 ms apart, read up to 233 of
- * a CPU's 352 pages at once and lost events in 6 of 7 runs (772 to 80,776)
- * while graph, which reads every 20 ms while it has pages to decode, lost
- * none; paced, in the same boots, 1 of 7 lost any (97). Pacing starts
- * once a read finds a buffer half full (the wake-up came late): paced from
- * the start, record's B5 run (the opener unpaced, 4 MB buffers, a quarter
- * of one read per round) was 3-11 % slower on 6.1 in 3 runs alternated
- * with the fixed tick in one boot: more rounds, none of them needed. */
+ * the reader runs only after that wake-up reaches it, which can be late
+ * enough for the buffer to fill. Pacing starts once a read finds a buffer
+ * half full (a wake-up came late): before that, rounds the wake-ups
+ * already bring are not added to. */
 static void pace(struct nop_stream *st, struct cpu_buf *c, size_t got, unsigned long long now)
 {
 	unsigned long long due;

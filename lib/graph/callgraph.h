@@ -36,7 +36,7 @@ static inline unsigned long long cg_duration(unsigned long long calltime, unsign
 
 /* When a returned call began on the buffer's clock: its return's time
  * stamp less its duration (calltime is function_graph's own clock, which
- * on 6.1 ran 253 ms ahead of the buffer's in a VM test) */
+ * can run apart from the buffer's: 6.1) */
 static inline unsigned long long cg_began(unsigned long long ts, unsigned long long duration)
 {
 	return ts > duration ? ts - duration : 0;

@@ -422,8 +422,8 @@ NOP_HOT static int on_event(void *ctx, const struct nop_event *ev)
 	if (p->counted)
 		return NOP_FLOW_STOP;
 	/* most events of a graph capture: a kernel function's entry or exit,
-	 * straight to the engine as route() would send it (its checks in
-	 * turn were 68 instructions an event of a 3.1.6 recording's stats) */
+	 * straight to the engine as route() would send it, without its checks
+	 * in turn */
 	if (p->graph_only && (ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_EXIT) &&
 	    (ev->ip & NOP_UKEY_MASK) != NOP_UKEY) {
 		note_time(p, ev->ts);

@@ -25,8 +25,8 @@
  * calls as the task's: 6.19, fprobe arguments, in 1 of 300 opens in a
  * guest, do_sys_openat2__kargs, then more than 64 events of a timer
  * interrupt (raw_irqentry_exit_cond_resched, scheduler wake-ups, depths 1
- * to 12), then funcgraph_entry do_sys_openat2 at depth 0. A limit of 64
- * events dropped the value there (CI failed t_args_by_name on it); the
+ * to 12), then funcgraph_entry do_sys_openat2 at depth 0: a limit of 64
+ * events would drop the value there; the
  * interrupt's calls are whole (each exit after its entry), so they do not
  * end a wait, and the queue grows to QUEUE_MAX.
  */
@@ -41,8 +41,8 @@
  * events of a task's CPUs can reach the engine out of order */
 #define ARGS_RING 32
 /* events queued behind a waiting call, or after a probe's value waiting
- * for its call: the probes' own work was at most a dozen function_graph
- * events in the VM, an interrupt between the two more than 64 (above) */
+ * for its call: the probes' own work is a few function_graph events, an
+ * interrupt between the two can add many more (above) */
 #define QUEUE_MAX 16384
 
 enum { W_NONE, W_RET, W_ARGS };

@@ -71,12 +71,9 @@ static bool ident(const char *s)
 static struct btf *vmlinux; /* loaded once: 5 MB parsed (a run looks up few names) */
 
 /* The kernel's BTF, read whole (nop_read_file: 64 KiB a read) and parsed
- * as raw BTF. libbpf's own loader reads it through stdio, each of the
- * 1,351 reads of 4 KiB handed the rest of a 5.5 MB buffer, which valgrind
- * checks whole: 8.3 s under memcheck against 0.94 s this way (a lookup
- * of do_sys_openat2, Linux 6.18 host), for 1.8 ms more natively (14.6
- * against 12.8 ms, perf stat -r 20: one more copy). The VM suite's
- * valgrind runs load it. libbpf's loader stays for a kernel without that
+ * as raw BTF: libbpf's own loader reads it through stdio, 4 KiB a read,
+ * each read handed the rest of a 5.5 MB buffer, which valgrind checks
+ * whole at every read. libbpf's loader stays for a kernel without that
  * file (it also looks in /boot and /lib/modules). */
 static struct btf *load_vmlinux(void)
 {

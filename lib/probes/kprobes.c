@@ -39,10 +39,9 @@ void nop_kcaps_read(const char *tracing_dir, struct nop_kcaps *c)
 }
 
 /* a kretprobe wherever kprobe_events is: 6.19's fprobe exit beside
- * function_graph trips a kernel WARN (fprobe.c:472, fprobe_return) in
- * some boots (the retval suite's runs of 2026-12-01/02: 3 of 5), and a
- * panic where panic_on_warn is set; kretprobes (rethook, not fgraph) ran
- * without it on 6.1, 6.12 and 6.19 */
+ * function_graph can trip a kernel WARN (fprobe.c:472, fprobe_return),
+ * a panic where panic_on_warn is set; kretprobes (rethook, not fgraph)
+ * do not (docs/kernel-notes.md) */
 enum nop_probe_kind nop_kcaps_retval_kind(const struct nop_kcaps *c)
 {
 	return c->kretprobe ? NOP_PROBE_KRETPROBE : NOP_PROBE_FEXIT;

@@ -145,8 +145,8 @@ int nop_ubin_no_match(const struct nop_ubin *b, const char *glob, struct nop_err
 
 /* u's index (u->idx): "e" NAME, an event name taken (its first probe,
  * plus 1); "p" PATH \1 ADDRESS \1 RET, a probe placed (its index plus
- * 1); "b" PATH, a binary with shared events (its number plus 1). Matching
- * 11,318 functions of python3.11d by scanning u took 2.6 s. */
+ * 1); "b" PATH, a binary with shared events (its number plus 1): a look-up
+ * per probe, where scanning u would be quadratic in the functions. */
 static size_t *idx_slot(struct nop_uprobes *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static size_t *idx_slot(struct nop_uprobes *u, const char *fmt, ...)
 {

@@ -60,8 +60,7 @@ static bool event_before(const struct nop_uprobes *u, size_t i)
 
 /* user probes' definitions, written to uprobe_events many lines a write:
  * the kernel parses a write line by line (trace_parse_run_command), and
- * a write of its own per probe was 230 us (24,823 probes of python3.11d:
- * 5.7 s) */
+ * a write of its own per probe costs a system call each */
 struct batch {
 	char *buf;
 	size_t len, cap;
@@ -201,8 +200,8 @@ int nop_probe_remove(const char *tracing_dir, const char *ge, struct nop_replay 
 		return 0; /* never created, or gone */
 	/* enabled at the top level (an instance's go with it). Only then:
 	 * any write to an event's enable file, 0 too, allocates the top-level
-	 * buffer while it is still a placeholder ("7 (expanded: 1408)" became
-	 * "1410" on 6.12 and 6.19 in the VM) */
+	 * buffer while it is still a placeholder on 6.12 and 6.19 ("7
+	 * (expanded: 1408)" becomes "1410") */
 	snprintf(path, sizeof(path), "%s/events/%s/enable", tracing_dir, ge);
 	if ((v = nop_read_file(path, NULL, &e2)) && strcmp(nop_trim(v), "0"))
 		nop_write_file(path, "0", false, &e2);

@@ -24,8 +24,8 @@ static bool is_list_file(const char *rel)
  * placeholder and the size the kernel will give it at its first tracer.
  * 6.12 and 6.19 keep that promise at the top level while an instance
  * traces; 6.1 drops it at the first tracer use anywhere (the top level then
- * reads a bare "7" for good). Found in the VM on each kernel: a write
- * while the promise stands would allocate the buffer on every CPU. */
+ * reads a bare "7" for good). A write while the promise stands would
+ * allocate the buffer on every CPU. */
 static bool buffer_still_promised(const char *path)
 {
 	char *now = nop_read_file(path, NULL, NULL);

@@ -159,7 +159,7 @@ static char *read_trimmed(const char *dir, const char *rel);
 
 /* Does an instance's option read as the top level's? Tracer options are
  * one set for every buffer (6.1: all of them; 6.12: function_graph's
- * funcgraph-*, seen in the VM): what an instance writes, the top level
+ * funcgraph-*; docs/kernel-notes.md): what an instance writes, the top level
  * reads back. An option that reads otherwise is the instance's own; one
  * that reads the same may be shared, and is taken as such. */
 static bool same_as_top(struct nop_session *s, const char *rel)

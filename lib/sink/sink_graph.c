@@ -73,8 +73,7 @@ static int task_switch(struct nop_sink *s, const struct nop_gitem *gi)
 	return 0;
 }
 
-/* The line is built by hand in the sink's buffer: printf was most of the
- * cost of a report (bench B1). A line holds up to GRAPH_LINE_MAX - 1 bytes
+/* The line is built by hand in the sink's buffer, not by printf. A line holds up to GRAPH_LINE_MAX - 1 bytes
  * before its newline; longer ones are cut. */
 #define GRAPH_LINE_MAX 1024
 /* the buffer's room for a line: spaces are stored 16 at a time */
@@ -86,8 +85,8 @@ struct line {
 };
 
 /* A string constant is copied with a few stores: where it fits, len is
- * the compiler's (clamped first, every put became a loop of single bytes:
- * the line's copies were 7 % of a text report's instructions, callgrind) */
+ * the compiler's constant (clamping it first makes every put a loop of
+ * single bytes) */
 static inline __attribute__((always_inline)) void put(struct line *l, const char *s, size_t len)
 {
 	size_t room = GRAPH_LINE_MAX - 1 - l->n;
@@ -101,9 +100,8 @@ static inline __attribute__((always_inline)) void put(struct line *l, const char
 	l->n += len;
 }
 
-/* sixteen spaces a store, up to 15 past the pad (room: GRAPH_LINE_ROOM):
- * memset's call per pad was 2.7 % of a text report's samples in the 6.1
- * guest (perf there) */
+/* sixteen spaces a store, up to 15 past the pad (room: GRAPH_LINE_ROOM),
+ * not a call of memset per pad */
 static void pad(struct line *l, size_t len, size_t width)
 {
 	static const char sp[16] = "                ";
@@ -180,10 +178,8 @@ static __attribute__((noinline)) const struct fname *fname_fill(struct nop_sink 
 
 /* addr's name, a look-up in the line (its fill called apart); one with
  * none ("0x...", nop_sink_func's one buffer, rewritten by the next call)
- * is set in *unnamed, never cached. Two slots a hash: with one, the 267
- * functions of a 3.1.6 recording (285,182 calls) were filled 28,621
- * times, 16.1M instructions of its text report's 739M (callgrind); now
- * 332 */
+ * is set in *unnamed, never cached. Two slots a hash, so that two hot
+ * functions whose addresses collide do not evict each other */
 static inline __attribute__((always_inline)) const struct fname *
 fname(struct nop_sink *s, struct graph_lines *g, unsigned long long addr, struct fname *unnamed)
 {
@@ -336,10 +332,8 @@ static void quoted_field(struct nop_fields *f, const char *key, const char *q, s
 
 /* The common JSON line, built in place as text's is: keys as string
  * constants the compiler copies with a few stores, the names from their
- * quoted caches 16 bytes a store. Through nop_fields, quoting each key
- * from its cache was 15 % of a JSON report's instructions and the copies
- * of keys and names 7 % more (callgrind, a trace-cmd 3.1.6 file of
- * 877,242 lines). Only for a line that has nothing else (no binary,
+ * quoted caches 16 bytes a store, where nop_fields would quote each key
+ * again. Only for a line that has nothing else (no binary,
  * arguments, return value or mark): 0 then, else 1 and nothing written. */
 #define LIT(d, lit) (memcpy((d), (lit), sizeof(lit) - 1), (d) + sizeof(lit) - 1)
 /* the most such a line holds: its constants, six numbers, two names */
@@ -405,8 +399,7 @@ static int json_common(struct nop_sink *s, struct graph_lines *g, const struct n
 
 static int json(struct nop_sink *s, const struct nop_gitem *gi)
 {
-	/* quoted already: escaping, mostly of these, was 3.9 % of a JSON
-	 * report's samples in the 6.1 guest (perf there) */
+	/* quoted already, not escaped at every line */
 	static const struct { const char *q; size_t len; } type[] = {
 		{ "\"entry\"", 7 }, { "\"call\"", 6 }, { "\"exit\"", 6 } };
 	struct nop_fields f;

@@ -26,8 +26,8 @@ struct fstat {
 };
 
 /* address -> its function's stats: a call's address is looked up here
- * first, so a name is resolved and hashed once per function, not per call
- * (bench B1). Open addressing; f == NULL is an empty slot. */
+ * first, so a name is resolved and hashed once per function, not per call.
+ * Open addressing; f == NULL is an empty slot. */
 struct byaddr {
 	unsigned long long addr;
 	struct fstat *f;

@@ -57,9 +57,7 @@ bool nop_kallsyms_line(const char **pp, const char *end, struct nop_kline *l)
 		nl = end;
 	*pp = nl < end ? nl + 1 : end;
 	l->addr = 0;
-	/* a 64-bit kernel's 16 digits at once: digit by digit they were 60 %
-	 * of this parse, 26M instructions of the 43M that parsing the 154,719
-	 * lines of a trace-cmd 3.1.6 recording's kallsyms took (callgrind) */
+	/* a 64-bit kernel's 16 digits at once, 8 at a time */
 	if (nl - p > 16 && p[16] == ' ' && (hi = hex8(p)) >= 0 && (lo = hex8(p + 8)) >= 0) {
 		l->addr = (unsigned long long)hi << 32 | (unsigned long long)lo;
 		p += 16;
@@ -85,11 +83,8 @@ bool nop_kallsyms_line(const char **pp, const char *end, struct nop_kline *l)
 	return true;
 }
 
-/* kallsyms whole, parsed by hand: read with fgets and sscanf line by line
- * it was 62 % of `doctor do_sys_openat2 no_such_fn`'s 1,153M instructions
- * (callgrind; 121,867 lines, Linux 6.18 host), 357 ms of CPU (perf stat -r
- * 5) and 6.0 s under valgrind; now 123M, 170 ms and 2.3 s. NULL and err
- * set if it cannot be read. */
+/* kallsyms whole, to be parsed by hand (parse_line), not line by line
+ * through stdio. NULL and err set if it cannot be read. */
 static char *kallsyms(size_t *len, struct nop_error *err)
 {
 	return nop_read_file(nop_kallsyms_path, len, err);

@@ -122,9 +122,8 @@ static int tmp_beside(const char *path)
 	return fd;
 }
 
-/* Pages are written BATCH at a time: one write per page was as many
- * system calls as the reads (bench B5: the reader's time is taken from
- * the traced program under emulation) */
+/* Pages are written BATCH at a time: one write per page would be as many
+ * system calls as the reads, each taking CPU the traced program wants */
 #define BATCH 16
 
 static int flush_cpu(struct nop_dat *w, int cpu)

@@ -1,7 +1,6 @@
 /* tracedat_syms.c - the kernel symbols a trace.dat needs: those of the
  * functions its events name (hit, caller, stack entries), not all of
- * /proc/kallsyms. The whole file was 6.9 MB of a 7-event recording on
- * 6.12 in the VM (issue 19: 8.8 MB where trace-cmd wrote 1.6 MB). */
+ * /proc/kallsyms, which would be most of a short recording's size. */
 #include <stdlib.h>
 #include <string.h>
 
