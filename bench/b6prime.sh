@@ -3,7 +3,7 @@
 # (from its launch to the traced program's main: its probes placed and
 # enabled) and to stop (from the program's last instruction to the
 # tracer's exit: its probes disabled and removed) with N functions of
-# umany (tests/uprog/umany.sh: N = 10, 100, 1000 or 10000) probed. TOOL:
+# umany (bench/progs/umany.sh: N = 10, 100, 1000 or 10000) probed. TOOL:
 # nopctl-trace (entries), nopctl-stats (entries and exits), perf (perf
 # probe -x + perf record + perf probe -d, entries), bpftrace (entries).
 # Prints one JSON object; runs natively or in the VM (bench/t-bench.sh).

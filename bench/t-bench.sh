@@ -346,7 +346,7 @@ t_bench_5_overhead() {
 }
 
 # B6: the cost of one traced call of a user function (bench_fn in
-# libubench.so, tests/uprog): the workload's own loop time against the
+# libubench.so, tests/progs): the workload's own loop time against the
 # untraced loop, for nopctl (entry probes: trace, decoding and printing
 # every call as JSON, and record, keeping raw pages as perf record does;
 # entry and return probes: stats), perf probe -x + perf record of the same probes (the same kernel
@@ -454,7 +454,7 @@ t_bench_6p_many_probes() {
 
 # B7: what reading the ring buffer costs the reader per event, by read()
 # of trace_pipe_raw and through the memory-mapped buffer (Linux 6.10+),
-# the reading alone (tests/helpers/readcost.c: trace_marker events, each
+# the reading alone (bench/progs/readcost.c: trace_marker events, each
 # page's records walked), in the same boot; 6.1 cannot map
 t_bench_7_read_mechanism() {
 	selected 7 || return 0

@@ -1,28 +1,29 @@
 # tests.mk - make check: host unit tests, then the VM suites on real kernels.
-HELPERS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
-
-$(BUILD)/tests/helpers/%: tests/helpers/%.c
+# static programs the guests run: opener (tests/progs: known system calls
+# at a known rate), latency, readcost, rusage (bench/progs)
+HELPERS := $(addprefix $(BUILD)/tests/helpers/,opener latency readcost rusage)
+$(BUILD)/tests/helpers/opener: $(BUILD)/tests/helpers/%: tests/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -static -o $@ $<
+$(addprefix $(BUILD)/tests/helpers/,latency readcost rusage): $(BUILD)/tests/helpers/%: bench/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -static -o $@ $<
 
-# programs whose user-space calls are known (tests/uprog), for the uprobe
-# suites: C static (non-PIE), dynamic PIE and non-PIE calling a shared
-# library found through RUNPATH, a stripped copy, and C++ with debug info
 UPROG := $(addprefix $(BUILD)/tests/helpers/,ufuncs-static ufuncs-pie ufuncs-nopie \
 	ufuncs-stripped ufuncs-go libnopdemo.so ucxx udlopen ubench libubench.so libuwrap.so ubench-finstr \
 	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2 ureal-dbglink ureal-buildid umany)
 HELPERS += $(UPROG)
 UPROG_CFLAGS := -O0 -g -fno-omit-frame-pointer -pthread
-$(BUILD)/tests/helpers/libnopdemo.so: tests/uprog/nopdemo.c
+$(BUILD)/tests/helpers/libnopdemo.so: tests/progs/nopdemo.c
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -shared -fPIC -o $@ $<
-$(BUILD)/tests/helpers/ufuncs-static: tests/uprog/ufuncs.c tests/uprog/nopdemo.c
+$(BUILD)/tests/helpers/ufuncs-static: tests/progs/ufuncs.c tests/progs/nopdemo.c
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -static -no-pie -o $@ $^
-$(BUILD)/tests/helpers/ufuncs-pie: tests/uprog/ufuncs.c $(BUILD)/tests/helpers/libnopdemo.so
+$(BUILD)/tests/helpers/ufuncs-pie: tests/progs/ufuncs.c $(BUILD)/tests/helpers/libnopdemo.so
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -fPIE -pie -o $@ $< -L$(BUILD)/tests/helpers -lnopdemo -Wl,-rpath,'$$ORIGIN'
-$(BUILD)/tests/helpers/ufuncs-nopie: tests/uprog/ufuncs.c $(BUILD)/tests/helpers/libnopdemo.so
+$(BUILD)/tests/helpers/ufuncs-nopie: tests/progs/ufuncs.c $(BUILD)/tests/helpers/libnopdemo.so
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -no-pie -o $@ $< -L$(BUILD)/tests/helpers -lnopdemo -Wl,-rpath,'$$ORIGIN'
 $(BUILD)/tests/helpers/ufuncs-stripped: $(BUILD)/tests/helpers/ufuncs-pie
@@ -36,19 +37,19 @@ $(BUILD)/tests/helpers/ufuncs-go: $(BUILD)/tests/helpers/ufuncs-pie
 	rm -f $@.buildinfo
 # known system calls (issue 15): PIE for the joined user/kernel trees,
 # static for exact counts of opens (a dynamic program's loader opens too)
-$(BUILD)/tests/helpers/uopen: tests/uprog/uopen.c
+$(BUILD)/tests/helpers/uopen: tests/progs/uopen.c
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -fPIE -pie -o $@ $<
-$(BUILD)/tests/helpers/uopen-static: tests/uprog/uopen.c
+$(BUILD)/tests/helpers/uopen-static: tests/progs/uopen.c
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -static -o $@ $<
 # where real programs broke return probes (issue 39): exceptions, longjmp,
 # deep recursion, .cold fragments, a lock prefix, fork; -O0 and -O2, each
 # counting its own calls
-$(BUILD)/tests/helpers/ureal-O%: tests/uprog/ureal.c
+$(BUILD)/tests/helpers/ureal-O%: tests/progs/ureal.c
 	@mkdir -p $(dir $@)
 	$(CC) -O$* -g -o $@ $<
-$(BUILD)/tests/helpers/uexc-O%: tests/uprog/uexc.cpp
+$(BUILD)/tests/helpers/uexc-O%: tests/progs/uexc.cpp
 	@mkdir -p $(dir $@)
 	g++ -O$* -g -o $@ $<
 # stripped, their symbols in a debug file: found by .gnu_debuglink beside
@@ -62,31 +63,31 @@ $(BUILD)/tests/helpers/ureal-dbglink: $(BUILD)/tests/helpers/ureal-O2
 $(BUILD)/tests/helpers/ureal-buildid: $(BUILD)/tests/helpers/ureal-O0
 	objcopy --only-keep-debug $< $@.symbols
 	strip --strip-all -o $@ $<
-# bench B6': 10,000 functions, each called once (tests/uprog/umany.sh)
-$(BUILD)/tests/helpers/umany: tests/uprog/umany.sh
+# bench B6': 10,000 functions, each called once (bench/progs/umany.sh)
+$(BUILD)/tests/helpers/umany: bench/progs/umany.sh
 	@mkdir -p $(dir $@)
 	sh $< > $@.c
 	$(CC) -O1 -g -o $@ $@.c
 	rm -f $@.c
-$(BUILD)/tests/helpers/udlopen: tests/uprog/udlopen.c $(BUILD)/tests/helpers/libnopdemo.so
+$(BUILD)/tests/helpers/udlopen: tests/progs/udlopen.c $(BUILD)/tests/helpers/libnopdemo.so
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -o $@ $< -ldl -Wl,-rpath,'$$ORIGIN'
-$(BUILD)/tests/helpers/ucxx: tests/uprog/ucxx.cpp
+$(BUILD)/tests/helpers/ucxx: tests/progs/ucxx.cpp
 	@mkdir -p $(dir $@)
 	g++ $(UPROG_CFLAGS) -fPIE -pie -o $@ $<
 # bench B6: one function called N times, in a shared library (traced by
 # uprobes, perf probe, or wrapped by LD_PRELOAD), or compiled in with
 # -finstrument-functions; -O2 as a program is built
-$(BUILD)/tests/helpers/libubench.so: tests/uprog/ubench_fn.c
+$(BUILD)/tests/helpers/libubench.so: bench/progs/ubench_fn.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -shared -fPIC -o $@ $<
-$(BUILD)/tests/helpers/libuwrap.so: tests/uprog/uwrap.c
+$(BUILD)/tests/helpers/libuwrap.so: bench/progs/uwrap.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -shared -fPIC -o $@ $< -ldl
-$(BUILD)/tests/helpers/ubench: tests/uprog/ubench.c $(BUILD)/tests/helpers/libubench.so
+$(BUILD)/tests/helpers/ubench: bench/progs/ubench.c $(BUILD)/tests/helpers/libubench.so
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -o $@ $< -L$(BUILD)/tests/helpers -lubench -Wl,-rpath,'$$ORIGIN'
-$(BUILD)/tests/helpers/ubench-finstr: tests/uprog/ubench.c tests/uprog/ubench_fn.c tests/uprog/finstr.c
+$(BUILD)/tests/helpers/ubench-finstr: bench/progs/ubench.c bench/progs/ubench_fn.c bench/progs/finstr.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -fno-inline -finstrument-functions -finstrument-functions-exclude-file-list=finstr.c \
 		-o $@ $^

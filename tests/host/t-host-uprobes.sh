@@ -1,7 +1,7 @@
 #!/bin/sh
 # t-host-uprobes.sh - user-space functions traced on the machine that runs
 # the tests (its kernel runs uprobes), held to the truth: programs that
-# count their own calls (tests/uprog/ureal.c, uexc.cpp; -O0 and -O2) and
+# count their own calls (tests/progs/ureal.c, uexc.cpp; -O0 and -O2) and
 # print them at exit. Every command's count of each function equals the
 # program's, and the program's exit status and output are what they are
 # untraced: exceptions, longjmp, recursion 200 deep, .cold fragments, a

@@ -17,7 +17,7 @@ cp /bin/busybox "$root"/bin/busybox
 # identity, and the root into $out
 pack() {
 	cp "$top"/tests/vm/init "$root"/init
-	cp "$top"/tests/vm/lib.sh "$@" "$root"/tests/
+	cp "$top"/tests/suites/lib.sh "$@" "$root"/tests/
 	echo nopctl-guest > "$root"/etc/hostname
 	printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' > "$root"/etc/passwd
 	chmod +x "$root"/init
@@ -28,7 +28,7 @@ pack() {
 if [ -n "${NOPCTL_VM_STATIC:-}" ]; then
 	cp "$b/nopctl-static" "$root/usr/bin/nopctl"
 	for h in opener uopen-static ufuncs-static; do cp "$b/tests/helpers/$h" "$root/usr/bin/"; done
-	pack "$top"/tests/vm/t-static.sh
+	pack "$top"/tests/suites/t-static.sh
 	exit 0
 fi
 # a program and every library it loads, at the same paths
@@ -94,4 +94,4 @@ if [ -n "${NOPCTL_VM_BENCH:-}" ]; then
 	fi
 	cp "$top"/bench/t-*.sh "$top"/bench/b6prime.sh "$root"/tests/
 fi
-pack "$top"/tests/vm/t-*.sh "$top"/tests/tc-events.sh
+pack "$top"/tests/suites/t-*.sh "$top"/tests/tc-events.sh

@@ -1,4 +1,4 @@
-/* test_journal.c - journal and restore on a scratch copy of the files
+/* test_session_journal.c - journal and restore on a scratch copy of the files
  * (plain files stand in for tracefs here; the VM suites test the kernel). */
 #include <setjmp.h>
 #include <signal.h>

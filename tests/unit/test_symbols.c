@@ -1,5 +1,5 @@
-/* test_usyms.c - user-space functions: symbols and probe offsets read
- * from the test programs (tests/uprog, built static, PIE, non-PIE, as a
+/* test_symbols.c - user-space functions: symbols and probe offsets read
+ * from the test programs (tests/progs, built static, PIE, non-PIE, as a
  * shared library, stripped, C++), libraries found as the loader would,
  * and user calls placed in their tasks' stacks. No root, no tracefs. */
 #include <dlfcn.h>
@@ -583,7 +583,7 @@ static void dot_with_debug_info(void **state)
 	assert_int_equal(sink.ops->summary(&sink, &(struct nop_summary){ .exit_status = -1 }), 0);
 	fclose(out);
 	/* the line of the call in the source, found by its text */
-	FILE *f = fopen("uprog/ucxx.cpp", "r");
+	FILE *f = fopen("progs/ucxx.cpp", "r");
 	assert_non_null(f);
 	for (int l = 1; fgets(line, sizeof(line), f); l++)
 		if (strstr(line, "p.parse((int)i)"))
@@ -593,7 +593,7 @@ static void dot_with_debug_info(void **state)
 	assert_non_null(strstr(text, line));
 	snprintf(line, sizeof(line), "\"main\" -> \"%s\" [label=\"#2 at ucxx.cpp:%d\", color=red", parse, src);
 	assert_non_null(strstr(text, line));
-	assert_non_null(strstr(text, "subgraph \"cluster_0\" {\n\t\tlabel=\"tests/uprog/ucxx.cpp\""));
+	assert_non_null(strstr(text, "subgraph \"cluster_0\" {\n\t\tlabel=\"tests/progs/ucxx.cpp\""));
 	assert_non_null(strstr(text, "[label=\"11:ns::Parser::parse(int)\\n2 calls"));
 	/* and Graphviz draws it */
 	char cmd[128];

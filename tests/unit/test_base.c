@@ -1,4 +1,4 @@
-/* test_input.c - patterns, modules, CPU lists, function matching and
+/* test_base.c - patterns, modules, CPU lists, function matching and
  * suggestions: everything checked before the kernel is touched. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 # t-uprobes.sh - user-space functions through uprobes (issue 14), on the
-# test programs of tests/uprog, whose calls are known: per round of work
+# test programs of tests/progs, whose calls are known: per round of work
 # N x parse_line (2 x tokenize each) and lib_add, fact(5) once (5 nested
 # calls), sleeper(20) once (20 ms). Counts are asserted exactly, against
 # what the program was told to do. Every test ends with tracefs as it was
@@ -258,9 +258,9 @@ t_dot_with_debug_info() {
 	# the C++ call-graph article's picture: a box per source file, nodes
 	# LINE:function, an edge per call "#N at FILE:LINE", first green, the
 	# last into each function red (the rendering is checked on the host,
-	# test_usyms)
+	# test_symbols)
 	expect_rc 0 nopctl graph -F dot "$U/ucxx:main" -- ucxx 2
-	grep -q 'label="tests/uprog/ucxx.cpp"' "$T/out" || { cat "$T/out"; fail "no box for ucxx.cpp"; }
+	grep -q 'label="tests/progs/ucxx.cpp"' "$T/out" || { cat "$T/out"; fail "no box for ucxx.cpp"; }
 	grep -q '"ns::Parser::parse(int)" \[label="11:ns::Parser::parse(int)\\n2 calls' "$T/out" || fail "node label"
 	grep -q '"main" -> "ns::Parser::parse(int)" \[label="#1 at ucxx.cpp:31", color=green' "$T/out" ||
 		{ cat "$T/out"; fail "first call"; }
@@ -329,7 +329,7 @@ own_count() {
 }
 
 t_real_programs_exact() {
-	# issue 39: programs that count their own calls (tests/uprog/ureal.c,
+	# issue 39: programs that count their own calls (tests/progs/ureal.c,
 	# uexc.cpp; -O0 and -O2): exceptions, longjmp, recursion 200 deep, a
 	# .cold fragment, a first instruction with a lock prefix, fork, exec.
 	# stats, graph and record -G + report count what the program counts,

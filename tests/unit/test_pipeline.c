@@ -1,4 +1,4 @@
-/* test_probes.c - kernel probes' values joined to their calls
+/* test_pipeline.c - kernel probes' values joined to their calls
  * (probejoin.c), in the orders the kernels write them (seen in the VM:
  * trace-cmd report of nopctl's recordings, quoted in probejoin.c); the
  * --errors filter (errfilter.c); arguments formatted from an fprobe

@@ -1,4 +1,4 @@
-/* test_output.c - JSON escaping, checked by a real parser (jq), and the
+/* test_sink.c - JSON escaping, checked by a real parser (jq), and the
  * line sink's text and JSON forms of each event type. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* test_diag.c - what doctor and inspect build on: kallsyms lookups (exact
+/* test_doctor.c - what doctor and inspect build on: kallsyms lookups (exact
  * name, compiler clones, the symbol at an address) on the symbols recorded
  * from 6.12, and reading kernel memory through an ELF core like
  * /proc/kcore (a small one written here). */

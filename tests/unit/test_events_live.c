@@ -1,4 +1,4 @@
-/* test_live.c - the live reading of per-CPU buffers (stream.c) against
+/* test_events_live.c - the live reading of per-CPU buffers (stream.c) against
  * FIFOs standing where trace_pipe_raw would be, fed with pages recorded
  * from 6.12 (tests/fixtures): what arrives when, and in which order, is
  * the test's to choose. A FIFO with its writer open and nothing in it

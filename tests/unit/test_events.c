@@ -1,4 +1,4 @@
-/* test_decode.c - raw ring-buffer pages recorded from Debian's 6.1 and
+/* test_events.c - raw ring-buffer pages recorded from Debian's 6.1 and
  * 6.12 kernels (tests/fixtures/<version>/, made by capture-fixtures.sh)
  * decoded, merged across CPUs and printed; compared line by line with the
  * kernel's own text view of the same events. */
