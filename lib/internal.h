@@ -6,6 +6,160 @@
 
 #include "nopctl.h"
 
+/* ---- what cmd/ does not call: the event path, and helpers of the
+ * areas, moved from nopctl.h ---- */
+/* ---- decoded events ------------------------------------------------- */
+enum nop_ev_type {
+	NOP_EV_FUNC,  /* function tracer hit */
+	NOP_EV_STACK, /* a stack that could not be attached to its hit */
+	NOP_EV_LOST,  /* events lost before this point on this CPU */
+	NOP_EV_ENTRY, /* function_graph: a function was entered */
+	NOP_EV_EXIT,  /* function_graph: a function returned */
+	NOP_EV_COUNTS, /* a page only counted (nop_stream_set_count_only) */
+	/* a kernel function's return value (ip: the function, retval) or
+	 * arguments (ip, args) from nopctl's probes, joined by the pipeline
+	 * to the call they belong to */
+	NOP_EV_RETVAL,
+	NOP_EV_ARGS,
+	/* a traced task made a task (pid: the parent; child, thread) or
+	 * replaced its image (pid) */
+	NOP_EV_FORK,
+	NOP_EV_EXEC,
+};
+
+struct nop_event {
+	enum nop_ev_type type;
+	int cpu;
+	int pid;
+	int nstack; /* 0 unless FUNC or STACK carries a stack */
+	unsigned long long ts; /* ns, trace clock */
+	unsigned long long ip; /* function_graph: the function */
+	/* ARGS, and the ENTRY or FUNC they were joined to: "TEXT\0JSON",
+	 * e.g. 'dfd=-100, filename="/etc/hostname"' and '{"dfd":-100,...}' */
+	const char *args;
+	union { /* by type: 72 bytes in all, copied once per event */
+		struct { /* FUNC, STACK */
+			unsigned long long parent_ip;
+			const unsigned long long *stack;
+		};
+		struct { /* ENTRY, EXIT: depth is the kernel's */
+			int depth;
+			bool has_retval;
+			bool unwound; /* a user function's EXIT: an exception or a
+					 longjmp took its frame (no return) */
+			union {
+				struct { /* EXIT */
+					unsigned long long calltime, rettime;
+				};
+				struct { /* a user function's ENTRY (uprobe): the
+					  * address it ran at, and its return address */
+					unsigned long long uip, ucaller;
+				};
+			};
+			union {
+				long long retval;
+				/* a user function's ENTRY and EXIT: the stack
+				 * pointer (at the entry, where the return address
+				 * is; after the return, 8 bytes above) */
+				unsigned long long usp;
+			};
+		};
+		long long lost; /* LOST: count, -1 if the kernel did not say */
+		struct { /* FORK */
+			int child;
+			bool thread; /* CLONE_THREAD: a thread of the same process */
+		};
+		struct { /* COUNTS: hits and exits on the page */
+			unsigned long long nfunc, nexit;
+		};
+	};
+};
+/* ---- call graphs: function_graph events to calls ------------------- */
+/* Per-task stacks (a task that migrates keeps one tree); an entry whose
+ * exit follows at once is a leaf; the kernel's depth resynchronizes the
+ * stack after lost events, so a gap never mis-nests what follows. */
+enum nop_gi_kind {
+	NOP_GI_ENTER,  /* a call that has callees: opens a level */
+	NOP_GI_LEAF,   /* a call with no callees, entry and exit at once */
+	NOP_GI_RETURN, /* the end of an ENTER */
+};
+
+struct nop_gitem {
+	enum nop_gi_kind kind;
+	int pid, cpu;
+	int depth; /* in this task's tree, 0 outermost */
+	int npath;
+	bool timed; /* duration known (false: the exit was lost) */
+	bool at_end; /* not timed: still running when the capture ended */
+	bool unwound; /* RETURN, timed: a user call an exception or a longjmp
+			 ended (to when its task was next seen) */
+	bool no_entry; /* an exit whose entry was not seen (began before the
+			  capture, or lost): timed, from the kernel's calltime */
+	/* no_entry: when it began on the buffer's clock (the exit's time stamp
+	 * less its duration): calltime is function_graph's own clock, which
+	 * can run apart from the buffer's (6.1) */
+	unsigned long long began;
+	bool has_retval;
+	bool other_task; /* under -p: a task not traced, in its half of a
+			    context switch (the kernel records those calls) */
+	unsigned long long ts; /* entry time; RETURN: return time */
+	unsigned long long func;
+	unsigned long long duration, self; /* ns, when timed */
+	long long retval;
+	const char *args; /* ENTER, LEAF: as nop_event's (NULL: none) */
+	const unsigned long long *path; /* outermost .. func */
+	/* a user function (ENTER, LEAF, RETURN): the address its entry ran at
+	 * and its return address, as the process had them (0: not known) */
+	unsigned long long uip, ucaller;
+};
+int nop_cpu_stats_read(const char *buffer_dir, int cpu, struct nop_cpu_stats *st,
+		       struct nop_error *err);
+/* set NULL: every one of ncpus CPUs */
+void nop_cpuset_mask(const struct nop_cpuset *set, int ncpus, char *buf, size_t len);
+int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len);
+void nop_field_array_close(struct nop_fields *f);
+void nop_field_array_open(struct nop_fields *f, const char *key);
+void nop_field_item_str(struct nop_fields *f, const char *fmt, const char *v);
+/* JSON only: a value already in JSON (an object nopctl built) */
+void nop_field_json(struct nop_fields *f, const char *key, const char *json);
+/* JSON only: a string already quoted (nop_json_quote), len bytes */
+void nop_field_quoted(struct nop_fields *f, const char *key, const char *q, size_t len);
+void nop_field_ts(struct nop_fields *f, const char *key, unsigned long long ns);
+/* JSON built on at buf + len (cap bytes in all): close leaves the line
+ * there and f->len says where it ends; a full buffer is written to out
+ * whole, so what was in it keeps its order */
+void nop_fields_open_at(struct nop_fields *f, FILE *out, char *buf, size_t len, size_t cap);
+int nop_funcs_parse(const char *text, struct nop_funcs *f, struct nop_error *err);
+void nop_instance_name(char *buf, size_t len, pid_t pid);
+pid_t nop_instance_owner(const char *name); /* of "nopctl-<pid>"; 0: not nopctl's */
+int nop_journal_dir_check(struct nop_error *err);
+/* s quoted and escaped into buf: its length, 0 if it does not fit */
+size_t nop_json_quote(char *buf, size_t cap, const char *s);
+/* Read kernel memory through /proc/kcore (ELF): 0, or -1 with err. */
+int nop_kcore_read(unsigned long long addr, void *buf, size_t len, struct nop_error *err);
+int nop_ksym_lookup(const char *name, struct nop_ksym *out, struct nop_error *err);
+/* a list file's text holds no entry ("#### no functions ...", "no pid") */
+bool nop_list_empty(const char *text);
+/* one of its lines is exactly entry */
+bool nop_list_has(const char *text, const char *entry);
+/* it holds one of the entries of another list's text */
+bool nop_list_shares(const char *text, const char *entries);
+pid_t nop_probe_group_owner(const char *name);
+const char *nop_resolve_binary(struct nop_resolver *r, unsigned long long addr);
+const char *nop_resolve_comm(struct nop_resolver *r, int pid);
+const char *nop_resolve_sym(struct nop_resolver *r, unsigned long long addr,
+			    unsigned long long *off);
+const struct nop_uprobe *nop_resolve_uprobe(struct nop_resolver *r, unsigned long long addr);
+/* pid's task name from now on (a fork's child, an exec) */
+void nop_resolver_set_comm(struct nop_resolver *r, int pid, const char *comm);
+/* Is pid a task the session traces (set_ftrace_pid, children included)? */
+bool nop_session_traces(struct nop_session *s, int pid);
+/* Another user of the top level (a tracer, filters or pids): 1 and why. */
+int nop_top_level_user(const char *tracing_dir, char *why, size_t len);
+int nop_uprobe_find(const struct nop_uprobes *u, unsigned long long key); /* index or -1 */
+void nop_walk_end(struct nop_walk *w);
+int nop_write_file(const char *path, const char *val, bool append, struct nop_error *err);
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* v in decimal, at least zeros (<= 20) digits, '-' in front if neg:

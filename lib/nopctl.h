@@ -42,6 +42,7 @@ struct nop_error {
 	char msg[1024];
 };
 
+/* err's status, errno and message (printf-style); its remedy reset to none */
 void nop_error_set(struct nop_error *err, enum nop_status st, int sys_errno,
 		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -51,7 +52,9 @@ void nop_error_set(struct nop_error *err, enum nop_status st, int sys_errno,
 /* Check that a function pattern (name or glob) is plain data that cannot
  * be read by the kernel as filter syntax. */
 int nop_pattern_check(const char *pat, struct nop_error *err);
+/* 0 if mod is a module name nopctl writes (no filter syntax), else -1 with err */
 int nop_module_check(const char *mod, struct nop_error *err);
+/* true if pat holds a glob character (*, ?, [) */
 bool nop_pattern_is_glob(const char *pat);
 
 /* ---- user-space functions: BINARY:GLOB, through uprobes ------------- */
@@ -59,6 +62,7 @@ bool nop_pattern_is_glob(const char *pat);
  * hold one). BINARY: a path, or a library name found as the traced
  * program loads it. */
 bool nop_upattern(const char *pat);
+/* BINARY:GLOB into bin (len bytes) and *glob (inside pat); -1 with err if malformed */
 int nop_upattern_split(const char *pat, char *bin, size_t len, const char **glob,
 		       struct nop_error *err);
 /* pid > 0: from its /proc/PID/maps; else for command (may be NULL) as the
@@ -85,7 +89,10 @@ struct nop_ubin {
 	void *elf; /* libelf's handle, open until nop_ubin_free: the code */
 	int fd;
 };
+/* b filled with path's functions (ELF symbols or debug file); 0, or -1
+ * with err; free with nop_ubin_free */
 int nop_ubin_load(const char *path, struct nop_ubin *b, struct nop_error *err);
+/* releases what nop_ubin_load took (not b itself) */
 void nop_ubin_free(struct nop_ubin *b);
 const char *nop_usym_shown(const struct nop_usym *u); /* demangled, else name */
 size_t nop_ubin_count(const struct nop_ubin *b, const char *glob);
@@ -142,6 +149,7 @@ struct nop_uprobes {
  * probe each, once whatever the patterns */
 int nop_uprobes_add(struct nop_uprobes *u, const struct nop_ubin *b, const char *glob, bool entry,
 		    bool ret, struct nop_error *err);
+/* releases u's probes and index (not u itself) */
 void nop_uprobes_free(struct nop_uprobes *u);
 /* What this kernel offers for kernel functions' return values and
  * arguments */
@@ -152,17 +160,18 @@ struct nop_kcaps {
 	bool btf_args;	   /* probe arguments by BTF name (CONFIG_PROBE_EVENTS_BTF_ARGS) */
 	bool func_args;	   /* options/func-args (6.15+): raw values, no strings */
 };
+/* c filled from tracing_dir: which kernel probe mechanisms exist */
 void nop_kcaps_read(const char *tracing_dir, struct nop_kcaps *c);
 /* a return-value probe (ret) and/or an argument probe (args) on the kernel
  * function func (a name from available_filter_functions), by the best
  * mechanism c offers; a function BTF says returns void gets none */
 int nop_kprobes_add(struct nop_uprobes *u, const char *func, const char *module, bool ret,
 		    bool args, const struct nop_kcaps *c, struct nop_error *err);
+/* how many of u's probes are of kind */
 size_t nop_kprobes_count(const struct nop_uprobes *u, enum nop_probe_kind kind);
 /* The address an event of a user function carries (its key) */
 #define NOP_UKEY 0x7ff0000000000000ULL
 #define NOP_UKEY_MASK 0xfff0000000000000ULL
-int nop_uprobe_find(const struct nop_uprobes *u, unsigned long long key); /* index or -1 */
 /* Every probe event defined now (uprobe_events, kprobe_events), nopctl's
  * (owner: its pid) and others' (owner 0); returns how many */
 struct nop_probe_info {
@@ -172,10 +181,10 @@ struct nop_probe_info {
 	pid_t owner;
 };
 typedef void (*nop_probe_fn)(void *ctx, const struct nop_probe_info *p);
+/* fn called for every probe event defined now; returns how many */
 int nop_probes_list(const char *tracing_dir, nop_probe_fn fn, void *ctx);
 /* nopctl's event group for pid's probes, and the owner of a group name */
 void nop_probe_group(char *buf, size_t len, pid_t pid);
-pid_t nop_probe_group_owner(const char *name);
 
 /* ---- traceable functions (available_filter_functions) --------------- */
 struct nop_func {
@@ -187,10 +196,14 @@ struct nop_funcs {
 	size_t n;
 };
 
+/* f filled from available_filter_functions (cached per boot); 0, or -1
+ * with err; free with nop_funcs_free */
 int nop_funcs_load(const char *tracing_dir, struct nop_funcs *f, struct nop_error *err);
-int nop_funcs_parse(const char *text, struct nop_funcs *f, struct nop_error *err);
+/* releases what nop_funcs_load took (not f itself) */
 void nop_funcs_free(struct nop_funcs *f);
+/* true if fn matches the glob pat (and the module mod, NULL: any) */
 bool nop_func_matches(const struct nop_func *fn, const char *pat, const char *mod);
+/* how many functions of f match pat (and mod) */
 size_t nop_funcs_count(const struct nop_funcs *f, const char *pat, const char *mod);
 /* Up to max traceable names close to pat, best first; returns how many. */
 size_t nop_funcs_suggest(const struct nop_funcs *f, const char *pat,
@@ -201,28 +214,24 @@ size_t nop_funcs_suggest(const struct nop_funcs *f, const char *pat,
 struct nop_cpuset {
 	uint64_t bits[NOP_MAX_CPUS / 64];
 };
+/* set from a CPU list ("0-3,6") of CPUs below ncpus; 0, or -1 with err */
 int nop_cpuset_parse(const char *list, int ncpus, struct nop_cpuset *set, struct nop_error *err);
+/* true if cpu is in set */
 bool nop_cpuset_has(const struct nop_cpuset *set, int cpu);
 /* The kernel's tracing_cpumask form: hex, comma every 32 bits. */
-/* set NULL: every one of ncpus CPUs */
-void nop_cpuset_mask(const struct nop_cpuset *set, int ncpus, char *buf, size_t len);
 
 /* ---- tracefs -------------------------------------------------------- */
 /* Find tracefs, mounting it if needed. Returns the directory or NULL. */
 const char *nop_tracefs_dir(struct nop_error *err);
+/* the whole file, NUL-terminated (*len its size if len), malloc'd: the
+ * caller frees; NULL with err */
 char *nop_read_file(const char *path, size_t *len, struct nop_error *err);
 /* strip white space at both ends, in place */
 char *nop_trim(char *s);
 /* A trimmed line of a list file (set_ftrace_filter, set_ftrace_pid...) that
  * is an entry: not blank, not a "#..." comment, not "no pid". */
 bool nop_list_entry(const char *line);
-/* a list file's text holds no entry ("#### no functions ...", "no pid") */
-bool nop_list_empty(const char *text);
-/* one of its lines is exactly entry */
-bool nop_list_has(const char *text, const char *entry);
-/* it holds one of the entries of another list's text */
-bool nop_list_shares(const char *text, const char *entries);
-int nop_write_file(const char *path, const char *val, bool append, struct nop_error *err);
+/* the CPUs the system is configured with (at least 1) */
 int nop_ncpus(void);
 const struct nop_cpuset *nop_online_cpus(void); /* NULL: unknown */
 
@@ -259,11 +268,16 @@ struct nop_session_cfg {
 
 struct nop_session;
 
+/* *s a session as cfg asks (instance, else the top level), journaled; 0,
+ * or -1 with err and nothing changed */
 int nop_session_open(struct nop_session **s, const struct nop_session_cfg *cfg,
 		     struct nop_error *err);
+/* the session traces only these tasks (set_ftrace_pid); 0, or -1 with err */
 int nop_session_set_pids(struct nop_session *s, const pid_t *pids, size_t n,
 			 struct nop_error *err);
+/* tracing on in the session's buffer; 0, or -1 with err */
 int nop_session_start(struct nop_session *s, struct nop_error *err);
+/* tracing off in the session's buffer; 0, or -1 with err */
 int nop_session_stop(struct nop_session *s, struct nop_error *err);
 /* Restores every file the session touched and removes its instance. A
  * file someone else changed while the session ran keeps their value:
@@ -273,8 +287,6 @@ const char *nop_session_dir(const struct nop_session *s); /* buffer dir */
 /* Another user's shared setting that shapes this capture (an instance
  * shares max_graph_depth and tracing_thresh), or NULL. */
 const char *nop_session_note(const struct nop_session *s);
-/* Is pid a task the session traces (set_ftrace_pid, children included)? */
-bool nop_session_traces(struct nop_session *s, int pid);
 /* Does a task of the session's pid list (-p tasks and the children the
  * kernel follows) still run? A zombie has ended. */
 bool nop_session_tasks_alive(struct nop_session *s);
@@ -289,6 +301,8 @@ struct nop_reset_report {
 	int left_files; /* changed by someone since nopctl set them, or not restorable: */
 	char left[1024];
 };
+/* every dead nopctl's journal replayed and its instances removed, counted
+ * in rep; 0, or -1 with err */
 int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
 		    struct nop_error *err);
 
@@ -298,8 +312,6 @@ int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
  *	while (nop_walk_instances(&w, dir)) use(w.name, w.path, w.owner);
  * (nop_walk_end only to stop early). */
 bool nop_owner_alive(pid_t pid); /* its journal is held by a running session */
-void nop_instance_name(char *buf, size_t len, pid_t pid);
-pid_t nop_instance_owner(const char *name); /* of "nopctl-<pid>"; 0: not nopctl's */
 struct nop_walk {
 	void *dir; /* open while walking */
 	char base[4200], name[256], path[4600];
@@ -307,144 +319,32 @@ struct nop_walk {
 };
 bool nop_walk_instances(struct nop_walk *w, const char *tracing_dir); /* every instance */
 bool nop_walk_journals(struct nop_walk *w, const char *journal_dir); /* nopctl's only */
-void nop_walk_end(struct nop_walk *w);
 
 /* Per-CPU lost-event counters from per_cpu/cpuN/stats. */
 struct nop_cpu_stats {
 	unsigned long long entries, overrun, commit_overrun, dropped, read, bytes;
 };
-int nop_cpu_stats_read(const char *buffer_dir, int cpu, struct nop_cpu_stats *st,
-		       struct nop_error *err);
 /* how full the fullest CPU's buffer is, in % of its size (-1: unknown) */
 int nop_buffer_fill(const char *buffer_dir, const struct nop_cpuset *cpus);
 /* the counters summed over the CPUs of a buffer (cpus NULL: all) */
 void nop_buffer_counts(const char *buffer_dir, const struct nop_cpuset *cpus,
 		       struct nop_cpu_stats *sum);
 
-/* ---- decoded events ------------------------------------------------- */
-enum nop_ev_type {
-	NOP_EV_FUNC,  /* function tracer hit */
-	NOP_EV_STACK, /* a stack that could not be attached to its hit */
-	NOP_EV_LOST,  /* events lost before this point on this CPU */
-	NOP_EV_ENTRY, /* function_graph: a function was entered */
-	NOP_EV_EXIT,  /* function_graph: a function returned */
-	NOP_EV_COUNTS, /* a page only counted (nop_stream_set_count_only) */
-	/* a kernel function's return value (ip: the function, retval) or
-	 * arguments (ip, args) from nopctl's probes, joined by the pipeline
-	 * to the call they belong to */
-	NOP_EV_RETVAL,
-	NOP_EV_ARGS,
-	/* a traced task made a task (pid: the parent; child, thread) or
-	 * replaced its image (pid) */
-	NOP_EV_FORK,
-	NOP_EV_EXEC,
-};
-
-struct nop_event {
-	enum nop_ev_type type;
-	int cpu;
-	int pid;
-	int nstack; /* 0 unless FUNC or STACK carries a stack */
-	unsigned long long ts; /* ns, trace clock */
-	unsigned long long ip; /* function_graph: the function */
-	/* ARGS, and the ENTRY or FUNC they were joined to: "TEXT\0JSON",
-	 * e.g. 'dfd=-100, filename="/etc/hostname"' and '{"dfd":-100,...}' */
-	const char *args;
-	union { /* by type: 72 bytes in all, copied once per event */
-		struct { /* FUNC, STACK */
-			unsigned long long parent_ip;
-			const unsigned long long *stack;
-		};
-		struct { /* ENTRY, EXIT: depth is the kernel's */
-			int depth;
-			bool has_retval;
-			bool unwound; /* a user function's EXIT: an exception or a
-					 longjmp took its frame (no return) */
-			union {
-				struct { /* EXIT */
-					unsigned long long calltime, rettime;
-				};
-				struct { /* a user function's ENTRY (uprobe): the
-					  * address it ran at, and its return address */
-					unsigned long long uip, ucaller;
-				};
-			};
-			union {
-				long long retval;
-				/* a user function's ENTRY and EXIT: the stack
-				 * pointer (at the entry, where the return address
-				 * is; after the return, 8 bytes above) */
-				unsigned long long usp;
-			};
-		};
-		long long lost; /* LOST: count, -1 if the kernel did not say */
-		struct { /* FORK */
-			int child;
-			bool thread; /* CLONE_THREAD: a thread of the same process */
-		};
-		struct { /* COUNTS: hits and exits on the page */
-			unsigned long long nfunc, nexit;
-		};
-	};
-};
-
-/* ---- call graphs: function_graph events to calls ------------------- */
-/* Per-task stacks (a task that migrates keeps one tree); an entry whose
- * exit follows at once is a leaf; the kernel's depth resynchronizes the
- * stack after lost events, so a gap never mis-nests what follows. */
-enum nop_gi_kind {
-	NOP_GI_ENTER,  /* a call that has callees: opens a level */
-	NOP_GI_LEAF,   /* a call with no callees, entry and exit at once */
-	NOP_GI_RETURN, /* the end of an ENTER */
-};
-
-struct nop_gitem {
-	enum nop_gi_kind kind;
-	int pid, cpu;
-	int depth; /* in this task's tree, 0 outermost */
-	int npath;
-	bool timed; /* duration known (false: the exit was lost) */
-	bool at_end; /* not timed: still running when the capture ended */
-	bool unwound; /* RETURN, timed: a user call an exception or a longjmp
-			 ended (to when its task was next seen) */
-	bool no_entry; /* an exit whose entry was not seen (began before the
-			  capture, or lost): timed, from the kernel's calltime */
-	/* no_entry: when it began on the buffer's clock (the exit's time stamp
-	 * less its duration): calltime is function_graph's own clock, which
-	 * can run apart from the buffer's (6.1) */
-	unsigned long long began;
-	bool has_retval;
-	bool other_task; /* under -p: a task not traced, in its half of a
-			    context switch (the kernel records those calls) */
-	unsigned long long ts; /* entry time; RETURN: return time */
-	unsigned long long func;
-	unsigned long long duration, self; /* ns, when timed */
-	long long retval;
-	const char *args; /* ENTER, LEAF: as nop_event's (NULL: none) */
-	const unsigned long long *path; /* outermost .. func */
-	/* a user function (ENTER, LEAF, RETURN): the address its entry ran at
-	 * and its return address, as the process had them (0: not known) */
-	unsigned long long uip, ucaller;
-};
 
 
 /* Symbols and task names: the address of a hit to a name, cached. */
 struct nop_resolver;
+/* a resolver for tracing_dir's tasks; NULL with err; free with nop_resolver_free */
 struct nop_resolver *nop_resolver_new(const char *tracing_dir, struct nop_error *err);
+/* kernel symbols read from path now; 0, or -1 with err */
 int nop_resolver_load_kallsyms(struct nop_resolver *r, const char *path, struct nop_error *err);
 /* The same, at the first lookup: a run that names no address never reads
  * the file (a slow one: the kernel formats ~150,000 lines). */
 void nop_resolver_defer_kallsyms(struct nop_resolver *r, const char *path);
-const char *nop_resolve_sym(struct nop_resolver *r, unsigned long long addr,
-			    unsigned long long *off);
-const char *nop_resolve_comm(struct nop_resolver *r, int pid);
-/* pid's task name from now on (a fork's child, an exec) */
-void nop_resolver_set_comm(struct nop_resolver *r, int pid, const char *comm);
 /* user functions (probes' keys): their names, and the binary's base name
  * (NULL for a kernel address) */
 void nop_resolver_set_probes(struct nop_resolver *r, const struct nop_uprobes *u);
-const char *nop_resolve_binary(struct nop_resolver *r, unsigned long long addr);
-const struct nop_uprobe *nop_resolve_uprobe(struct nop_resolver *r, unsigned long long addr);
+/* releases r and its caches */
 void nop_resolver_free(struct nop_resolver *r);
 
 
@@ -454,7 +354,7 @@ struct nop_dat;
  * end, symbols from kallsyms (NULL: /proc/kallsyms) */
 int nop_dat_open(struct nop_dat **w, const char *path, bool overwrite, const char *tracing_dir,
 		 const char *kallsyms, int page_size, struct nop_error *err);
-int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len);
+/* the trace.dat written whole (formats, symbols, options, pages); 0, or -1 with err */
 int nop_dat_finish(struct nop_dat *w, struct nop_error *err);
 /* the session's probe events (group nopctl_<pid>): their formats kept */
 void nop_dat_probes(struct nop_dat *w, const char *group, const struct nop_uprobes *u);
@@ -538,6 +438,7 @@ int nop_source_live(struct nop_source **src, const char *buffer_dir, const struc
  * as it comes (count_now, for -c) or after the capture
  * (nop_pipeline_count_saved) */
 int nop_source_record_to(struct nop_source *src, struct nop_dat *dat, bool count_now);
+/* the ring buffer's page size the source reads */
 int nop_source_page_size(const struct nop_source *src);
 /* the live source decodes the session's probe events (user functions) */
 int nop_source_probes(struct nop_source *src, const char *buffer_dir, const struct nop_uprobes *u,
@@ -546,13 +447,16 @@ int nop_source_probes(struct nop_source *src, const char *buffer_dir, const stru
  * freed before the source is closed */
 int nop_source_file(struct nop_source **src, const char *path, struct nop_resolver **res,
 		    struct nop_error *err);
+/* how many descriptors to poll for new data (0: a file) */
 int nop_source_nfds(const struct nop_source *src);
+/* the i-th descriptor to poll */
 int nop_source_fd(const struct nop_source *src, int i);
 /* live: how long, up to most ms, to wait for the next round: less when a
  * CPU's buffer fills fast enough to be a quarter full sooner */
 int nop_source_wait_ms(const struct nop_source *src, int most);
 /* live: tracing is off; drain until *more is false to have everything */
 void nop_source_end(struct nop_source *src);
+/* releases src, its decoder and its reading state */
 void nop_source_close(struct nop_source *src);
 
 /* ---- the pipeline: a source's events to a sink -----------------------
@@ -592,6 +496,8 @@ struct nop_pipeline_cfg {
 	bool errors;
 };
 struct nop_pipeline;
+/* *p a pipeline as cfg asks (view, filters, stop conditions); 0, or -1
+ * with err; free with nop_pipeline_free */
 int nop_pipeline_new(struct nop_pipeline **p, const struct nop_pipeline_cfg *cfg,
 		     struct nop_error *err);
 /* One round of the source's events; *more: call again. */
@@ -610,6 +516,7 @@ void nop_pipeline_stop(struct nop_pipeline *p, enum nop_stop why, int signo);
 bool nop_pipeline_output_closed(const struct nop_pipeline *p);
 /* -c N reached (whatever stopped the run first) */
 bool nop_pipeline_count_reached(const struct nop_pipeline *p);
+/* why the pipeline stopped (NOP_STOP_NONE while it runs) */
 enum nop_stop nop_pipeline_stopped(const struct nop_pipeline *p);
 /* The events' time span (a file's duration). */
 unsigned long long nop_pipeline_span(const struct nop_pipeline *p);
@@ -617,13 +524,13 @@ unsigned long long nop_pipeline_span(const struct nop_pipeline *p);
  * counters and exit status; the pipeline adds its own counts), flushed.
  * A closed output is no error (| head); a failed one is. */
 int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct nop_error *err);
+/* the counts so far; owned by p */
 const struct nop_summary *nop_pipeline_summary(const struct nop_pipeline *p);
+/* releases p, its sink and its engines (the output FILE stays the caller's) */
 void nop_pipeline_free(struct nop_pipeline *p);
 
 /* JSON string escaping (RFC 8259), used by every JSON writer. */
 void nop_json_str(FILE *out, const char *s);
-/* s quoted and escaped into buf: its length, 0 if it does not fit */
-size_t nop_json_quote(char *buf, size_t cap, const char *s);
 
 /* One print call per field, for text and JSON alike: in JSON mode the key
  * and value, in text mode the value through the text format (nothing when
@@ -640,25 +547,18 @@ struct nop_fields {
 	char own[1024];
 };
 
+/* starts a record on out: text, or a JSON object when json */
 void nop_fields_open(struct nop_fields *f, FILE *out, bool json);
-/* JSON built on at buf + len (cap bytes in all): close leaves the line
- * there and f->len says where it ends; a full buffer is written to out
- * whole, so what was in it keeps its order */
-void nop_fields_open_at(struct nop_fields *f, FILE *out, char *buf, size_t len, size_t cap);
+/* ends the record (newline; the JSON object closed) and writes it */
 void nop_fields_close(struct nop_fields *f);
+/* a number: JSON "key":v, text fmt with v (NULL fmt: JSON only) */
 void nop_field_u64(struct nop_fields *f, const char *key, const char *fmt, unsigned long long v);
+/* a signed number, as nop_field_u64 */
 void nop_field_i64(struct nop_fields *f, const char *key, const char *fmt, long long v);
+/* a string: JSON "key":"v" quoted, text fmt with v (NULL fmt: JSON only) */
 void nop_field_str(struct nop_fields *f, const char *key, const char *fmt, const char *v);
-void nop_field_ts(struct nop_fields *f, const char *key, unsigned long long ns);
 /* text: fmt as it is (no conversion), or nothing when NULL */
 void nop_field_bool(struct nop_fields *f, const char *key, const char *fmt, bool v);
-/* JSON only: a value already in JSON (an object nopctl built) */
-void nop_field_json(struct nop_fields *f, const char *key, const char *json);
-/* JSON only: a string already quoted (nop_json_quote), len bytes */
-void nop_field_quoted(struct nop_fields *f, const char *key, const char *q, size_t len);
-void nop_field_array_open(struct nop_fields *f, const char *key);
-void nop_field_item_str(struct nop_fields *f, const char *fmt, const char *v);
-void nop_field_array_close(struct nop_fields *f);
 
 /* ---- kernel symbols ----------------------------------------------------- */
 #define NOP_KSYM_CLONES 8
@@ -670,7 +570,6 @@ struct nop_ksym {
 	int nclones;		 /* name.isra.0, name.constprop.0, ... */
 	char clones[NOP_KSYM_CLONES][128];
 };
-int nop_ksym_lookup(const char *name, struct nop_ksym *out, struct nop_error *err);
 /* "none", "integrity", "confidentiality"; "absent" (no lockdown LSM) or
  * "unknown" (securityfs unreadable and not on the kernel command line) */
 const char *nop_lockdown_mode(void);
@@ -690,9 +589,6 @@ typedef void (*nop_finding_fn)(void *ctx, const struct nop_finding *f);
  * PATTERN's; leaves tracefs, and its mount, as it found them. */
 int nop_doctor(const char *const *patterns, size_t n, nop_finding_fn fn, void *ctx);
 
-/* Another user of the top level (a tracer, filters or pids): 1 and why. */
-int nop_top_level_user(const char *tracing_dir, char *why, size_t len);
-int nop_journal_dir_check(struct nop_error *err);
 /* The nopctl that holds the top level now (its top-level.lock): its pid,
  * 0 if none does. */
 int nop_top_level_holder(void);
@@ -713,10 +609,10 @@ struct nop_site {
 	char target_sym[160];	      /* "ftrace_caller+0x0" or "" */
 	char enabled[512];	      /* its enabled_functions record, "" if none */
 };
+/* s as a word ("nop", "call", ...); static */
 const char *nop_site_state_name(enum nop_site_state s);
+/* site filled with func's patch site as the CPU sees it (/proc/kcore); 0, or -1 with err */
 int nop_inspect(const char *tracing_dir, const char *func, struct nop_site *site,
 		struct nop_error *err);
-/* Read kernel memory through /proc/kcore (ELF): 0, or -1 with err. */
-int nop_kcore_read(unsigned long long addr, void *buf, size_t len, struct nop_error *err);
 
 #endif

@@ -2,7 +2,7 @@
 # layers.sh BUILD - the library's areas call one way: a file in lib/AREA
 # may call functions defined in its own area and in the areas before it in
 # AREAS, never in one after it; cmd/ includes nothing of lib/ but
-# nopctl.h. Read from the objects' symbols (nm), so a call counts whatever
+# nopctl.h, and nopctl.h declares no function cmd/ does not call. Read from the objects' symbols (nm), so a call counts whatever
 # header declared it. KNOWN lists the calls against the order that stand
 # until the boundary they cross is mended (the trace.dat writer decodes
 # its pages once, after the capture, to keep only the kernel symbols they
@@ -57,6 +57,10 @@ done >> "$tmp/new"
 if grep -n '#include "' cmd/*.c cmd/*.h | grep -v -e '"cmd.h"' -e '"run.h"' -e '"../lib/nopctl.h"' > "$tmp/inc"; then
 	sed 's/^/layers: cmd\/ includes more of lib\/ than nopctl.h: /' "$tmp/inc" >> "$tmp/new"
 fi
+# nopctl.h declares what cmd/ calls, and nothing else (internal.h the rest)
+grep -oE '\bnop_[a-z0-9_]+ *\(' lib/nopctl.h | sed 's/ *($//' | sort -u > "$tmp/public"
+for o in "$build"/cmd/*.o; do nm -u "$o"; done | awk '{ print $2 }' | sort -u > "$tmp/cmduse"
+comm -23 "$tmp/public" "$tmp/cmduse" | sed 's/^/layers: nopctl.h declares what cmd\/ never calls (move it to internal.h): /' >> "$tmp/new"
 if [ -s "$tmp/new" ]; then
 	cat "$tmp/new"
 	exit 1
