@@ -580,7 +580,12 @@ int nop_journal_probe(struct nop_journal *j, const char *ge, struct nop_error *e
  * delete it. */
 int nop_journal_finish(struct nop_journal *j, struct nop_replay *rep, struct nop_error *err);
 /* a journal nobody holds (EBUSY if one is), or one whose lock we hold */
+const char *nop_journal_path(const struct nop_journal *j);
+int nop_journal_fd(const struct nop_journal *j);
+void nop_journal_release(struct nop_journal *j); /* closed (lock released) and freed */
 int nop_journal_replay(const char *path, struct nop_replay *rep, struct nop_error *err);
+/* the same, 1 (nothing done) when a running nopctl holds it */
+int nop_journal_replay_unheld(const char *path, struct nop_replay *rep, struct nop_error *err);
 int nop_journal_replay_locked(const char *path, int fd, struct nop_replay *rep,
 			      struct nop_error *err);
 /* one line appended to the journal open on fd (and synced); -1 + errno */

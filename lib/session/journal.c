@@ -149,17 +149,24 @@ int nop_journal_holds(struct nop_journal *j, const char *rel, const char *now,
 	return journal_hex(j, "holds", rel, now, err);
 }
 
-/* The session's own journal, replayed while its lock is still held. */
-int nop_journal_finish(struct nop_journal *j, struct nop_replay *rep, struct nop_error *err)
+/* the journal's file and descriptor (its lock), for its replay */
+const char *nop_journal_path(const struct nop_journal *j)
 {
-	int ret;
+	return j->path;
+}
 
+int nop_journal_fd(const struct nop_journal *j)
+{
+	return j->fd;
+}
+
+/* the lock released, the file kept (replayed or left for reset) */
+void nop_journal_release(struct nop_journal *j)
+{
 	if (!j)
-		return 0;
-	ret = nop_journal_replay_locked(j->path, j->fd, rep, err);
+		return;
 	close(j->fd);
 	free(j);
-	return ret;
 }
 
 /* Is the journal of pid held by a live session? */

@@ -40,16 +40,6 @@ static bool pids_still_ours(const char *now, const char *holds)
 	return nop_list_empty(holds) || nop_list_shares(now, holds) || nop_list_empty(now);
 }
 
-void nop_replay_left(struct nop_replay *rep, const char *rel, const char *why)
-{
-	size_t off = strlen(rep->left);
-
-	rep->nleft++;
-	if (off < sizeof(rep->left) - 1)
-		snprintf(rep->left + off, sizeof(rep->left) - off, "%s%s (%s)", off ? "; " : "", rel,
-			 why);
-}
-
 /* Does the file still hold what nopctl wrote (or was it never written,
  * or cut in the middle of a write)? */
 static bool still_ours(const char *tracing, const char *rel, const struct jfile *f)
@@ -237,7 +227,7 @@ int nop_journal_replay_locked(const char *path, int fd, struct nop_replay *rep,
 
 /* A journal nobody holds: taken (a second nopctl starting at the same
  * moment finds it held and leaves it), replayed, removed. 1: held. */
-static int replay_unheld(const char *path, struct nop_replay *rep, struct nop_error *err)
+int nop_journal_replay_unheld(const char *path, struct nop_replay *rep, struct nop_error *err)
 {
 	int fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC), ret;
 
@@ -258,93 +248,21 @@ static int replay_unheld(const char *path, struct nop_replay *rep, struct nop_er
 
 int nop_journal_replay(const char *path, struct nop_replay *rep, struct nop_error *err)
 {
-	int ret = replay_unheld(path, rep, err);
+	int ret = nop_journal_replay_unheld(path, rep, err);
 
 	if (ret == 1)
 		nop_error_set(err, NOP_EBUSY, 0, "%s belongs to a running nopctl", path);
 	return ret ? -1 : 0;
 }
 
-/* Every journal of a nopctl that no longer runs, replayed; live ones
- * counted. Only from a journal directory that passes the checks. */
-static int replay_stale(struct nop_reset_report *rep, struct nop_error *err)
+/* The session's own journal, replayed while its lock is still held. */
+int nop_journal_finish(struct nop_journal *j, struct nop_replay *rep, struct nop_error *err)
 {
-	struct nop_walk w = { 0 };
-	struct nop_error e2;
-	int ret = 0;
-
-	if (nop_journal_dir_check(&e2) < 0)
-		return 0;
-	while (nop_walk_journals(&w, nop_journal_dir())) {
-		struct nop_replay r = { 0 };
-		int one = replay_unheld(w.path, &r, &e2);
-
-		if (one == 1) {
-			rep->live_sessions++;
-			continue;
-		}
-		rep->removed_instances += r.instances;
-		rep->left_files += r.nleft;
-		if (r.left[0]) {
-			size_t off = strlen(rep->left);
-
-			snprintf(rep->left + off, sizeof(rep->left) - off, "%spid %d: %s",
-				 off ? "; " : "", (int)w.owner, r.left);
-		}
-		if (one < 0 && ret == 0) {
-			*err = e2;
-			ret = -1;
-		}
-		rep->restored_journals++;
-	}
-	return ret;
-}
-
-int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
-		    struct nop_error *err)
-{
-	struct nop_walk w = { 0 };
-	struct nop_error e2;
 	int ret;
 
-	memset(rep, 0, sizeof(*rep));
-	ret = replay_stale(rep, err);
-	/* shared settings whose users all died go back with them */
-	if (nop_journal_dir_check(&e2) == 0) {
-		struct nop_replay r = { 0 };
-		size_t off = strlen(rep->left);
-
-		if (nop_shared_release(tracing_dir, 0, &r, &e2) < 0 && ret == 0) {
-			*err = e2;
-			ret = -1;
-		}
-		rep->left_files += r.nleft;
-		if (r.left[0])
-			snprintf(rep->left + off, sizeof(rep->left) - off, "%sshared: %s",
-				 off ? "; " : "", r.left);
-	}
-	while (nop_walk_instances(&w, tracing_dir)) {
-		if (!w.owner || w.owner == getpid() || nop_owner_alive(w.owner))
-			continue;
-		if (nop_instance_remove(tracing_dir, w.name, &e2) < 0) {
-			if (ret == 0)
-				*err = e2;
-			ret = -1;
-		} else {
-			rep->removed_instances++;
-		}
-	}
-	{
-		/* probes of a nopctl whose journal did not name them */
-		struct nop_replay r = { 0 };
-		size_t off = strlen(rep->left);
-
-		if (nop_probes_reset_stale(tracing_dir, &r, ret ? &e2 : err) < 0)
-			ret = -1;
-		rep->left_files += r.nleft;
-		if (r.left[0])
-			snprintf(rep->left + off, sizeof(rep->left) - off, "%sprobes: %s",
-				 off ? "; " : "", r.left);
-	}
+	if (!j)
+		return 0;
+	ret = nop_journal_replay_locked(nop_journal_path(j), nop_journal_fd(j), rep, err);
+	nop_journal_release(j);
 	return ret;
 }
