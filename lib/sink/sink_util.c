@@ -146,12 +146,3 @@ void nop_fmt_duration(char *buf, size_t len, unsigned long long ns)
 	else
 		snprintf(buf, len, "%llu.%03llu %s", ns / div, ns % div * 1000 / div, units[u]);
 }
-
-/* Pictures keep their output to themselves: the run's summary goes to
- * the diagnostic stream as text. */
-int nop_summary_to_diag(struct nop_sink *s, const struct nop_summary *sum)
-{
-	struct nop_sink text = { .enc = NOP_ENC_TEXT, .diag = s->diag, .quiet = s->quiet };
-
-	return nop_summary_write(&text, sum);
-}

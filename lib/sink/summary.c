@@ -70,3 +70,12 @@ int nop_summary_write(struct nop_sink *s, const struct nop_summary *sum)
 	nop_fields_close(&f);
 	return 0;
 }
+
+/* Pictures keep their output to themselves: the run's summary goes to
+ * the diagnostic stream as text. */
+int nop_summary_to_diag(struct nop_sink *s, const struct nop_summary *sum)
+{
+	struct nop_sink text = { .enc = NOP_ENC_TEXT, .diag = s->diag, .quiet = s->quiet };
+
+	return nop_summary_write(&text, sum);
+}
