@@ -57,6 +57,23 @@ done >> "$tmp/new"
 if grep -n '#include "' cmd/*.c cmd/*.h | grep -v -e '"cmd.h"' -e '"run.h"' -e '"../lib/nopctl.h"' > "$tmp/inc"; then
 	sed 's/^/layers: cmd\/ includes more of lib\/ than nopctl.h: /' "$tmp/inc" >> "$tmp/new"
 fi
+# includes point the same way: a file of lib/AREA includes the headers of
+# its area and of those before it (KNOWN's calls excepted), never
+# internal.h, which is the tests' and fuzz targets' view of all of them
+for f in lib/*/*.c lib/*/*.h; do
+	fa=${f#lib/}
+	fa=${fa%%/*}
+	grep -o '^#include "[^"]*"' "$f" | sed 's/^#include "//; s/"$//' | while read -r inc; do
+		case $inc in
+		internal.h) echo "layers: $f includes internal.h: include its area's header" ;;
+		*/*)
+			ia=${inc%%/*}
+			[ "$(rank "$fa")" -ge "$(rank "$ia")" ] && continue
+			echo "$KNOWN" | grep -q "^${fa}/$(basename "$f" .c) -> ${ia}/" && continue
+			echo "layers: $f includes $inc, of a later area (lib/README.md: the order)" ;;
+		esac
+	done
+done >> "$tmp/new"
 # nopctl.h declares what cmd/ calls, and nothing else (internal.h the rest)
 grep -oE '\bnop_[a-z0-9_]+ *\(' lib/nopctl.h | sed 's/ *($//' | sort -u > "$tmp/public"
 for o in "$build"/cmd/*.o; do nm -u "$o"; done | awk '{ print $2 }' | sort -u > "$tmp/cmduse"

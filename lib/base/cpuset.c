@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "base/base.h"
 
 static void cpu_set(struct nop_cpuset *set, int cpu)
 {

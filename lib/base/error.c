@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base/base.h"
 
 void nop_error_set(struct nop_error *err, enum nop_status st, int sys_errno,
 		   const char *fmt, ...)

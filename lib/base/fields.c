@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "internal.h"
+#include "base/base.h"
 
 /* JSON lines are most of what a report writes: a line is built
  * in the fields' buffer (plain runs copied whole, numbers converted here)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base/base.h"
 
 /* A read asks for at most this much, not for all of the buffer's free
  * room: /sys gives 4 KiB a read whatever is asked, and valgrind checks all

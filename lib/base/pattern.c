@@ -7,7 +7,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "internal.h"
+#include "base/base.h"
 
 static bool sym_char(unsigned char c)
 {

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base/base.h"
 
 static const char *journal_dir = "/run/nopctl";
 

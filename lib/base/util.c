@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base/base.h"
 
 void *nop_zalloc(size_t size, struct nop_error *err)
 {

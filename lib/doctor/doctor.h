@@ -1,8 +1,14 @@
-/* doctor.h - private to doctor*.c: the state of one doctor run. */
+/* doctor/doctor.h - the doctor area of libnopctl: /proc/kcore for
+ * inspect, and the state of one doctor run (doctor*.c). */
 #ifndef NOPCTL_DOCTOR_H
 #define NOPCTL_DOCTOR_H
 
-#include "internal.h"
+#include "pipeline/pipeline.h"
+
+/* Read kernel memory through /proc/kcore (ELF): 0, or -1 with err. */
+int nop_kcore_read(unsigned long long addr, void *buf, size_t len, struct nop_error *err);
+
+extern const char *nop_kcore_path; /* /proc/kcore; tests point it elsewhere */
 
 struct doc {
 	nop_finding_fn fn;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "doctor/doctor.h"
 
 static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };

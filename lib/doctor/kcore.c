@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "doctor/doctor.h"
 
 const char *nop_kcore_path = "/proc/kcore";
 

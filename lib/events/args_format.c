@@ -13,7 +13,7 @@
 
 #include <traceevent/event-parse.h>
 
-#include "internal.h"
+#include "events/events.h"
 
 struct out {
 	char *p;

@@ -5,7 +5,7 @@
 
 #include <traceevent/event-parse.h>
 
-#include "internal.h"
+#include "events/events.h"
 
 struct nop_decoder {
 	struct tep_handle *tep;

@@ -12,7 +12,7 @@
 
 #include <traceevent/event-parse.h>
 
-#include "internal.h"
+#include "events/events.h"
 
 #define SYM_CACHE 4096 /* power of two */
 #define COMM_SLOTS 4096

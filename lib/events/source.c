@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "events/events.h"
 
 void *nop_source_new(size_t size, const struct nop_source_ops *ops, struct nop_error *err)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "events/events.h"
 
 struct dat {
 	struct nop_stream_source s; /* first: a stream source */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "events/events.h"
 
 static int live_nfds(const struct nop_source *s)
 {

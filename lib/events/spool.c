@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "events/events.h"
 
 void nop_pagepool_init(struct nop_pagepool *p, size_t page_size)
 {

@@ -5,7 +5,7 @@
 
 #include <sys/types.h>
 
-#include "internal.h"
+#include "events/events.h"
 
 #define SPOOL_PAGES 1024 /* 4 MB of 4 KB pages per CPU and call: a bounded read */
 #define DECODE_PAGES 4 /* per CPU and call: the caller keeps control */

@@ -4,7 +4,7 @@
 #ifndef NOPCTL_CALLGRAPH_H
 #define NOPCTL_CALLGRAPH_H
 
-#include "internal.h"
+#include "graph/graph.h"
 
 struct frame {
 	unsigned long long entry_ts, child_ns;

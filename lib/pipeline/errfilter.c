@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pipeline/pipeline.h"
 
 struct held_item {
 	struct nop_gitem gi; /* path and args: owned copies */

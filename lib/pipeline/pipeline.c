@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pipeline/pipeline.h"
 
 struct nop_pipeline {
 	struct nop_pipeline_cfg cfg;

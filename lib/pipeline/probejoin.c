@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pipeline/pipeline.h"
 
 /* a task's last arguments are kept until their call's item is out of the
  * call-graph engine (at its first callee or its exit): a ring, as the

@@ -10,7 +10,7 @@
 
 #include <bpf/btf.h>
 
-#include "internal.h"
+#include "probes/probes.h"
 
 /* typedefs, const, volatile, type tags: the type under them */
 static const struct btf_type *strip(const struct btf *b, __u32 *id)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "probes/probes.h"
 
 static bool readme_has(const char *tracing_dir, const char *what)
 {

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "probes/probes.h"
 
 /* "libc" names libc.so.6, "libstdc++" libstdc++.so.6, "libssl.so.3" itself:
  * the file name is the library name followed by ".so" (or is it) */

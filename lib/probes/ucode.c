@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "probes/probes.h"
 
 /* a prefix the kernel's uprobes refuse (is_prefix_bad) */
 static bool refused_prefix(const cs_insn *in)

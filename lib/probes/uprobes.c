@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "probes/probes.h"
 
 bool nop_upattern(const char *pat)
 {

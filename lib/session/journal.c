@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "session/session.h"
 
 struct nop_journal {
 	int fd;

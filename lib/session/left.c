@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "session/session.h"
 
 void nop_replay_left(struct nop_replay *rep, const char *rel, const char *why)
 {

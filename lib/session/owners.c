@@ -11,7 +11,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "session/session.h"
 
 bool nop_lock_held(const char *path)
 {

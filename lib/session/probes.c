@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "session/session.h"
 
 static int write_def(const char *tracing_dir, const char *file, const char *def, struct nop_error *err)
 {

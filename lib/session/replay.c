@@ -17,7 +17,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "session/session.h"
 
 enum mark { NEVER_WRITTEN, WRITING, HOLDS };
 

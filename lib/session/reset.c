@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "session/session.h"
 
 /* one replay's files left as they are, into the report, after whose */
 static void left_add(struct nop_reset_report *rep, const char *whose, const struct nop_replay *r)

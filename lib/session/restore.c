@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "session/session.h"
 
 static bool is_list_file(const char *rel)
 {

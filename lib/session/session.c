@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "session/session.h"
 
 const char *const nop_process_events[NOP_NPROCESS_EVENTS] = { "task/task_newtask", "sched/sched_process_exec" };
 

@@ -23,7 +23,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "session/session.h"
 
 #define MAX_SETTINGS 32
 #define MAX_USERS 64

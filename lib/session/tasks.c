@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "session/session.h"
 
 bool nop_pid_listed(const char *list, int pid)
 {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "session/session.h"
 
 int nop_top_level_user(const char *dir, char *why, size_t len)
 {

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "internal.h"
+#include "sink/sink.h"
 
 int nop_sink_init(struct nop_sink *s, const struct nop_sink_cfg *cfg, struct nop_error *err)
 {

@@ -3,7 +3,7 @@
  * a thread-name record for each task. */
 #include <stdlib.h>
 
-#include "internal.h"
+#include "sink/sink.h"
 
 struct chrome {
 	bool started;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "sink/sink.h"
 
 #define PER_CALL_MAX 2000
 

@@ -3,7 +3,7 @@
  * of its last function, so all lines sum to the time of the roots. */
 #include <string.h>
 
-#include "internal.h"
+#include "sink/sink.h"
 
 static int folded_graph(struct nop_sink *s, const struct nop_gitem *gi)
 {

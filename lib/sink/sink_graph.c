@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "internal.h"
+#include "sink/sink.h"
 
 /* The kernel's markers for long calls, in front of the duration. */
 static char marker(unsigned long long ns)

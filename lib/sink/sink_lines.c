@@ -3,7 +3,7 @@
  * the same calls. JSON keys are documented in nopctl(1). */
 #include <string.h>
 
-#include "internal.h"
+#include "sink/sink.h"
 
 /* kernel/trace/trace.h: newer kernels record ftrace's trampoline in a
  * stack as this marker (INT_MAX) */

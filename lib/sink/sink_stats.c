@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "sink/sink.h"
 
 #define SUB 8 /* steps per power of two */
 #define NBUCKETS (16 + 60 * SUB)

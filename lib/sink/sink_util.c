@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "sink/sink.h"
 
 int nop_sink_priv(struct nop_sink *s, size_t size, struct nop_error *err)
 {

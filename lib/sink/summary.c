@@ -3,7 +3,7 @@
  * stream, or one JSON object on the output). */
 #include <stdio.h>
 
-#include "internal.h"
+#include "sink/sink.h"
 
 int nop_summary_write(struct nop_sink *s, const struct nop_summary *sum)
 {

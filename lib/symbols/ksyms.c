@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "symbols/symbols.h"
 
 /* hex digit values, -1 for anything else */
 static signed char hexval[256];

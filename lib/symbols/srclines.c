@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "symbols/symbols.h"
 
 struct dwbin {
 	char *path;

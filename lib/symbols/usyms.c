@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "symbols/symbols.h"
 
 /* a GCC .cold fragment: NAME.cold or NAME.cold.N */
 bool nop_usym_fragment(const struct nop_usym *s)

@@ -7,7 +7,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "internal.h"
+#include "tracedat/tracedat.h"
 
 int nop_zalg_by_name(const char *name)
 {

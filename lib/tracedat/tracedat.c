@@ -12,7 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+/* the one file that reaches an area above its own: it decodes its pages
+ * once, after the capture, to keep the kernel symbols they name */
+#include "events/events.h"
 
 struct nop_dat {
 	int fd;

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "tracedat/tracedat.h"
 
 /* per CPU: 64 KB holds about 9 of trace-cmd's chunks (155 preads for
  * that 9.6 MB file) and keeps a 256-CPU file's windows at 16 MB */

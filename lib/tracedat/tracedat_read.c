@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "tracedat/tracedat.h"
 
 #define MAX_SECTIONS 256 /* options sections, buffers: far more than any writer makes */
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "tracedat/tracedat.h"
 
 /* a's slot in a table of cap (a power of 2): where it is, or the empty
  * one (0) where it goes */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "tracefs/tracefs.h"
 
 int nop_cpu_stats_read(const char *buffer_dir, int cpu, struct nop_cpu_stats *st,
 		       struct nop_error *err)

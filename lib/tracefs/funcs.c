@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "tracefs/tracefs.h"
 
 int nop_funcs_parse(const char *text, struct nop_funcs *f, struct nop_error *err)
 {

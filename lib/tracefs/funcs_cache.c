@@ -18,7 +18,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "tracefs/tracefs.h"
 
 static unsigned long long fnv(unsigned long long h, const char *s)
 {

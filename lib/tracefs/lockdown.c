@@ -10,7 +10,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "tracefs/tracefs.h"
 
 static const char secfs_dir[] = "/sys/kernel/security";
 

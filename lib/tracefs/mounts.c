@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "tracefs/tracefs.h"
 
 bool nop_mounted(const char *fstype, char *dir, size_t len)
 {

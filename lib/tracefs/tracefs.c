@@ -8,7 +8,7 @@
 
 #include <tracefs.h>
 
-#include "internal.h"
+#include "tracefs/tracefs.h"
 
 /* where the kernel lists its symbols (tests point it at a file) */
 const char *nop_kallsyms_path = "/proc/kallsyms";

@@ -1,0 +1,315 @@
+/* events/events.h - the events area of libnopctl: pages to time-ordered
+ * events: decoder, sources, the live and file streams, the resolver, user
+ * calls. Its header includes the one of the area before it (lib/README.md:
+ * the order): a file sees its own area and those below, never one above. */
+#ifndef NOPCTL_AREA_EVENTS_H
+#define NOPCTL_AREA_EVENTS_H
+
+#include "tracedat/tracedat.h"
+
+/* decoded events */
+enum nop_ev_type {
+	NOP_EV_FUNC,  /* function tracer hit */
+	NOP_EV_STACK, /* a stack that could not be attached to its hit */
+	NOP_EV_LOST,  /* events lost before this point on this CPU */
+	NOP_EV_ENTRY, /* function_graph: a function was entered */
+	NOP_EV_EXIT,  /* function_graph: a function returned */
+	NOP_EV_COUNTS, /* a page only counted (nop_stream_set_count_only) */
+	/* a kernel function's return value (ip: the function, retval) or
+	 * arguments (ip, args) from nopctl's probes, joined by the pipeline
+	 * to the call they belong to */
+	NOP_EV_RETVAL,
+	NOP_EV_ARGS,
+	/* a traced task made a task (pid: the parent; child, thread) or
+	 * replaced its image (pid) */
+	NOP_EV_FORK,
+	NOP_EV_EXEC,
+};
+
+struct nop_event {
+	enum nop_ev_type type;
+	int cpu;
+	int pid;
+	int nstack; /* 0 unless FUNC or STACK carries a stack */
+	unsigned long long ts; /* ns, trace clock */
+	unsigned long long ip; /* function_graph: the function */
+	/* ARGS, and the ENTRY or FUNC they were joined to: "TEXT\0JSON",
+	 * e.g. 'dfd=-100, filename="/etc/hostname"' and '{"dfd":-100,...}' */
+	const char *args;
+	union { /* by type: 72 bytes in all, copied once per event */
+		struct { /* FUNC, STACK */
+			unsigned long long parent_ip;
+			const unsigned long long *stack;
+		};
+		struct { /* ENTRY, EXIT: depth is the kernel's */
+			int depth;
+			bool has_retval;
+			bool unwound; /* a user function's EXIT: an exception or a
+					 longjmp took its frame (no return) */
+			union {
+				struct { /* EXIT */
+					unsigned long long calltime, rettime;
+				};
+				struct { /* a user function's ENTRY (uprobe): the
+					  * address it ran at, and its return address */
+					unsigned long long uip, ucaller;
+				};
+			};
+			union {
+				long long retval;
+				/* a user function's ENTRY and EXIT: the stack
+				 * pointer (at the entry, where the return address
+				 * is; after the return, 8 bytes above) */
+				unsigned long long usp;
+			};
+		};
+		long long lost; /* LOST: count, -1 if the kernel did not say */
+		struct { /* FORK */
+			int child;
+			bool thread; /* CLONE_THREAD: a thread of the same process */
+		};
+		struct { /* COUNTS: hits and exits on the page */
+			unsigned long long nfunc, nexit;
+		};
+	};
+};
+
+const char *nop_resolve_binary(struct nop_resolver *r, unsigned long long addr);
+
+const char *nop_resolve_comm(struct nop_resolver *r, int pid);
+
+const char *nop_resolve_sym(struct nop_resolver *r, unsigned long long addr,
+			    unsigned long long *off);
+
+const struct nop_uprobe *nop_resolve_uprobe(struct nop_resolver *r, unsigned long long addr);
+
+/* pid's task name from now on (a fork's child, an exec) */
+void nop_resolver_set_comm(struct nop_resolver *r, int pid, const char *comm);
+
+/* User functions' entries and exits given a depth and their call's start
+ * (ucalls.c), to fn: the event, after the exits of the calls it shows
+ * ended (unwound ones marked). Returns 0, fn's first non-zero result, or
+ * -errno; an exit whose entry was not seen is left out, counted */
+struct nop_ucalls;
+
+typedef bool (*nop_uroot_fn)(void *ctx, unsigned long long key);
+
+typedef int (*nop_ucall_fn)(void *ctx, struct nop_event *ev);
+
+/* is_root NULL: every call; else only calls inside a root's */
+struct nop_ucalls *nop_ucalls_new(nop_uroot_fn is_root, void *ctx);
+
+int nop_ucalls_place(struct nop_ucalls *u, const struct nop_event *ev, nop_ucall_fn fn, void *ctx);
+
+/* a FORK (the child inside its parent's root, if the parent is) or an
+ * EXEC (the task's open calls end, unwound) */
+int nop_ucalls_process(struct nop_ucalls *u, const struct nop_event *ev, nop_ucall_fn fn, void *ctx);
+
+void nop_ucalls_max_depth(struct nop_ucalls *u, int depth); /* -D (0: no limit) */
+
+unsigned long long nop_ucalls_unmatched(const struct nop_ucalls *u);
+
+void nop_ucalls_free(struct nop_ucalls *u);
+
+/* Names from a recorded file's handle (kallsyms and cmdlines it carries). */
+/* the probes set with nop_resolver_set_probes (a recording's, for report) */
+const struct nop_uprobes *nop_resolver_probes(const struct nop_resolver *r);
+
+/* The raw-page decoder: event formats from <tracing_dir>/events. */
+struct nop_decoder;
+
+struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *err);
+
+void nop_decoder_free(struct nop_decoder *d);
+
+int nop_decoder_page_size(const struct nop_decoder *d);
+
+typedef int (*nop_emit_fn)(void *ctx, const struct nop_event *ev);
+
+/* Decode one sub-buffer (page) of a CPU's ring buffer into events. */
+int nop_decode_page(struct nop_decoder *d, int cpu, void *page,
+		    nop_emit_fn emit, void *ctx);
+
+/* The same walk, but the records are only counted: one NOP_EV_COUNTS per
+ * page (and NOP_EV_LOST as nop_decode_page gives it). */
+int nop_count_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx);
+
+/* One of the two (count: nop_count_page), a damaged page becoming a
+ * NOP_EV_LOST mark (count -1) after what it held before the damage: the
+ * live stream's and a recording's after-capture count alike */
+int nop_page_events(struct nop_decoder *d, int cpu, void *page, bool count, nop_emit_fn emit,
+		    void *ctx);
+
+/* Until called again with NULLs: funcgraph entries and exits are appended
+ * to the array *arr (*n of *cap, grown with nop_grow) instead of passed to
+ * emit, which must append everything else to that array as well (the
+ * order of the page is kept) */
+void nop_decoder_append_to(struct nop_decoder *d, struct nop_event **arr, size_t *n, size_t *cap);
+
+/* the function hit a decoder still holds (the end of the data) */
+int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx);
+
+/* their formats from dir/events, where the kernel has them */
+int nop_decoder_add_process_events(struct nop_decoder *d, const char *dir, struct nop_error *err);
+
+int nop_decoder_add_probes(struct nop_decoder *d, const char *dir, const char *group,
+			   const struct nop_uprobes *u, struct nop_error *err);
+
+/* a recording's probe events (system nopctl_<pid>) into u, decoded */
+int nop_decoder_recorded_probes(struct nop_decoder *d, struct nop_uprobes *u, const char *binaries,
+				struct nop_error *err);
+
+/* an argument probe's record to "TEXT\0JSON" in *buf (grown as needed);
+ * NULL: out of memory */
+struct tep_event;
+
+const char *nop_args_format(struct tep_event *ev, const char *after, const void *rec, int size, bool native,
+			    char **buf, size_t *cap);
+
+/* arguments as the probes' values carry them, "TEXT\0JSON\0": their
+ * size in bytes, and the JSON half */
+static inline size_t nop_args_size(const char *a)
+{
+	size_t n = strlen(a) + 1;
+
+	return n + strlen(a + n) + 1;
+}
+
+static inline const char *nop_args_json(const char *a)
+{
+	return a + strlen(a) + 1;
+}
+
+/* the stream: every CPU's trace_pipe_raw, merged by time */
+struct nop_stream;
+
+int nop_stream_open(struct nop_stream **st, struct nop_decoder *d, const char *buffer_dir,
+		    const struct nop_cpuset *cpus, struct nop_error *err);
+
+/* Feed pre-recorded pages instead of a live buffer (tests, reports). */
+int nop_stream_open_files(struct nop_stream **st, struct nop_decoder *d,
+			  const char **paths, const int *cpus, int n, struct nop_error *err);
+
+/* up: the functions of the recording's probe events (nopctl's groups) */
+struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop_uprobes *up,
+					 struct nop_error *err);
+
+struct nop_resolver *nop_resolver_from_dat(const struct nop_dat_in *in, struct nop_error *err);
+
+int nop_stream_open_dat(struct nop_stream **st, struct nop_decoder *d, const struct nop_dat_in *in,
+			struct nop_error *err);
+
+int nop_stream_nfds(const struct nop_stream *st);
+
+int nop_stream_fd(const struct nop_stream *st, int i);
+
+/* Read a bounded round of what every CPU has and emit it in timestamp
+ * order; *more says whether a CPU may have more (call again). Returns 0,
+ * or -1 on error; a callback's non-zero return stops it and is returned. */
+int nop_stream_drain(struct nop_stream *st, nop_emit_fn emit, void *ctx, bool *more,
+		     struct nop_error *err);
+
+void nop_stream_close(struct nop_stream *st);
+
+/* live: ms, up to most, before a CPU's buffer is a quarter full at the
+ * rate its last read showed */
+int nop_stream_wait_ms(const struct nop_stream *st, int most);
+
+/* Raw pages as they are read, before decoding (nopctl record). */
+typedef int (*nop_raw_fn)(void *ctx, int cpu, const void *page, size_t len);
+
+void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx);
+
+/* A recording's pages: NOP_PAGES_COUNT only counted (nop_count_page),
+ * NOP_PAGES_SAVE not even that (counted from the trace.dat afterwards) */
+enum nop_pages { NOP_PAGES_DECODE, NOP_PAGES_COUNT, NOP_PAGES_SAVE };
+
+void nop_stream_set_pages(struct nop_stream *st, enum nop_pages how);
+
+/* no event will be written any more: drains read every CPU to its end and
+ * hold nothing back once all are empty */
+void nop_stream_set_final(struct nop_stream *st);
+
+/* live: events decoded and waiting for the watermark (a later round) */
+size_t nop_stream_held(const struct nop_stream *st);
+
+/* a live source's recording, counted from its saved pages (source_live.c) */
+int nop_source_count_saved(struct nop_source *src, struct nop_dat *dat, nop_emit_fn emit, void *ctx,
+			   struct nop_error *err);
+
+/* pages held in memory (spool.c): a pool that recycles them, at most max
+ * bytes in all, and per-CPU queues of them */
+struct nop_pagepool {
+	size_t page_size, bytes, used, peak, max;
+	char **free;
+	size_t nfree, capfree;
+};
+
+struct nop_pageq {
+	char **pg;
+	size_t head, n, cap;
+};
+
+void nop_pagepool_init(struct nop_pagepool *p, size_t page_size);
+
+char *nop_pagepool_get(struct nop_pagepool *p); /* NULL: at its limit, or no memory */
+
+void nop_pagepool_put(struct nop_pagepool *p, char *pg);
+
+void nop_pagepool_free(struct nop_pagepool *p);
+
+int nop_pageq_push(struct nop_pageq *q, char *pg);
+
+char *nop_pageq_pop(struct nop_pageq *q);
+
+void nop_pageq_free(struct nop_pageq *q, struct nop_pagepool *p);
+
+/* A page that the ring buffer's writer had finished (see stream.c). */
+struct nop_decoder;
+
+bool nop_page_filled(const struct nop_decoder *d, const void *page);
+
+/* a value of %rax as a function of that type returned it */
+long long nop_rv_value(unsigned char rv, unsigned long long rax);
+
+/* A source of events (source_*.c; lib/README says what one implements).
+ * Each embeds struct nop_source first. */
+struct nop_source_ops {
+	bool finite; /* a file: its end ends the run */
+	int (*nfds)(const struct nop_source *s);
+	int (*fd)(const struct nop_source *s, int i);
+	/* a bounded round of events, in time order, to emit; *more: call
+	 * again; emit's non-zero result ends the round and is returned */
+	int (*drain)(struct nop_source *s, nop_emit_fn emit, void *ctx, bool *more,
+		     struct nop_error *err);
+	/* live: tracing is off; drain until *more is false to have it all */
+	void (*end)(struct nop_source *s);
+	/* live: how long, up to most ms, the next round may wait */
+	int (*wait_ms)(const struct nop_source *s, int most);
+	void (*close)(struct nop_source *s);
+};
+
+struct nop_source {
+	const struct nop_source_ops *ops;
+};
+
+/* A source that is a stream of pages with its decoder (source_live.c,
+ * source_dat.c): the drain and the release they share (stream.c). */
+struct nop_stream_source {
+	struct nop_source base;
+	struct nop_decoder *dec;
+	struct nop_stream *st;
+};
+
+int nop_stream_source_drain(struct nop_source *s, nop_emit_fn emit, void *ctx, bool *more,
+			    struct nop_error *err);
+
+void nop_stream_source_release(struct nop_stream_source *s);
+
+/* a source's zeroed state of size bytes, its ops set (NULL: ENOMEM in err) */
+void *nop_source_new(size_t size, const struct nop_source_ops *ops, struct nop_error *err);
+
+int nop_source_dat(struct nop_source **src, const char *path, struct nop_resolver **res,
+		   struct nop_error *err);
+
+#endif

@@ -1,0 +1,98 @@
+/* graph/graph.h - the graph area of libnopctl: function_graph events to
+ * calls per task: the call-graph engine. Its header includes the one of
+ * the area before it (lib/README.md: the order): a file sees its own area
+ * and those below, never one above. */
+#ifndef NOPCTL_AREA_GRAPH_H
+#define NOPCTL_AREA_GRAPH_H
+
+#include "events/events.h"
+
+/* Per-task stacks (a task that migrates keeps one tree); an entry whose
+ * exit follows at once is a leaf; the kernel's depth resynchronizes the
+ * stack after lost events, so a gap never mis-nests what follows. */
+enum nop_gi_kind {
+	NOP_GI_ENTER,  /* a call that has callees: opens a level */
+	NOP_GI_LEAF,   /* a call with no callees, entry and exit at once */
+	NOP_GI_RETURN, /* the end of an ENTER */
+};
+
+struct nop_gitem {
+	enum nop_gi_kind kind;
+	int pid, cpu;
+	int depth; /* in this task's tree, 0 outermost */
+	int npath;
+	bool timed; /* duration known (false: the exit was lost) */
+	bool at_end; /* not timed: still running when the capture ended */
+	bool unwound; /* RETURN, timed: a user call an exception or a longjmp
+			 ended (to when its task was next seen) */
+	bool no_entry; /* an exit whose entry was not seen (began before the
+			  capture, or lost): timed, from the kernel's calltime */
+	/* no_entry: when it began on the buffer's clock (the exit's time stamp
+	 * less its duration): calltime is function_graph's own clock, which
+	 * can run apart from the buffer's (6.1) */
+	unsigned long long began;
+	bool has_retval;
+	bool other_task; /* under -p: a task not traced, in its half of a
+			    context switch (the kernel records those calls) */
+	unsigned long long ts; /* entry time; RETURN: return time */
+	unsigned long long func;
+	unsigned long long duration, self; /* ns, when timed */
+	long long retval;
+	const char *args; /* ENTER, LEAF: as nop_event's (NULL: none) */
+	const unsigned long long *path; /* outermost .. func */
+	/* a user function (ENTER, LEAF, RETURN): the address its entry ran at
+	 * and its return address, as the process had them (0: not known) */
+	unsigned long long uip, ucaller;
+};
+
+#define NOP_GRAPH_MAX_DEPTH 256
+
+struct nop_graph;
+
+typedef int (*nop_gitem_fn)(void *ctx, const struct nop_gitem *gi);
+
+struct nop_graph *nop_graph_new(struct nop_error *err);
+
+/* Feed ENTRY/EXIT/LOST events in time order; items go to fn. */
+int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx);
+
+/* tracing_thresh: the kernel records only the returns of calls at or
+ * above it, children before their caller; the trees are built from
+ * those returns' depths, held per task until the outermost returns. */
+void nop_graph_exits_only(struct nop_graph *g);
+
+/* A recording, which may be such a capture: returns are held until the
+ * first entry; a stream with none was one (nop_graph_returns_only) */
+void nop_graph_find_exits_only(struct nop_graph *g);
+
+bool nop_graph_returns_only(const struct nop_graph *g);
+
+/* End of the stream: calls still open are returned untimed. */
+int nop_graph_finish(struct nop_graph *g, nop_gitem_fn fn, void *ctx);
+
+void nop_graph_free(struct nop_graph *g);
+
+/* A call as a summary takes it: report --stats of a capture it filters
+ * nothing of (callgraph_summary.c) */
+struct nop_gcall {
+	unsigned long long func, duration, self;
+	long long retval;
+	int depth; /* in its task's tree, 0 outermost */
+	bool has_retval;
+};
+
+typedef int (*nop_gcall_fn)(void *ctx, const struct nop_gcall *c);
+
+/* Calls whose entry and exit come in their task's order go to fn as they
+ * return, and their entries nowhere (every frame an entry opens is closed
+ * by a call or an item at its depth, so the deepest stack still shows);
+ * every other event still makes items */
+void nop_graph_summarize(struct nop_graph *g, nop_gcall_fn fn, void *ctx);
+
+/* pid's entry not shown yet (it has callees after all: the kernel's) */
+int nop_graph_show_pending_of(struct nop_graph *g, int pid, nop_gitem_fn fn, void *ctx);
+
+/* pid's open calls, outermost first: how many (path valid until the next feed) */
+int nop_graph_open_calls(struct nop_graph *g, int pid, const unsigned long long **path);
+
+#endif

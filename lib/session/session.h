@@ -1,0 +1,122 @@
+/* session/session.h - the session area of libnopctl: owning kernel state
+ * and giving it back: sessions, the journal and its replay, shared
+ * settings, probe events, reset. Its header includes the one of the area
+ * before it (lib/README.md: the order): a file sees its own area and those
+ * below, never one above. */
+#ifndef NOPCTL_AREA_SESSION_H
+#define NOPCTL_AREA_SESSION_H
+
+#include "tracefs/tracefs.h"
+
+void nop_instance_name(char *buf, size_t len, pid_t pid);
+
+pid_t nop_instance_owner(const char *name); /* of "nopctl-<pid>"; 0: not nopctl's */
+
+pid_t nop_probe_group_owner(const char *name);
+
+/* Is pid a task the session traces (set_ftrace_pid, children included)? */
+bool nop_session_traces(struct nop_session *s, int pid);
+
+/* Another user of the top level (a tracer, filters or pids): 1 and why. */
+int nop_top_level_user(const char *tracing_dir, char *why, size_t len);
+
+void nop_walk_end(struct nop_walk *w);
+
+/* the kernel events that tell the pipeline a traced task forked or
+ * exec'd ("SYSTEM/EVENT" under events/) */
+#define NOP_NPROCESS_EVENTS 2
+
+extern const char *const nop_process_events[NOP_NPROCESS_EVENTS];
+
+extern const char *nop_pidns_link; /* /proc/self/ns/pid; tests point it elsewhere */
+
+/* Does a process hold an flock on path (a journal, top-level.lock)? (owners.c) */
+bool nop_lock_held(const char *path);
+
+/* Journal of prior values (journal.c) and its replay (replay.c) */
+struct nop_journal;
+
+struct nop_replay {
+	int instances;	/* removed */
+	int nleft;	/* files left as they are, and why: */
+	char left[600];
+};
+
+int nop_journal_open(struct nop_journal **j, const char *tracing_dir, struct nop_error *err);
+
+int nop_journal_instance(struct nop_journal *j, const char *name, struct nop_error *err);
+
+int nop_journal_file(struct nop_journal *j, const char *rel, const char *prior,
+		     struct nop_error *err);
+
+/* before each write of a journaled file, and what it read back after */
+int nop_journal_writing(struct nop_journal *j, const char *rel, struct nop_error *err);
+
+int nop_journal_holds(struct nop_journal *j, const char *rel, const char *now,
+		      struct nop_error *err);
+
+/* a probe event ("group/event") nopctl is about to create */
+int nop_journal_probe(struct nop_journal *j, const char *ge, struct nop_error *err);
+
+/* Restore what the journal names (what still holds nopctl's values) and
+ * delete it. */
+int nop_journal_finish(struct nop_journal *j, struct nop_replay *rep, struct nop_error *err);
+
+/* a journal nobody holds (EBUSY if one is), or one whose lock we hold */
+const char *nop_journal_path(const struct nop_journal *j);
+
+int nop_journal_fd(const struct nop_journal *j);
+
+void nop_journal_release(struct nop_journal *j); /* closed (lock released) and freed */
+
+int nop_journal_replay(const char *path, struct nop_replay *rep, struct nop_error *err);
+
+/* the same, 1 (nothing done) when a running nopctl holds it */
+int nop_journal_replay_unheld(const char *path, struct nop_replay *rep, struct nop_error *err);
+
+int nop_journal_replay_locked(const char *path, int fd, struct nop_replay *rep,
+			      struct nop_error *err);
+
+/* one line appended to the journal open on fd (and synced); -1 + errno */
+int nop_journal_line(int fd, const char *what, const char *rel, const char *val);
+
+/* name a file left as it is, and why, in rep */
+void nop_replay_left(struct nop_replay *rep, const char *rel, const char *why);
+
+/* Settings every buffer shares, one value at a time (shared.c): the file
+ * set to want (written in write_dir) and this process registered as its
+ * user; EBUSY while a live nopctl holds another value. Released at the
+ * session's end, restored when its last user is gone. */
+int nop_shared_take(const char *tracing_dir, const char *write_dir, const char *rel,
+		    const char *want, bool list, struct nop_error *err);
+
+int nop_shared_release(const char *tracing_dir, pid_t pid, struct nop_replay *rep,
+		       struct nop_error *err);
+
+/* nopctl's probe events (probes.c): created journaled, removed by name */
+int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char *group,
+		      const struct nop_uprobes *u, struct nop_error *err);
+
+int nop_probe_remove(const char *tracing_dir, const char *ge, struct nop_replay *rep,
+		     struct nop_error *err);
+
+int nop_probes_reset_stale(const char *tracing_dir, struct nop_replay *rep, struct nop_error *err);
+
+/* Put back one tracefs file's prior value as read from it (restore.c). */
+int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior,
+		     struct nop_error *err);
+
+int nop_instance_remove(const char *tracing_dir, const char *name, struct nop_error *err);
+
+/* a list file's entry as read back, in the form it is written in */
+const char *nop_list_writable(const char *rel, const char *entry, char *buf, size_t len);
+
+/* tasks.c: pid in a set_ftrace_pid list; listed, gone or descended from a
+ * listed task; some task of a list still running */
+bool nop_pid_listed(const char *list, int pid);
+
+bool nop_pid_traced(const char *list, int pid);
+
+bool nop_pids_run(const char *list);
+
+#endif

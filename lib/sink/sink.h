@@ -1,0 +1,86 @@
+/* sink/sink.h - the sink area of libnopctl: the views: one sink per output
+ * format, and the run summary. Its header includes the one of the area
+ * before it (lib/README.md: the order): a file sees its own area and those
+ * below, never one above. */
+#ifndef NOPCTL_AREA_SINK_H
+#define NOPCTL_AREA_SINK_H
+
+#include "graph/graph.h"
+
+/* sinks: one per view (sink_*.c), chosen by sink.c */
+struct nop_sink;
+
+struct nop_sink_ops {
+	int (*init)(struct nop_sink *s, const struct nop_sink_cfg *cfg, struct nop_error *err);
+	int (*event)(struct nop_sink *s, const struct nop_event *ev); /* function tracer */
+	int (*graph)(struct nop_sink *s, const struct nop_gitem *gi);	/* function_graph */
+	int (*summary)(struct nop_sink *s, const struct nop_summary *sum); /* the end */
+	void (*free)(struct nop_sink *s);
+};
+
+struct nop_sink {
+	const struct nop_sink_ops *ops;
+	void *priv;
+	FILE *out, *diag;
+	struct nop_resolver *res;
+	enum nop_encoding enc;
+	bool quiet;
+	unsigned renames; /* a task took a new name (fork, exec): cached prefixes go */
+	/* lines built in place, written to out a buffer at a time (see
+	 * nop_sink_room); anything else written to out spills them first */
+	char *obuf;
+	size_t olen;
+	int werr; /* errno of a failed write of obuf: every later one fails */
+};
+
+int nop_sink_init(struct nop_sink *s, const struct nop_sink_cfg *cfg, struct nop_error *err);
+
+void nop_sink_free(struct nop_sink *s);
+
+/* a task's name as the sink's encoding may show it */
+const char *nop_sink_comm(struct nop_sink *s, int pid);
+
+/* "name" of a traced address, cached; "0x..." when unknown */
+const char *nop_sink_func(struct nop_sink *s, unsigned long long addr);
+
+/* fn is nop_sink_func's "0x...": one buffer, reused by the next call, so
+ * not to be cached by its address as a name is */
+bool nop_sink_func_unnamed(const char *fn);
+
+#define NOP_SINK_OBUF (1 << 18)
+
+/* where a line of up to need (<= NOP_SINK_OBUF) bytes is built at
+ * s->obuf + s->olen, after writing out what the buffer held if it had no
+ * room; NULL when out of memory or the output failed */
+char *nop_sink_room(struct nop_sink *s, size_t need);
+
+/* write the buffered lines to out (0, or -1 with out's error set) */
+int nop_sink_spill(struct nop_sink *s);
+
+/* spill, then fflush out */
+int nop_sink_flush(struct nop_sink *s);
+
+/* sinks (sink_*.c) */
+extern const struct nop_sink_ops nop_lines_ops, nop_folded_ops, nop_dot_ops, nop_chrome_ops,
+	nop_stats_ops;
+
+/* the stats sink has a row for func (--hist FUNC: a function it saw) */
+bool nop_stats_has(const struct nop_sink *s, const char *func);
+
+/* the stats sink: a call of a summary (nop_graph_summarize) */
+int nop_stats_call(struct nop_sink *s, const struct nop_gcall *c);
+
+int nop_sink_priv(struct nop_sink *s, size_t size, struct nop_error *err);
+
+int nop_graph_lines(struct nop_sink *s, const struct nop_gitem *gi);
+
+void nop_fmt_duration(char *buf, size_t len, unsigned long long ns);
+
+void nop_sink_sym(struct nop_sink *s, unsigned long long addr, char *buf, size_t len, bool off);
+
+/* the run summary, for any view (summary.c) */
+int nop_summary_write(struct nop_sink *s, const struct nop_summary *sum);
+
+int nop_summary_to_diag(struct nop_sink *s, const struct nop_summary *sum);
+
+#endif

@@ -1,0 +1,67 @@
+/* symbols/symbols.h - the symbols area of libnopctl: names of addresses:
+ * kernel symbols, a binary's functions, source lines and types from DWARF.
+ * Its header includes the one of the area before it (lib/README.md: the
+ * order): a file sees its own area and those below, never one above. */
+#ifndef NOPCTL_AREA_SYMBOLS_H
+#define NOPCTL_AREA_SYMBOLS_H
+
+#include "session/session.h"
+
+int nop_ksym_lookup(const char *name, struct nop_ksym *out, struct nop_error *err);
+
+/* a C++ name demangled (malloc'd), NULL if it is not one (usyms.c) */
+char *nop_demangle(const char *name);
+
+/* a GCC .cold fragment (NAME.cold, NAME.cold.N): reached by a jump from
+ * NAME, never called; its exits are NAME's */
+bool nop_usym_fragment(const struct nop_usym *s);
+
+/* Source files and lines from a binary's DWARF (srclines.c): where the
+ * function at vaddr is defined, the line of an address; false without
+ * debug info. Names stay valid until the srclines are freed. */
+struct nop_srclines;
+
+struct nop_srclines *nop_srclines_new(void);
+
+bool nop_srclines_has(struct nop_srclines *sl, const char *path);
+
+bool nop_srclines_decl(struct nop_srclines *sl, const char *path, unsigned long long vaddr,
+		       const char **file, int *line);
+
+bool nop_srclines_at(struct nop_srclines *sl, const char *path, unsigned long long vaddr,
+		     const char **file, int *line);
+
+/* a function's return type (its probe's address vaddr): NOP_RV_* (base.h) */
+
+unsigned char nop_srclines_rettype(struct nop_srclines *sl, const char *path, unsigned long long vaddr);
+
+/* the uprobe fetch arguments of a function's integer, pointer and
+ * string parameters by their DWARF names (" a=%di:s32 s=+0(%si):string"),
+ * in the ABI's registers, up to a parameter passed otherwise: how many,
+ * -1 with no DWARF */
+int nop_srclines_params(struct nop_srclines *sl, const char *path, unsigned long long vaddr, char *out,
+			size_t len);
+
+void nop_srclines_free(struct nop_srclines *sl);
+
+int nop_ksym_at(unsigned long long addr, char *name, size_t len, unsigned long long *off);
+
+/* one line of kallsyms text, "ADDR TYPE NAME[\t[MODULE]]": name and mod
+ * point into the text (not terminated; mod "" for the core kernel) */
+struct nop_kline {
+	unsigned long long addr;
+	char type;
+	const char *name, *mod;
+	size_t nlen, mlen;
+};
+
+/* the line at *p (text up to end) into *l, *p moved past it; false: a
+ * line of another form, skipped (ksyms.c) */
+bool nop_kallsyms_line(const char **p, const char *end, struct nop_kline *l);
+
+static inline bool nop_ksym_is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+#endif

@@ -1,0 +1,104 @@
+/* tracedat/tracedat.h - the tracedat area of libnopctl: trace-cmd's
+ * trace.dat: read, decompressed, written, with the symbols its events
+ * name. Its header includes the one of the area before it (lib/README.md:
+ * the order): a file sees its own area and those below, never one above. */
+#ifndef NOPCTL_AREA_TRACEDAT_H
+#define NOPCTL_AREA_TRACEDAT_H
+
+#include "probes/probes.h"
+
+int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len);
+
+/* A trace.dat of version 6 or 7, as trace-cmd and nopctl record write it,
+ * read without libtracecmd (tracedat_read.c): 0, or -1 with the reason.
+ * Its decoder, its symbols and task names, and its pages as a stream
+ * (merged exactly: one drain emits everything in timestamp order). */
+struct nop_dat_in;
+
+int nop_dat_in_open(struct nop_dat_in **in, const char *path, struct nop_error *err);
+
+void nop_dat_in_free(struct nop_dat_in *in);
+
+/* Every page a recording saved so far, CPU by CPU (tracedat.c): fn's
+ * nonzero return ends the walk and is returned; -1 with errno if the
+ * saved pages cannot be read back */
+int nop_dat_each_page(struct nop_dat *w, int (*fn)(void *ctx, int cpu, void *page), void *ctx);
+
+/* A set of addresses (tracedat_syms.c): those a recording's events name */
+struct nop_addrset {
+	unsigned long long *v;
+	size_t n, cap;
+};
+
+int nop_addrset_add(struct nop_addrset *s, unsigned long long a);
+
+void nop_addrset_free(struct nop_addrset *s);
+
+/* The lines of kallsyms text naming the functions that hold the set's
+ * addresses (malloc'd, *outlen bytes; NULL: ENOMEM) */
+char *nop_kallsyms_subset(const char *text, size_t len, const struct nop_addrset *s, size_t *outlen);
+
+/* a trace.dat's metadata and where each CPU's pages lie (tracedat_read.c) */
+struct nop_dat_cpu {
+	int cpu, buf; /* buf: the instance (buffer) it belongs to */
+	unsigned long long off, size; /* in the file */
+	bool z;			      /* compressed in chunks */
+};
+
+struct nop_dat_blob {
+	char *p; /* NUL-terminated */
+	size_t len;
+};
+
+struct nop_dat_fmt {
+	char system[64]; /* ftrace, or a probe group nopctl_<pid> */
+	struct nop_dat_blob b;
+};
+
+struct nop_dat_in {
+	char path[4096];
+	char zname[32]; /* a compression nopctl does not read */
+	int page_size, long_size, n, nfmt, nbuffers, zalg;
+	size_t capcpu, capfmt;
+	unsigned int ncpus;
+	/* time stamps as trace-cmd report shows them: TSC2NSEC's
+	 * multiplier and shift (x86-tsc), then DATE and OFFSET added */
+	unsigned int tsc_mult, tsc_shift;
+	long long ts_offset;
+	bool time_shift;
+	unsigned long long file_size;
+	struct nop_dat_cpu *cpu;
+	struct nop_dat_fmt *fmt;
+	struct nop_dat_blob header_page, kallsyms, cmdlines;
+	struct nop_dat_blob latency; /* a latency tracer's text, not pages */
+	struct nop_dat_blob binaries; /* NOP_DAT_OPT_BINARIES' lines */
+};
+
+/* nopctl's option in a trace.dat: "EVENT\tPATH\n" for each user function
+ * probe event, the binary it probes (uprobe formats do not say). trace-cmd
+ * 3.1.6 to 3.4 skip an option id they do not know, silently (report) or
+ * as "Unknown option" (dump); trace-cmd's own ids are below 32. */
+#define NOP_DAT_OPT_BINARIES 0x6e70
+
+/* compressed trace.dat data (decompress.c) */
+enum { NOP_Z_NONE, NOP_Z_ZSTD, NOP_Z_ZLIB };
+
+int nop_zalg_by_name(const char *name); /* -1: none nopctl reads */
+
+int nop_decompress(int alg, const void *in, size_t n, void *out, size_t want);
+
+/* one CPU's pages of a trace.dat, a run of whole pages per call
+ * (tracedat_pages.c): 1 with *run and *len, 0 at its end, -1 */
+struct nop_dat_pages;
+
+int nop_dat_pages_open(struct nop_dat_pages **p, const struct nop_dat_in *in, int i, int fd,
+		       size_t chunk, struct nop_error *err);
+
+int nop_dat_pages_next(struct nop_dat_pages *p, const char **run, size_t *len, struct nop_error *err);
+
+void nop_dat_pages_free(struct nop_dat_pages *p);
+
+int nop_dat_unchunk(const struct nop_dat_in *in, const unsigned char *d, size_t len,
+		    struct nop_dat_blob *out);
+
+#endif
