@@ -10,6 +10,7 @@ man=$top/man/nopctl.1.scd
 comp=$top/completions/nopctl.bash
 pass=0
 fail=0
+tmp_docs=$(mktemp)
 check() {
 	if grep -q -e "$2" "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
 }
@@ -24,6 +25,28 @@ for c in $cmds; do
 		check "completion lacks $c $o" "^	$c).*$o\b" "$comp"
 	done
 done
+# README.md names every command, and each of its examples ("$ nopctl CMD
+# ...") uses a command of the table and options that command's --help lists
+readme=$top/README.md
+for c in $cmds; do
+	check "README.md lacks command $c" "\`$c\`\|nopctl $c" "$readme"
+done
+grep -o '^\$ nopctl [a-z]*.*' "$readme" | while read -r _ _ c rest; do
+	if ! echo "$cmds" | grep -qx "$c"; then
+		echo "FAIL: README example of an unknown command: nopctl $c"
+		continue
+	fi
+	for o in $(echo "$rest" | sed 's/#.*//; s/--  *.*//' | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		"$bin" "$c" --help | grep -q -- "$o" || echo "FAIL: README example: nopctl $c has no $o"
+	done
+done > "$tmp_docs" 2>&1
+if [ -s "$tmp_docs" ]; then
+	cat "$tmp_docs"
+	fail=$((fail + $(wc -l < "$tmp_docs")))
+else
+	pass=$((pass + 1))
+fi
+rm -f "$tmp_docs"
 # the completion itself, driven as bash drives it
 complete_words() {
 	bash -c '. /usr/share/bash-completion/bash_completion; . "$1"; shift
