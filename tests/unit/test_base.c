@@ -174,6 +174,33 @@ static void cpu_lists(void **state)
 	}
 }
 
+/* strmap: values zeroed at creation, found again by key, kept in the
+ * order keys came, across the growth of its table */
+static void string_maps(void **state)
+{
+	struct nop_strmap *m = nop_strmap_new(sizeof(long));
+	char key[32];
+	const char *k;
+
+	assert_non_null(m);
+	for (long i = 0; i < 5000; i++) {
+		long *v;
+
+		snprintf(key, sizeof(key), "k%ld", i);
+		assert_non_null(v = nop_strmap_get(m, key));
+		assert_int_equal(*v, 0);
+		*v = i * 3;
+	}
+	assert_int_equal(nop_strmap_size(m), 5000);
+	assert_int_equal(*(long *)nop_strmap_find(m, "k4321"), 4321 * 3);
+	assert_null(nop_strmap_find(m, "k5000"));
+	assert_int_equal(*(long *)nop_strmap_get(m, "k7"), 21); /* not created again */
+	assert_int_equal(nop_strmap_size(m), 5000);
+	assert_int_equal(*(long *)nop_strmap_at(m, 2500, &k), 2500 * 3);
+	assert_string_equal(k, "k2500");
+	nop_strmap_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +208,7 @@ int main(void)
 		cmocka_unit_test(pattern_length), cmocka_unit_test(module_names),
 		cmocka_unit_test(funcs_match),	 cmocka_unit_test(funcs_suggest),
 		cmocka_unit_test(cpu_lists),
+		cmocka_unit_test(string_maps),
 		cmocka_unit_test(cpu_masks_past_the_set),
 	};
 

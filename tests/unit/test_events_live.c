@@ -516,10 +516,41 @@ static void a_round_decodes_the_cpu_furthest_behind(void **state)
 	live_close(&l);
 }
 
+/* the spool's pages: recycled before any is allocated again, never more
+ * bytes than its limit (the kernel then overwrites and counts what it
+ * cannot keep), queued first in first out across the ring's growth */
+static void spool_pages(void **state)
+{
+	struct nop_pagepool pool;
+	struct nop_pageq q = { 0 };
+	char *pg[4];
+
+	nop_pagepool_init(&pool, 4096);
+	assert_true(pool.max > 0);
+	pool.max = 3 * 4096;
+	for (int i = 0; i < 3; i++)
+		assert_non_null(pg[i] = nop_pagepool_get(&pool));
+	assert_null(nop_pagepool_get(&pool)); /* at its limit */
+	nop_pagepool_put(&pool, pg[1]);
+	assert_ptr_equal(pg[3] = nop_pagepool_get(&pool), pg[1]); /* recycled */
+	assert_int_equal(pool.peak, 3 * 4096);
+	for (int i = 0; i < 200; i++)
+		assert_int_equal(nop_pageq_push(&q, pg[i % 3]), 0);
+	for (int i = 0; i < 200; i++)
+		assert_ptr_equal(nop_pageq_pop(&q), pg[i % 3]);
+	assert_null(nop_pageq_pop(&q));
+	for (int i = 0; i < 3; i++)
+		nop_pagepool_put(&pool, pg[i]);
+	assert_int_equal(pool.used, 0);
+	nop_pageq_free(&q, &pool);
+	nop_pagepool_free(&pool);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(live_merge_waits_for_a_late_cpu),
+		cmocka_unit_test(spool_pages),
 		cmocka_unit_test(final_drain_reads_past_a_partial_page),
 		cmocka_unit_test(spooled_cpu_is_not_reread_every_round),
 		cmocka_unit_test(recording_saves_pages_without_walking_them),
