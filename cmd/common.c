@@ -1,10 +1,12 @@
 /* common.c - helpers every subcommand uses: errors, output files,
  * finding tracefs, and checking patterns against the kernel's list. */
 #include <errno.h>
+#include <libgen.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -79,11 +81,44 @@ static FILE *buffered(FILE *f)
 	return f;
 }
 
+/* the kernel file system path is on, or that its directory is on when it
+ * does not exist yet: its name, or NULL for any other (statfs f_type) */
+static const char *kernel_fs(const char *path)
+{
+	static const struct { unsigned long magic; const char *name; } fs[] = {
+		{ 0x74726163, "tracefs" }, { 0x64626720, "debugfs" },
+		{ 0x62656572, "sysfs" },   { 0x9fa0, "procfs" },
+	};
+	char dir[4096];
+	struct statfs sf;
+
+	if (statfs(path, &sf) < 0) {
+		snprintf(dir, sizeof(dir), "%s", path);
+		if (statfs(dirname(dir), &sf) < 0)
+			return NULL;
+	}
+	for (size_t i = 0; i < sizeof(fs) / sizeof(*fs); i++)
+		if ((unsigned long)sf.f_type == fs[i].magic)
+			return fs[i].name;
+	return NULL;
+}
+
 int output_check(const struct opts *o, bool stream_ok, struct nop_error *err)
 {
 	struct stat st;
+	const char *kfs;
 
-	if (!o->output || !strcmp(o->output, "-") || lstat(o->output, &st) < 0)
+	if (!o->output || !strcmp(o->output, "-"))
+		return 0;
+	/* a file there is a kernel setting or state: writing it (truncating,
+	 * with --overwrite) would change what another user set */
+	if ((kfs = kernel_fs(o->output))) {
+		nop_error_set(err, NOP_EUSAGE, EINVAL,
+			      "output %s is on %s, a kernel file system: nopctl writes its output to"
+			      " files elsewhere, FIFOs or devices", o->output, kfs);
+		return -1;
+	}
+	if (lstat(o->output, &st) < 0)
 		return 0; /* absent: created later (a bad directory says so then) */
 	if (S_ISLNK(st.st_mode))
 		nop_error_set(err, NOP_EUSAGE, ELOOP,

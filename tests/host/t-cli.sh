@@ -63,6 +63,18 @@ has out '"message":"no library .nolib. found.*-m MODULE PATTERN'
 run 2 "$n" record -o "$tmp/exists.dat" "$b/tests/helpers/ufuncs-pie:main" -- "$b/tests/helpers/ufuncs-pie" 1
 has err 'exists; remove it or add --overwrite'
 
+# #41.4: -o onto a kernel file system (tracefs, debugfs, sysfs, procfs) is
+# refused before anything is set up, the file untouched
+for f in /sys/kernel/tracing/set_ftrace_notrace /proc/self/comm; do
+	[ -e "$f" ] || { bad "$f missing on this host"; continue; }
+	before=$(cat "$f" 2> /dev/null | md5sum)
+	run 2 "$n" trace --overwrite -o "$f" "$b/tests/helpers/ufuncs-pie:main" -- "$b/tests/helpers/ufuncs-pie" 1
+	has err "kernel file system"
+	[ "$(cat "$f" 2> /dev/null | md5sum)" = "$before" ] && ok || bad "-o $f changed it"
+done
+run 2 "$n" record --overwrite -o /sys/kernel/tracing/new.dat "$b/tests/helpers/ufuncs-pie:main" -- "$b/tests/helpers/ufuncs-pie" 1
+has err "kernel file system"
+
 # #1: report | head: exit 0, no message
 { "$n" report "$dat/graph-6.12.dat" 2> "$tmp/err"; echo $? > "$tmp/rc"; } | head -1 > /dev/null
 [ "$(cat "$tmp/rc")" = 0 ] && ok || bad "report | head exited $(cat "$tmp/rc")"
