@@ -75,6 +75,24 @@ done
 run 2 "$n" record --overwrite -o /sys/kernel/tracing/new.dat "$b/tests/helpers/ufuncs-pie:main" -- "$b/tests/helpers/ufuncs-pie" 1
 has err "kernel file system"
 
+# #41.5: record --overwrite onto another user's file writes a new
+# root-owned 0600 file there, never root's data into theirs
+: > "$tmp/theirs.dat"
+chown nobody "$tmp/theirs.dat"
+chmod 0644 "$tmp/theirs.dat"
+ln "$tmp/theirs.dat" "$tmp/theirs.link" 2> /dev/null || true
+run 0 "$n" record --overwrite -o "$tmp/theirs.dat" "$b/tests/helpers/ufuncs-pie:main" -- "$b/tests/helpers/ufuncs-pie" 1
+[ "$(stat -c '%U %a' "$tmp/theirs.dat")" = "root 600" ] && ok || bad "record --overwrite kept $(stat -c '%U %a' "$tmp/theirs.dat")"
+[ ! -s "$tmp/theirs.link" ] && ok || bad "record --overwrite wrote into another user's file (its other link has $(stat -c %s "$tmp/theirs.link") bytes)"
+"$n" report "$tmp/theirs.dat" > /dev/null 2>&1 && ok || bad "the replaced recording does not read"
+
+# and trace's text output likewise
+: > "$tmp/theirs.txt"
+chown nobody "$tmp/theirs.txt"
+run 0 "$n" trace --overwrite -o "$tmp/theirs.txt" "$b/tests/helpers/ufuncs-pie:main" -- "$b/tests/helpers/ufuncs-pie" 1
+[ "$(stat -c %U "$tmp/theirs.txt")" = root ] && grep -q main "$tmp/theirs.txt" && ok ||
+	bad "trace --overwrite onto another user's file: $(stat -c %U "$tmp/theirs.txt")"
+
 # #1: report | head: exit 0, no message
 { "$n" report "$dat/graph-6.12.dat" 2> "$tmp/err"; echo $? > "$tmp/rc"; } | head -1 > /dev/null
 [ "$(cat "$tmp/rc")" = 0 ] && ok || bad "report | head exited $(cat "$tmp/rc")"
