@@ -31,9 +31,16 @@ struct nop_sink {
 	char *obuf;
 	size_t olen;
 	int werr; /* errno of a failed write of obuf: every later one fails */
+	struct nop_strmap *safe; /* names with control bytes: their text form */
 };
 
 int nop_sink_init(struct nop_sink *s, const struct nop_sink_cfg *cfg, struct nop_error *err);
+/* a string from a file or the kernel (a function, binary or event name)
+ * as text shows it: each control byte (a terminal escape's too) as '?';
+ * JSON's own escaping keeps it exact. Lives as long as the sink. */
+const char *nop_sink_text(struct nop_sink *s, const char *str);
+/* the same in place, in a buffer the caller owns */
+void nop_sink_text_in(const struct nop_sink *s, char *buf);
 
 void nop_sink_free(struct nop_sink *s);
 

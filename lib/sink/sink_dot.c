@@ -49,13 +49,14 @@ struct dot {
 };
 
 /* a DOT string's content: quotes and backslashes escaped (C++ names may
- * hold quotes: operator""_x) */
+ * hold quotes: operator""_x), control bytes as '?' (file names come from
+ * a binary's DWARF) */
 static void dot_str(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			fputc('\\', out);
-		fputc(*s, out);
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
 	}
 }
 

@@ -22,6 +22,7 @@ void nop_sink_sym(struct nop_sink *s, unsigned long long addr, char *buf, size_t
 		snprintf(buf, len, "%s+0x%llx", name, o);
 	else
 		snprintf(buf, len, "%s", name);
+	nop_sink_text_in(s, buf);
 }
 
 static void stack_field(struct nop_sink *s, struct nop_fields *f, const struct nop_event *ev)
@@ -90,7 +91,7 @@ static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 				nop_field_json(&f, "args", nop_args_json(ev->args));
 			}
 			if (nop_resolve_binary(s->res, ev->ip))
-				nop_field_str(&f, "binary", " [%s]", nop_resolve_binary(s->res, ev->ip));
+				nop_field_str(&f, "binary", " [%s]", nop_sink_text(s, nop_resolve_binary(s->res, ev->ip)));
 		} else if (ev->type == NOP_EV_FUNC) {
 			nop_sink_sym(s, ev->ip, fn, sizeof(fn), false);
 			nop_sink_sym(s, ev->parent_ip, parent, sizeof(parent), false);

@@ -73,7 +73,7 @@ static struct fstat *fstat_of(struct nop_sink *s, struct stats *st, unsigned lon
 		if (!(b->f = nop_strmap_get(st->funcs, nop_sink_func(s, addr))))
 			return NULL;
 		b->addr = addr;
-		b->f->binary = nop_resolve_binary(s->res, addr);
+		b->f->binary = nop_sink_text(s, nop_resolve_binary(s->res, addr));
 		st->used++;
 	}
 	return b->f;

@@ -26,6 +26,41 @@ void nop_sink_free(struct nop_sink *s)
 	nop_sink_spill(s);
 	free(s->obuf);
 	s->obuf = NULL;
+	for (size_t i = 0; s->safe && i < nop_strmap_size(s->safe); i++)
+		free(*(char **)nop_strmap_at(s->safe, i, NULL));
+	nop_strmap_free(s->safe);
+	s->safe = NULL;
+}
+
+static bool control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+void nop_sink_text_in(const struct nop_sink *s, char *buf)
+{
+	for (; s->enc != NOP_ENC_JSON && *buf; buf++)
+		if (control((unsigned char)*buf))
+			*buf = '?';
+}
+
+const char *nop_sink_text(struct nop_sink *s, const char *str)
+{
+	const char *p = str;
+	char **copy;
+
+	if (!str || s->enc == NOP_ENC_JSON)
+		return str;
+	while (*p && !control((unsigned char)*p))
+		p++;
+	if (!*p)
+		return str; /* the common case: nothing to replace */
+	if ((!s->safe && !(s->safe = nop_strmap_new(sizeof(char *)))) ||
+	    !(copy = nop_strmap_get(s->safe, str)))
+		return "?"; /* out of memory: nothing of it shown */
+	if (!*copy && (*copy = strdup(str)))
+		nop_sink_text_in(s, *copy);
+	return *copy ? *copy : "?";
 }
 
 /* The lines go out a quarter megabyte at a time, not one fwrite each. */
@@ -120,7 +155,7 @@ const char *nop_sink_func(struct nop_sink *s, unsigned long long addr)
 	const char *name = nop_resolve_sym(s->res, addr, NULL);
 
 	if (name)
-		return name;
+		return nop_sink_text(s, name);
 	snprintf(unnamed, sizeof(unnamed), "0x%llx", addr);
 	return unnamed;
 }

@@ -93,6 +93,25 @@ run 0 "$n" trace --overwrite -o "$tmp/theirs.txt" "$b/tests/helpers/ufuncs-pie:m
 [ "$(stat -c %U "$tmp/theirs.txt")" = root ] && grep -q main "$tmp/theirs.txt" && ok ||
 	bad "trace --overwrite onto another user's file: $(stat -c %U "$tmp/theirs.txt")"
 
+# #41.10: no byte of a file reaches the terminal as a control character:
+# a function name with an escape sequence (same length, in the recording's
+# kallsyms) is shown with '?' in every text view, escaped in JSON
+python3 - "$dat/graph-6.12.dat" "$tmp/esc.dat" <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read()
+i = d.index(b' do_sys_openat2\n', d.index(b'do_sys_openat2') - 20)
+d = d[:i] + b' do_\x1b[41mopenat\n' + d[i + 16:]
+open(sys.argv[2], 'wb').write(d)
+PY
+for v in "" "--stats" "-F folded" "-F dot"; do
+	# shellcheck disable=SC2086 # v is words
+	"$n" report $v "$tmp/esc.dat" > "$tmp/esc.out" 2>&1
+	grep -q 'do_?\[41mopenat' "$tmp/esc.out" && ok || bad "report $v does not show the name escaped"
+	! grep -q "$(printf '\033')" "$tmp/esc.out" && ok || bad "report $v printed an ESC byte"
+done
+"$n" report -j "$tmp/esc.dat" > "$tmp/esc.out" 2>&1
+grep -q 'do_\\u001b\[41mopenat' "$tmp/esc.out" && ok || bad "report -j does not escape the name"
+
 # #1: report | head: exit 0, no message
 { "$n" report "$dat/graph-6.12.dat" 2> "$tmp/err"; echo $? > "$tmp/rc"; } | head -1 > /dev/null
 [ "$(cat "$tmp/rc")" = 0 ] && ok || bad "report | head exited $(cat "$tmp/rc")"
