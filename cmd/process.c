@@ -114,14 +114,24 @@ int as_user_lookup(const char *user, struct as_user *as, struct nop_error *err)
 	as->gid = pw->pw_gid;
 	snprintf(as->name, sizeof(as->name), "%s", pw->pw_name);
 	snprintf(as->home, sizeof(as->home), "%s", pw->pw_dir ? pw->pw_dir : "/");
+	/* its groups now, not in the child: a lookup there (NSS: /etc/group
+	 * and more) would run while tracing is on, as the command's calls */
+	as->ngroups = (int)(sizeof(as->groups) / sizeof(*as->groups));
+	if (getgrouplist(as->name, as->gid, as->groups, &as->ngroups) < 0) {
+		nop_error_set(err, NOP_EUSAGE, 0, "-u %s: the user is in more than %zu groups", user,
+			      sizeof(as->groups) / sizeof(*as->groups));
+		return -1;
+	}
 	return 0;
 }
 
 /* In the child: the user's groups, gid and uid (in that order: once the
- * uid is given up, the rest cannot be), and its HOME, USER and LOGNAME. */
+ * uid is given up, the rest cannot be), and its HOME, USER and LOGNAME;
+ * system calls only, nothing looked up. */
 static int become(const struct as_user *as)
 {
-	if (initgroups(as->name, as->gid) < 0 || setgid(as->gid) < 0 || setuid(as->uid) < 0)
+	if (setgroups((size_t)as->ngroups, as->groups) < 0 || setgid(as->gid) < 0 ||
+	    setuid(as->uid) < 0)
 		return -1;
 	setenv("HOME", as->home, 1);
 	setenv("USER", as->name, 1);

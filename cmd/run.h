@@ -12,6 +12,8 @@ struct as_user {
 	uid_t uid;
 	gid_t gid;
 	char name[64], home[512];
+	gid_t groups[1024]; /* its supplementary groups, looked up before the fork */
+	int ngroups;
 };
 
 /* One live capture, from set-up to the exit code; whatever it holds is

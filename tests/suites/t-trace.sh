@@ -334,6 +334,11 @@ t_command_as_user() {
 	[ "$(sed -n 2p "$T/out")" = 65534 ] || { cat "$T/out"; fail "the command kept root's groups"; }
 	[ "$(sed -n 3p "$T/out")" = "/ nobody" ] || { cat "$T/out"; fail "HOME and USER not nobody's"; }
 	grep -q '"func":"do_sys_openat2"' "$T/ev" || fail "no call of the command's traced"
+	# issue 41 #7: the user and its groups are looked up before the fork:
+	# the child only switches ids, none of its opens is nopctl's
+	expect_rc 0 nopctl trace -q -j -o "$T/ev3" -u nobody do_sys_openat2 -- opener 3
+	[ "$(grep -c '"func":"do_sys_openat2"' "$T/ev3")" = 3 ] ||
+		{ cat "$T/ev3"; fail "-u: $(grep -c '"func":"do_sys_openat2"' "$T/ev3") opens traced, the command made 3"; }
 	expect_rc 2 nopctl trace -u no-such-user do_sys_openat2 -- true
 	grep -q 'no such user' "$T/err" || { cat "$T/err"; fail "unknown user not named"; }
 	expect_rc 2 nopctl trace -u nobody do_sys_openat2
