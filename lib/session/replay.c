@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "session/session.h"
@@ -173,17 +174,35 @@ static int replay_lines(const char *tracing, char **lines, size_t n, int fd,
 	return ret;
 }
 
-/* A journal whose lock the caller holds (or that nobody holds). */
-int nop_journal_replay_locked(const char *path, int fd, struct nop_replay *rep,
-			      struct nop_error *err)
+/* a and b are one directory of one mount (tracefs can be mounted twice) */
+static bool same_dir(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* A journal whose lock the caller holds (or that nobody holds). A journal
+ * is nopctl's only as nopctl makes them: a regular file of this user,
+ * 0600, with one name; and another session's names the tracing directory
+ * this one uses (tracing_dir; NULL: the session's own). Any other is left
+ * in place, nothing of it written: 2. */
+int nop_journal_replay_locked(const char *path, int fd, const char *tracing_dir,
+			      struct nop_replay *rep, struct nop_error *err)
 {
 	static const char head[] = "nopctl-journal 1\ntracing ";
-	char *text = nop_read_file(path, NULL, err), *nl;
+	char *text, *nl;
 	char **lines = NULL;
 	size_t n = 0, cap = 0;
+	struct stat st;
 	int ret;
 
-	if (!text)
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) || st.st_nlink != 1) {
+		nop_replay_left(rep, path, "not trusted: not a private file of this user, left in place");
+		return 2;
+	}
+	if (!(text = nop_read_file(path, NULL, err)))
 		return -1;
 	/* a last line without its newline was cut short while written
 	 * (ENOSPC, RLIMIT_FSIZE, a crash): it holds no whole value */
@@ -217,6 +236,13 @@ int nop_journal_replay_locked(const char *path, int fd, struct nop_replay *rep,
 		free(lines);
 		return -1;
 	}
+	if (tracing_dir && !same_dir(lines[1] + 8, tracing_dir)) {
+		nop_replay_left(rep, path, "names a directory that is not the tracing directory in use:"
+			       " left in place");
+		free(text);
+		free(lines);
+		return 2;
+	}
 	ret = replay_lines(lines[1] + 8, lines + 2, n - 2, fd, rep, err);
 	/* what could not be put back is said, not retried at every start */
 	unlink(path);
@@ -227,7 +253,8 @@ int nop_journal_replay_locked(const char *path, int fd, struct nop_replay *rep,
 
 /* A journal nobody holds: taken (a second nopctl starting at the same
  * moment finds it held and leaves it), replayed, removed. 1: held. */
-int nop_journal_replay_unheld(const char *path, struct nop_replay *rep, struct nop_error *err)
+int nop_journal_replay_unheld(const char *path, const char *tracing_dir, struct nop_replay *rep,
+			      struct nop_error *err)
 {
 	int fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC), ret;
 
@@ -241,14 +268,14 @@ int nop_journal_replay_unheld(const char *path, struct nop_replay *rep, struct n
 		close(fd);
 		return 1;
 	}
-	ret = nop_journal_replay_locked(path, fd, rep, err);
+	ret = nop_journal_replay_locked(path, fd, tracing_dir, rep, err);
 	close(fd);
 	return ret;
 }
 
 int nop_journal_replay(const char *path, struct nop_replay *rep, struct nop_error *err)
 {
-	int ret = nop_journal_replay_unheld(path, rep, err);
+	int ret = nop_journal_replay_unheld(path, NULL, rep, err);
 
 	if (ret == 1)
 		nop_error_set(err, NOP_EBUSY, 0, "%s belongs to a running nopctl", path);
@@ -262,7 +289,7 @@ int nop_journal_finish(struct nop_journal *j, struct nop_replay *rep, struct nop
 
 	if (!j)
 		return 0;
-	ret = nop_journal_replay_locked(nop_journal_path(j), nop_journal_fd(j), rep, err);
+	ret = nop_journal_replay_locked(nop_journal_path(j), nop_journal_fd(j), NULL, rep, err);
 	nop_journal_release(j);
 	return ret;
 }

@@ -21,7 +21,7 @@ static void left_add(struct nop_reset_report *rep, const char *whose, const stru
 
 /* Every journal of a nopctl that no longer runs, replayed; live ones
  * counted. Only from a journal directory that passes the checks. */
-static int replay_stale(struct nop_reset_report *rep, struct nop_error *err)
+static int replay_stale(const char *tracing_dir, struct nop_reset_report *rep, struct nop_error *err)
 {
 	struct nop_walk w = { 0 };
 	struct nop_error e2;
@@ -32,10 +32,14 @@ static int replay_stale(struct nop_reset_report *rep, struct nop_error *err)
 		return 0;
 	while (nop_walk_journals(&w, nop_journal_dir())) {
 		struct nop_replay r = { 0 };
-		int one = nop_journal_replay_unheld(w.path, &r, &e2);
+		int one = nop_journal_replay_unheld(w.path, tracing_dir, &r, &e2);
 
 		if (one == 1) {
 			rep->live_sessions++;
+			continue;
+		}
+		if (one == 2) { /* not trusted: named, left in place */
+			left_add(rep, "journal", &r);
 			continue;
 		}
 		rep->removed_instances += r.instances;
@@ -58,7 +62,7 @@ int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
 	int ret;
 
 	memset(rep, 0, sizeof(*rep));
-	ret = replay_stale(rep, err);
+	ret = replay_stale(tracing_dir, rep, err);
 	/* shared settings whose users all died go back with them */
 	if (nop_journal_dir_check(&e2) == 0) {
 		struct nop_replay r = { 0 };

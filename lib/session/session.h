@@ -71,11 +71,13 @@ void nop_journal_release(struct nop_journal *j); /* closed (lock released) and f
 
 int nop_journal_replay(const char *path, struct nop_replay *rep, struct nop_error *err);
 
-/* the same, 1 (nothing done) when a running nopctl holds it */
-int nop_journal_replay_unheld(const char *path, struct nop_replay *rep, struct nop_error *err);
-
-int nop_journal_replay_locked(const char *path, int fd, struct nop_replay *rep,
+/* the same, 1 (nothing done) when a running nopctl holds it, 2 when it is
+ * not to be trusted (replay.c: left in place, named in rep); tracing_dir:
+ * the tracing directory this nopctl uses, which it must name */
+int nop_journal_replay_unheld(const char *path, const char *tracing_dir, struct nop_replay *rep,
 			      struct nop_error *err);
+int nop_journal_replay_locked(const char *path, int fd, const char *tracing_dir,
+			      struct nop_replay *rep, struct nop_error *err);
 
 /* one line appended to the journal open on fd (and synced); -1 + errno */
 int nop_journal_line(int fd, const char *what, const char *rel, const char *val);

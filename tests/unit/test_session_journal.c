@@ -135,6 +135,7 @@ static int replay_text(const char *text, char *p, size_t len)
 	f = fopen(p, "w");
 	fputs(text, f);
 	fclose(f);
+	chmod(p, 0600); /* as nopctl creates its journals */
 	return nop_journal_replay(p, NULL_REPLAY, &err);
 }
 
@@ -341,6 +342,7 @@ static void liveness_is_the_journal_lock(void **state)
 		f = fopen(p, "w");
 		fprintf(f, "nopctl-journal 1\ntracing %s\ninstance nopctl-%d\n", dir, (int)impostor);
 		fclose(f);
+		chmod(p, 0600);
 	}
 	assert_true(nop_owner_alive(live));
 	assert_false(nop_owner_alive(impostor));
@@ -561,10 +563,59 @@ static void read_file_whole_in_many_reads(void **state)
 	free(want);
 }
 
+/* issue 41 #6: a journal is trusted only when it is nopctl's own kind of
+ * file (regular, ours, 0600, one name) and names the tracing directory
+ * this nopctl uses; any other is left in place, nothing of it replayed */
+static void planted_journals_left_alone(void **state)
+{
+	struct nop_reset_report rep;
+	struct nop_error err;
+	char p[160], other[] = "/dev/shm/nopctl-jt-XXXXXX", *v;
+	FILE *f;
+
+	put("tracing_on", "1\n");
+	mkdir(jdir, 0700);
+	/* readable by others: not one nopctl wrote */
+	snprintf(p, sizeof(p), "%s/99999991.journal", jdir);
+	f = fopen(p, "w");
+	fprintf(f, "nopctl-journal 1\ntracing %s\nfile tracing_on 30\n", dir);
+	fclose(f);
+	chmod(p, 0644);
+	assert_int_equal(nop_reset_stale(dir, &rep, &err), 0);
+	assert_string_equal(v = get("tracing_on"), "1\n");
+	free(v);
+	assert_int_equal(access(p, F_OK), 0); /* left where it was */
+	assert_non_null(strstr(rep.left, "not trusted"));
+	unlink(p);
+	/* naming a directory that is not the tracing directory in use */
+	assert_non_null(mkdtemp(other));
+	snprintf(p, sizeof(p), "%s/tracing_on", other);
+	f = fopen(p, "w");
+	fputs("1\n", f);
+	fclose(f);
+	snprintf(p, sizeof(p), "%s/99999992.journal", jdir);
+	f = fopen(p, "w");
+	fprintf(f, "nopctl-journal 1\ntracing %s\nfile tracing_on 30\n", other);
+	fclose(f);
+	chmod(p, 0600);
+	assert_int_equal(nop_reset_stale(dir, &rep, &err), 0);
+	snprintf(p, sizeof(p), "%s/tracing_on", other);
+	f = fopen(p, "r");
+	assert_non_null(f);
+	assert_int_equal(fgetc(f), '1');
+	fclose(f);
+	assert_non_null(strstr(rep.left, "not the tracing directory"));
+	unlink(p);
+	rmdir(other);
+	snprintf(p, sizeof(p), "%s/99999992.journal", jdir);
+	unlink(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(restore_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(planted_journals_left_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(read_file_whole_in_many_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(restore_dropped_promise, setup, teardown),
 		cmocka_unit_test_setup_teardown(journal_dir_must_be_private, setup, teardown),
