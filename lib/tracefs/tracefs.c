@@ -1,6 +1,7 @@
 /* tracefs.c - finding tracefs (mounted by libtracefs where it is not), and
  * why it is empty when it is. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,17 @@ const char *nop_tracefs_dir(struct nop_error *err)
 	{
 		char p[4096];
 
+		struct stat st;
+
+		/* a directory this user cannot look into looks empty: tracefs
+		 * is root's, 0700, unless mounted otherwise */
+		if (access(dir, R_OK | X_OK) != 0 && errno == EACCES) {
+			nop_error_set(err, NOP_EKERNEL, EACCES,
+				      "%s is readable by root only (mode %o, owner uid %u): run nopctl as root",
+				      dir, stat(dir, &st) == 0 ? (unsigned)(st.st_mode & 07777) : 0700,
+				      stat(dir, &st) == 0 ? (unsigned)st.st_uid : 0);
+			return NULL;
+		}
 		if (access(nop_path(p, sizeof(p), dir, "current_tracer"), F_OK) != 0 &&
 		    access(nop_path(p, sizeof(p), dir, "trace"), F_OK) != 0) {
 			empty_tracefs(dir, err);

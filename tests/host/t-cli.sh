@@ -112,6 +112,24 @@ done
 "$n" report -j "$tmp/esc.dat" > "$tmp/esc.out" 2>&1
 grep -q 'do_\\u001b\[41mopenat' "$tmp/esc.out" && ok || bad "report -j does not escape the name"
 
+# #41.15: as a user, tracefs readable by root only (mode 0700) is said so,
+# not taken for a hidden or empty tracefs
+if [ "$(stat -c %a /sys/kernel/tracing)" = 700 ]; then
+	# a copy nobody can run wherever the checkout is
+	un=$(mktemp /tmp/nopctl-user.XXXXXX)
+	install -m 755 "$n" "$un"
+	for c in list inspect; do
+		rc=0
+		su nobody -s /bin/sh -c "$un $c vfs_read" > "$tmp/out" 2> "$tmp/err" || rc=$?
+		[ "$rc" = 3 ] && ok || bad "$c as nobody: exit $rc, wanted 3"
+		has err 'root only'
+		grep -q 'lockdown' "$tmp/err" && bad "$c as nobody blames lockdown: $(cat "$tmp/err")" || ok
+	done
+	rm -f "$un"
+else
+	bad "/sys/kernel/tracing is not mode 700 here: $(stat -c %a /sys/kernel/tracing)"
+fi
+
 # #1: report | head: exit 0, no message
 { "$n" report "$dat/graph-6.12.dat" 2> "$tmp/err"; echo $? > "$tmp/rc"; } | head -1 > /dev/null
 [ "$(cat "$tmp/rc")" = 0 ] && ok || bad "report | head exited $(cat "$tmp/rc")"
