@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -143,7 +144,7 @@ pid_t spawn(char **argv, const struct as_user *as, int *go_fd, int *err_fd)
 {
 	int go[2], ef[2];
 	sigset_t none;
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return -1;
@@ -152,6 +153,7 @@ pid_t spawn(char **argv, const struct as_user *as, int *go_fd, int *err_fd)
 		close(go[1]);
 		return -1;
 	}
+	parent = getpid();
 	pid = fork();
 	if (pid == 0) {
 		char c;
@@ -164,7 +166,11 @@ pid_t spawn(char **argv, const struct as_user *as, int *go_fd, int *err_fd)
 		close(ef[0]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* nopctl gave up before tracing started */
-		if (!as || become(as) == 0)
+		/* nopctl killed (-9 too) ends the command as well: nothing would
+		 * read its calls any more. Set after become(): a change of
+		 * credentials clears it; a parent gone already ends it here */
+		if ((!as || become(as) == 0) && prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 &&
+		    getppid() == parent)
 			execvp(argv[0], argv);
 		e = errno;
 		if (write(ef[1], &e, sizeof(e)) < 0)

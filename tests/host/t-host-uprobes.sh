@@ -243,5 +243,24 @@ traced beside.trace trace -j -o "$T/beside.json" "$h/ureal-O0:leaf" -- "$h/ureal
 same "beside another session" leaf 24 "$(count "$T/beside.json" '.type == "func" and .func == "leaf"')"
 kill "$other" 2> /dev/null
 wait "$other" 2> /dev/null
+# issue 41 #15: nopctl killed with -9 takes its COMMAND with it (as a
+# parent-death signal does); reset then cleans up after it
+"$bin" trace -o /dev/null "$h/uexc-O0:main" -- sleep 300 > /dev/null 2>&1 &
+nop=$!
+for _ in $(seq 50); do
+	pgrep -P "$nop" -x sleep > /dev/null && break
+	sleep 0.1
+done
+cmd=$(pgrep -P "$nop" -x sleep)
+kill -9 "$nop"
+wait "$nop" 2> /dev/null
+gone=no
+for _ in $(seq 30); do
+	kill -0 "$cmd" 2> /dev/null || { gone=yes; break; }
+	sleep 0.1
+done
+[ -n "$cmd" ] && [ "$gone" = yes ] && ok || { no "kill -9 of nopctl left its command ${cmd:-?} running"; kill "$cmd" 2> /dev/null; }
+"$bin" reset > /dev/null 2>&1 || no "reset after kill -9 failed"
+[ -z "$(ls /sys/kernel/tracing/instances | grep "^nopctl-$nop\$")" ] && ok || no "reset left nopctl-$nop"
 echo "host-uprobes: $pass passed, $fail failed"
 [ "$fail" = 0 ]
