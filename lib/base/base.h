@@ -161,4 +161,8 @@ int nop_journal_dir_make(struct nop_error *err); /* the journal directory, creat
 #define NOP_RV_POINTER 0x20
 #define NOP_RV_VOID 0x80
 
+/* all n bytes written (short writes continued, EINTR retried): 0, or -1
+ * with the errno of the write that failed */
+int nop_write_all(int fd, const void *buf, size_t n);
+
 #endif

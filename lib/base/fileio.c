@@ -93,3 +93,25 @@ int nop_write_file(const char *path, const char *val, bool append, struct nop_er
 	}
 	return 0;
 }
+
+int nop_write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		/* a write cut short (a size limit, a full disk): the next one
+		 * says why, with its errno */
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}

@@ -218,8 +218,10 @@ int nop_stream_take_page(struct nop_stream *st, struct cpu_buf *c, void *page, s
 	int ret;
 
 	if (st->raw && st->raw(st->raw_ctx, c->cpu, page, len)) {
-		nop_error_set(err, NOP_EINTERNAL, errno, "cannot save a page of CPU %d: %s", c->cpu,
-			      strerror(errno));
+		int e = errno;
+
+		nop_error_set(err, NOP_EINTERNAL, e, "cannot save a page of CPU %d: %s%s", c->cpu, strerror(e),
+			      e == EFBIG ? " (the file size limit, ulimit -f, was reached)" : "");
 		return -1;
 	}
 	if (st->pages == NOP_PAGES_SAVE)

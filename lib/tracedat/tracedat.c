@@ -137,7 +137,7 @@ static int flush_cpu(struct nop_dat *w, int cpu)
 		return 0;
 	if (w->tmp[cpu] < 0 && (w->tmp[cpu] = tmp_beside(w->path)) < 0)
 		return -1;
-	return write(w->tmp[cpu], w->pend[cpu], n) == (ssize_t)n ? 0 : -1;
+	return nop_write_all(w->tmp[cpu], w->pend[cpu], n);
 }
 
 int nop_dat_open(struct nop_dat **wp, const char *path, bool overwrite, const char *tracing_dir,
@@ -231,8 +231,8 @@ static void put(struct out *o, const void *p, size_t n)
 {
 	if (o->err)
 		return;
-	if (write(o->fd, p, n) != (ssize_t)n)
-		o->err = errno ? errno : EIO;
+	if (nop_write_all(o->fd, p, n) < 0)
+		o->err = errno;
 	o->off += n;
 }
 
@@ -402,7 +402,8 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 	if (!o.err && fsync(w->fd) < 0 && errno != EINVAL)
 		o.err = errno;
 	if (o.err) {
-		nop_error_set(err, NOP_EINTERNAL, o.err, "cannot write %s: %s", w->path, strerror(o.err));
+		nop_error_set(err, NOP_EINTERNAL, o.err, "cannot write %s: %s%s", w->path, strerror(o.err),
+			      o.err == EFBIG ? " (the file size limit, ulimit -f, was reached)" : "");
 		return -1;
 	}
 	return 0;

@@ -130,6 +130,13 @@ else
 	bad "/sys/kernel/tracing is not mode 700 here: $(stat -c %a /sys/kernel/tracing)"
 fi
 
+# #41.15: record past the file size limit (ulimit -f 100: a write cut
+# short, then refused) says so, not a stale errno
+rc=0
+(ulimit -f 100; exec "$n" record -q -o "$tmp/fsize.dat" "$b/tests/helpers/libubench.so:bench_fn" -- "$b/tests/helpers/ubench" 200000) > /dev/null 2> "$tmp/err" || rc=$?
+[ "$rc" = 1 ] && ok || bad "record past ulimit -f: exit $rc, wanted 1"
+has err 'file size limit'
+
 # #1: report | head: exit 0, no message
 { "$n" report "$dat/graph-6.12.dat" 2> "$tmp/err"; echo $? > "$tmp/rc"; } | head -1 > /dev/null
 [ "$(cat "$tmp/rc")" = 0 ] && ok || bad "report | head exited $(cat "$tmp/rc")"
