@@ -184,8 +184,10 @@ stop_reader() {
 	[ "$1" = cat ] && { echo nop > "$TDIR/current_tracer"; echo > "$TDIR/set_graph_function"; }
 	wait "$rpid" || true # tools switch function_graph off: no 30 s limit here
 	case $1 in
-	nopctl) lost=$(sed -n 's/.*lost \([0-9]*\) (page headers), overrun \([0-9]*\), dropped \([0-9]*\).*/\1 \2 \3/p' "$T/err.$1" |
-		awk '{ print $1 + $2 + $3 }') ;;
+	nopctl) lost=$({ sed -n 's/.*, lost \([0-9]*\) (page headers).*/\1/p' "$T/err.$1"
+		sed -n 's/.*, overrun \([0-9]*\).*/\1/p' "$T/err.$1"
+		sed -n 's/.*, dropped \([0-9]*\).*/\1/p' "$T/err.$1"; } |
+		awk '{ n += $1 } END { print n + 0 }') ;;
 	*) restore_top ;;
 	esac
 }

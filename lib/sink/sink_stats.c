@@ -350,7 +350,8 @@ static int stats_summary(struct nop_sink *s, const struct nop_summary *sum)
 	free(e);
 	/* then the run summary, with the deepest call stack seen */
 	if (s->enc != NOP_ENC_JSON && s->diag && !s->quiet)
-		fprintf(s->diag, "nopctl: deepest call stack: %d levels\n", st->max_depth);
+		fprintf(s->diag, "nopctl: deepest call stack: %d level%s\n", st->max_depth,
+			st->max_depth == 1 ? "" : "s");
 	return nop_summary_write(s, sum);
 }
 

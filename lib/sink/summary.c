@@ -26,11 +26,14 @@ int nop_summary_write(struct nop_sink *s, const struct nop_summary *sum)
 	nop_field_u64(&f, "duration_ns", NULL, sum->duration_ns);
 	if (!json)
 		fprintf(out, " in %.3f s", sum->duration_ns / 1e9);
-	nop_field_i64(&f, "lost", ", lost %lld (page headers)", sum->lost_pages);
-	nop_field_u64(&f, "overrun", ", overrun %llu", sum->overrun);
-	nop_field_u64(&f, "dropped", ", dropped %llu", sum->dropped);
+	/* text: the kernel's loss counters only where one moved; JSON: all */
+	if (!json && !sum->lost_pages && !sum->overrun && !sum->dropped)
+		fputs(", nothing lost", out);
+	nop_field_i64(&f, "lost", sum->lost_pages ? ", lost %lld (page headers)" : NULL, sum->lost_pages);
+	nop_field_u64(&f, "overrun", sum->overrun ? ", overrun %llu" : NULL, sum->overrun);
+	nop_field_u64(&f, "dropped", sum->dropped ? ", dropped %llu" : NULL, sum->dropped);
 	if (sum->by_task)
-		nop_field_u64(&f, "other_tasks", ", %llu of other tasks (context switches)",
+		nop_field_u64(&f, "other_tasks", sum->other_tasks ? ", %llu of other tasks (context switches)" : NULL,
 			      sum->other_tasks);
 	if (sum->exit_status >= 0)
 		nop_field_i64(&f, "exit_status", ", command exited %lld", sum->exit_status);
@@ -38,9 +41,13 @@ int nop_summary_write(struct nop_sink *s, const struct nop_summary *sum)
 	if ((json && sum->live) || sum->unread)
 		nop_field_u64(&f, "unread", ", %llu left unread in the buffer", sum->unread);
 	if (sum->graph && (json || sum->no_entry))
-		nop_field_u64(&f, "no_entry", ", %llu calls whose entry was not seen", sum->no_entry);
+		nop_field_u64(&f, "no_entry", sum->no_entry == 1 ? ", %llu call whose entry was not seen"
+								 : ", %llu calls whose entry was not seen",
+			      sum->no_entry);
 	if (sum->graph && (json || sum->no_exit))
-		nop_field_u64(&f, "no_exit", ", %llu calls whose exit was not seen", sum->no_exit);
+		nop_field_u64(&f, "no_exit", sum->no_exit == 1 ? ", %llu call whose exit was not seen"
+							       : ", %llu calls whose exit was not seen",
+			      sum->no_exit);
 	if (sum->graph && (json || sum->gaps))
 		nop_field_u64(&f, "gaps", ", %llu events lost by the kernel (missing mid-capture)",
 			      sum->gaps);

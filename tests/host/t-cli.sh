@@ -137,6 +137,13 @@ rc=0
 [ "$rc" = 1 ] && ok || bad "record past ulimit -f: exit $rc, wanted 1"
 has err 'file size limit'
 
+# #41.15: a clean run's summary says nothing was lost, and no zero
+# counter; singulars are singular
+run 0 "$n" report "$dat/graph-6.12.dat"
+has err '^nopctl: 221 calls in [0-9.]* s, nothing lost, stopped by end of file$'
+run 0 "$n" stats -o /dev/null "$b/tests/helpers/libubench.so:bench_fn" -- "$b/tests/helpers/ubench" 3
+has err '^nopctl: deepest call stack: 1 level$'
+
 # #1: report | head: exit 0, no message
 { "$n" report "$dat/graph-6.12.dat" 2> "$tmp/err"; echo $? > "$tmp/rc"; } | head -1 > /dev/null
 [ "$(cat "$tmp/rc")" = 0 ] && ok || bad "report | head exited $(cat "$tmp/rc")"

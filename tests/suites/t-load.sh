@@ -19,10 +19,12 @@ summary_lost() {
 	grep -F '"type":"summary"' "$1" | jq '.lost + .overrun + .dropped + (.unread // 0) + (.gaps // 0)'
 }
 
-# text_lost FILE: the same from a text summary
+# text_lost FILE: the same from a text summary (a counter is there only
+# when it is not zero: "nothing lost" otherwise), one number a line
 text_lost() {
-	sed -n 's/.*lost \([0-9]*\) (page headers), overrun \([0-9]*\), dropped \([0-9]*\).*/\1 \2 \3/p' "$1" |
-		awk '{ print $1 + $2 + $3 }'
+	sed -n 's/.*, lost \([0-9]*\) (page headers).*/\1/p' "$1"
+	sed -n 's/.*, overrun \([0-9]*\).*/\1/p' "$1"
+	sed -n 's/.*, dropped \([0-9]*\).*/\1/p' "$1"
 	sed -n 's/.* \([0-9]*\) left unread.*/\1/p; s/.* \([0-9]*\) events lost by the kernel.*/\1/p' "$1"
 }
 sum_lines() { awk '{ n += $1 } END { print n + 0 }'; }
