@@ -553,6 +553,8 @@ void nop_fields_open(struct nop_fields *f, FILE *out, bool json);
 void nop_fields_close(struct nop_fields *f);
 /* a number: JSON "key":v, text fmt with v (NULL fmt: JSON only) */
 void nop_field_u64(struct nop_fields *f, const char *key, const char *fmt, unsigned long long v);
+/* JSON only: a value already in JSON (an object nopctl built) */
+void nop_field_json(struct nop_fields *f, const char *key, const char *json);
 /* a signed number, as nop_field_u64 */
 void nop_field_i64(struct nop_fields *f, const char *key, const char *fmt, long long v);
 /* a string: JSON "key":"v" quoted, text fmt with v (NULL fmt: JSON only) */

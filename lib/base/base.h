@@ -19,8 +19,6 @@ void nop_field_array_open(struct nop_fields *f, const char *key);
 
 void nop_field_item_str(struct nop_fields *f, const char *fmt, const char *v);
 
-/* JSON only: a value already in JSON (an object nopctl built) */
-void nop_field_json(struct nop_fields *f, const char *key, const char *json);
 
 /* JSON only: a string already quoted (nop_json_quote), len bytes */
 void nop_field_quoted(struct nop_fields *f, const char *key, const char *q, size_t len);

@@ -243,6 +243,20 @@ traced beside.trace trace -j -o "$T/beside.json" "$h/ureal-O0:leaf" -- "$h/ureal
 same "beside another session" leaf 24 "$(count "$T/beside.json" '.type == "func" and .func == "leaf"')"
 kill "$other" 2> /dev/null
 wait "$other" 2> /dev/null
+# issue 41 #14: doctor's verdict per capability: here (function tracer
+# refused, uprobes working) user functions work and kernel ones do not;
+# asked about a user pattern, doctor exits 0
+rc=0
+"$bin" doctor -j > "$T/doc.json" 2>&1 || rc=$?
+[ "$rc" = 3 ] && ok || no "doctor without patterns: exit $rc, wanted 3"
+jq -e -s 'last | .capabilities.user_functions == true and .capabilities.kernel_functions == false
+	and .capabilities.call_graphs == false' "$T/doc.json" > /dev/null && ok ||
+	no "doctor's capabilities: $(tail -1 "$T/doc.json")"
+rc=0
+"$bin" doctor "$h/ureal-O0:leaf" > "$T/doc.txt" 2>&1 || rc=$?
+[ "$rc" = 0 ] && ok || no "doctor of a user pattern where uprobes work: exit $rc, wanted 0: $(tail -1 "$T/doc.txt")"
+grep -q 'user functions: yes' "$T/doc.txt" && ok || no "doctor's verdict: $(tail -1 "$T/doc.txt")"
+
 # issue 41 #15: nopctl killed with -9 takes its COMMAND with it (as a
 # parent-death signal does); reset then cleans up after it
 "$bin" trace -o /dev/null "$h/uexc-O0:main" -- sleep 300 > /dev/null 2>&1 &
