@@ -62,6 +62,12 @@ static int one_pattern(struct run *r, struct bins *bs, const char *pat, const ch
 		return -1;
 	if (!nop_ubin_count(b, glob))
 		return nop_ubin_no_match(b, glob, &r->err);
+	/* a library by name that the command does not link: said before its
+	 * calls fail to come */
+	if (command && !strchr(name, '/') && !o->quiet && !nop_ubin_loaded_by(command, path))
+		fprintf(stderr, "nopctl: note: %s does not load %s (neither it nor its libraries link"
+			" %s): its calls arrive only if it opens it at run time (dlopen)\n", command, name,
+			path);
 	if (returns && b->go) {
 		nop_error_set(&r->err, NOP_EUSAGE, 0, "%s is a Go program: its runtime moves and"
 			      " switches goroutines' stacks, so the stack pointer that pairs each return"

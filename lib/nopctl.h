@@ -67,6 +67,10 @@ int nop_upattern_split(const char *pat, char *bin, size_t len, const char **glob
 		       struct nop_error *err);
 /* pid > 0: from its /proc/PID/maps; else for command (may be NULL) as the
  * dynamic loader finds it */
+/* Does command, or a library it links (transitively, resolved as the
+ * loader would), name the library at path lib in DT_NEEDED? A library it
+ * does not may still be opened at run time (dlopen). */
+bool nop_ubin_loaded_by(const char *command, const char *lib);
 int nop_ubin_find(const char *bin, pid_t pid, const char *command, char *out, size_t len,
 		  struct nop_error *err);
 

@@ -183,6 +183,61 @@ static bool statically_linked(const char *command)
 	return st;
 }
 
+/* the libraries path names in DT_NEEDED, each resolved as the loader
+ * would for command (its RUNPATH, the ld.so cache), into found */
+static void needed(const char *path, const char *command, struct nop_strmap *found)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+
+	if (fd < 0)
+		return;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	for (Elf_Scn *scn = NULL; e && (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			const char *name;
+			char buf[PATH_MAX], real[PATH_MAX];
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_NEEDED ||
+			    !(name = elf_strptr(e, sh.sh_link, dyn.d_un.d_val)))
+				continue;
+			if ((from_runpath(name, command, buf, sizeof(buf)) == 0 ||
+			     from_cache(name, buf, sizeof(buf)) == 0) && realpath(buf, real))
+				nop_strmap_get(found, real);
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+}
+
+bool nop_ubin_loaded_by(const char *command, const char *lib)
+{
+	struct nop_strmap *found = nop_strmap_new(1);
+	bool yes = true; /* not known: not said otherwise */
+
+	if (!found)
+		return true;
+	needed(command, command, found);
+	/* the libraries' own, breadth first (the map keeps its order) */
+	for (size_t i = 0; i < nop_strmap_size(found) && i < 512; i++) {
+		const char *path;
+
+		nop_strmap_at(found, i, &path);
+		needed(path, command, found);
+	}
+	yes = nop_strmap_find(found, lib) != NULL;
+	nop_strmap_free(found);
+	return yes;
+}
+
 int nop_ubin_find(const char *bin, pid_t pid, const char *command, char *out, size_t len,
 		  struct nop_error *err)
 {

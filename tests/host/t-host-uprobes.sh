@@ -243,6 +243,14 @@ traced beside.trace trace -j -o "$T/beside.json" "$h/ureal-O0:leaf" -- "$h/ureal
 same "beside another session" leaf 24 "$(count "$T/beside.json" '.type == "func" and .func == "leaf"')"
 kill "$other" 2> /dev/null
 wait "$other" 2> /dev/null
+# issue 41 #15: a library the command does not load (libzstd, which
+# ureal does not link, nor its libraries) is said to be the reason no call
+# arrived
+rc=0
+"$bin" trace -o /dev/null "libzstd:ZSTD_versionNumber" -- "$h/ureal-O0" > /dev/null 2> "$T/nolib.err" || rc=$?
+[ "$rc" = 0 ] && ok || no "trace of a library the command does not load: exit $rc"
+grep -q "does not load libzstd" "$T/nolib.err" && ok || no "no word of the library not loaded: $(cat "$T/nolib.err")"
+
 # issue 41 #14: doctor's verdict per capability: here (function tracer
 # refused, uprobes working) user functions work and kernel ones do not;
 # asked about a user pattern, doctor exits 0
