@@ -72,16 +72,15 @@ int nop_write_file(const char *path, const char *val, bool append, struct nop_er
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
 	size_t len = strlen(val);
-	ssize_t w = 0;
 
 	if (fd < 0) {
 		nop_error_io(err, "open", path, errno);
 		return -1;
 	}
-	if (len)
-		w = write(fd, val, len);
-	if (w < 0 || (size_t)w != len) {
-		int e = w < 0 ? errno : EIO;
+	/* a filter file takes one name or index a write(): the rest of a
+	 * list is written on from where the kernel stopped */
+	if (len && nop_write_all(fd, val, len) < 0) {
+		int e = errno;
 
 		close(fd);
 		nop_error_io(err, "write", path, e);

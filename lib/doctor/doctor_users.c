@@ -31,8 +31,15 @@ void doc_check_users(struct doc *d)
 	char why[200], stale[1024] = "", others[1024] = "", buf[300];
 	struct nop_walk w = { 0 };
 	int live = 0, holder = nop_top_level_holder();
+	char comm[64];
+	pid_t reader = nop_top_level_reader(d->tdir, comm, sizeof(comm));
 
-	if (holder)
+	if (reader)
+		doc_say(d, "top_level", NULL, NOP_CHECK_WARN,
+			"nopctl leaves the top level to it (exit 4 where a run needs it, --force too):"
+			" trace runs in an instance",
+			"%s (pid %d) reads the top-level buffer", comm, (int)reader);
+	else if (holder)
 		doc_say(d, "top_level", NULL, NOP_CHECK_WARN,
 			"wait for it, or see 'nopctl status'",
 			"another nopctl (pid %d) holds the top level (%s/top-level.lock)",

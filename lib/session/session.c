@@ -337,6 +337,60 @@ static int remove_triggers(struct nop_session *s, struct nop_error *err)
 	return ret;
 }
 
+/* Many function names for a filter file are written as their indices in
+ * available_filter_functions (Linux 5.1 and later), which the kernel
+ * looks up directly, where it matches each name against every function:
+ * n names cost it n passes over ~50,000. The list (cached for the boot and
+ * the loaded modules: its order is the kernel's) gives every index of a
+ * name (one name can be several functions). 1: not done (too few names,
+ * the list unreadable, or the kernel took no index), write the names. */
+#define BY_INDEX_MIN 16
+static int write_indices(struct nop_session *s, const char *file, const char **pats, size_t n,
+			 const char *module, struct nop_error *err)
+{
+	struct nop_funcs f;
+	struct nop_strmap *want;
+	char buf[4096];
+	size_t len = 0, names = 0;
+	int ret = 0;
+	bool wrote = false;
+
+	for (size_t i = 0; i < n; i++)
+		names += !nop_pattern_is_glob(pats[i]);
+	if (names < BY_INDEX_MIN || !(want = nop_strmap_new(1)))
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if (!nop_pattern_is_glob(pats[i]) && !nop_strmap_get(want, pats[i])) {
+			nop_strmap_free(want);
+			return 1;
+		}
+	if (nop_funcs_load(s->tracing_dir, &f, err)) {
+		nop_strmap_free(want);
+		return 1;
+	}
+	for (size_t i = 0; i <= f.n && ret == 0; i++) {
+		const struct nop_func *fn = i < f.n ? &f.v[i] : NULL;
+
+		if (fn && (!nop_strmap_find(want, fn->name) ||
+			   (module && (!fn->module || strcmp(fn->module, module)))))
+			continue;
+		if (len && (!fn || len + 24 > sizeof(buf))) {
+			buf[len] = 0;
+			ret = sess_write(s, file, buf, true, err);
+			/* a kernel that takes no index refuses the first */
+			if (ret && !wrote && err->sys_errno == EINVAL)
+				ret = 1;
+			wrote = !ret;
+			len = 0;
+		}
+		if (fn)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%zu", len ? " " : "", i + 1);
+	}
+	nop_funcs_free(&f);
+	nop_strmap_free(want);
+	return ret;
+}
+
 /* Settings written with tracing off, tracer last: the tracer never runs
  * unfiltered, and a failed step leaves nothing the journal cannot undo. */
 static int apply(struct nop_session *s, struct nop_error *err)
@@ -353,11 +407,18 @@ static int apply(struct nop_session *s, struct nop_error *err)
 		const char **pats = pass ? c->notrace : c->filters;
 		size_t n = pass ? c->nnotrace : c->nfilters;
 
+		int by_index;
+
 		if (sess_write(s, file, "", false, err) || (!pass && remove_triggers(s, err)))
 			return -1;
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < n; i++)
 			if (nop_pattern_check(pats[i], err))
 				return -1; /* callers check first; this is the last line */
+		if ((by_index = write_indices(s, file, pats, n, pass ? NULL : c->module, err)) < 0)
+			return -1;
+		for (size_t i = 0; i < n; i++) {
+			if (!by_index && !nop_pattern_is_glob(pats[i]))
+				continue; /* written by its indices */
 			snprintf(buf, sizeof(buf), c->module && !pass ? "%s:mod:%s" : "%s", pats[i],
 				 c->module);
 			if (sess_write(s, file, buf, true, err))
@@ -544,9 +605,22 @@ static bool instance_offers(const char *inst_dir, const char *tracer)
  * a refusal */
 static int claim_top_level(struct nop_session *s, const char *why_top, struct nop_error *err)
 {
-	char why[160];
+	char why[160], comm[64];
 	char lockpath[4200];
+	pid_t reader;
 	int fd;
+
+	/* a reader of the top level's buffer would lose what it has not read
+	 * yet: a tracer change is refused while trace_pipe is held (EBUSY),
+	 * and its restore switching tracing_on clears the buffer. --force
+	 * does not take that over. */
+	if ((reader = nop_top_level_reader(s->tracing_dir, comm, sizeof(comm)))) {
+		nop_error_set(err, NOP_EBUSY, EBUSY,
+			      "%s (pid %d) reads the top-level buffer, and %s; nopctl leaves it alone"
+			      " (what it has not read yet would be lost)",
+			      comm, (int)reader, why_top);
+		return -1;
+	}
 
 	snprintf(lockpath, sizeof(lockpath), "%s/top-level.lock", nop_journal_dir());
 	fd = open(lockpath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -591,7 +665,7 @@ int nop_session_open(struct nop_session **sp, const struct nop_session_cfg *cfg,
 	if (!s)
 		return -1;
 	if (cfg->top_level)
-		snprintf(why_top, sizeof(why_top), "you asked for the top level (-T)");
+		snprintf(why_top, sizeof(why_top), "the top level was asked for");
 	s->cfg = *cfg;
 	s->lock_fd = -1;
 	s->tracing_dir = cfg->tracing_dir;

@@ -121,4 +121,8 @@ bool nop_pid_traced(const char *list, int pid);
 
 bool nop_pids_run(const char *list);
 
+/* a process reading the top level's buffer (trace_pipe, trace_pipe_raw
+ * open): its pid and name, or 0 (toplevel.c) */
+pid_t nop_top_level_reader(const char *tracing_dir, char *comm, size_t len);
+
 #endif

@@ -1,7 +1,10 @@
 /* toplevel.c - the top-level tracer: whether someone else uses it, and
  * which nopctl holds the lock that makes it one session's at a time. */
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "session/session.h"
 
@@ -51,4 +54,56 @@ int nop_top_level_holder(void)
 	pid = v ? atoi(v) : 0;
 	free(v);
 	return pid;
+}
+
+/* a process with the top level's trace_pipe or one of its trace_pipe_raw
+ * open: its pid (and name in comm), or 0 */
+pid_t nop_top_level_reader(const char *tracing_dir, char *comm, size_t len)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *p;
+	pid_t found = 0;
+	size_t tl = strlen(tracing_dir);
+
+	while (proc && !found && (p = readdir(proc))) {
+		char fds[64], link[300], target[4200];
+		pid_t pid = (pid_t)atoi(p->d_name);
+		DIR *d;
+		struct dirent *f;
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(fds, sizeof(fds), "/proc/%d/fd", (int)pid);
+		if (!(d = opendir(fds)))
+			continue;
+		while (!found && (f = readdir(d))) {
+			ssize_t n;
+			const char *rel;
+
+			snprintf(link, sizeof(link), "%s/%s", fds, f->d_name);
+			if ((n = readlink(link, target, sizeof(target) - 1)) <= 0)
+				continue;
+			target[n] = 0;
+			if (strncmp(target, tracing_dir, tl) || target[tl] != '/')
+				continue;
+			rel = target + tl + 1;
+			/* the top level's, not an instance's (instances/NAME/...) */
+			if (!strcmp(rel, "trace_pipe") ||
+			    (!strncmp(rel, "per_cpu/cpu", 11) && strstr(rel, "/trace_pipe_raw")))
+				found = pid;
+		}
+		closedir(d);
+	}
+	if (proc)
+		closedir(proc);
+	if (found && comm) {
+		char path[64], *v;
+		struct nop_error e;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)found);
+		v = nop_read_file(path, NULL, &e);
+		snprintf(comm, len, "%s", v ? nop_trim(v) : "?");
+		free(v);
+	}
+	return found;
 }

@@ -251,6 +251,26 @@ rc=0
 [ "$rc" = 0 ] && ok || no "trace of a library the command does not load: exit $rc"
 grep -q "does not load libzstd" "$T/nolib.err" && ok || no "no word of the library not loaded: $(cat "$T/nolib.err")"
 
+# issue 41 #8: someone reading the top level's buffer (trace_pipe) keeps
+# it: nopctl refuses the top level (exit 4, naming the reader), even with
+# --force, and changes nothing there
+cat /sys/kernel/tracing/trace_pipe > /dev/null 2>&1 &
+reader=$!
+sleep 0.3
+on=$(cat /sys/kernel/tracing/tracing_on)
+for force in "" --force; do
+	rc=0
+	"$bin" trace -T $force -o /dev/null "$h/ureal-O0:leaf" -- "$h/ureal-O0" > /dev/null 2> "$T/reader.err" || rc=$?
+	[ "$rc" = 4 ] && ok || no "trace -T $force beside a trace_pipe reader: exit $rc, wanted 4"
+	grep -q "(pid $reader) reads the top-level buffer" "$T/reader.err" && ok || no "the reader not named: $(cat "$T/reader.err")"
+done
+[ "$(cat /sys/kernel/tracing/tracing_on)" = "$on" ] && ok || no "tracing_on changed beside the reader"
+"$bin" doctor -j > "$T/reader.json" 2>&1 || true
+jq -e -s "any(.id == \"top_level\" and .status == \"warn\" and (.seen | test(\"pid $reader\")))" "$T/reader.json" > /dev/null &&
+	ok || no "doctor does not name the reader: $(grep top_level "$T/reader.json")"
+kill "$reader" 2> /dev/null
+wait "$reader" 2> /dev/null
+
 # issue 41 #14: doctor's verdict per capability: here (function tracer
 # refused, uprobes working) user functions work and kernel ones do not;
 # asked about a user pattern, doctor exits 0

@@ -404,7 +404,7 @@ t_busy_top_level_says_why() {
 	top_buffer_may_expand # the foreign tracer is set at the top level
 	echo function > "$TR/current_tracer"
 	expect_rc 4 nopctl trace -T do_sys_openat2 -- true
-	grep -q 'you asked for the top level (-T)' "$T/err" || { echo nop > "$TR/current_tracer"; fail "message: $(cat "$T/err")"; }
+	grep -q 'the top level was asked for' "$T/err" || { echo nop > "$TR/current_tracer"; fail "message: $(cat "$T/err")"; }
 	rc=0
 	nopctl graph do_sys_openat2 -- true > "$T/out" 2> "$T/err" || rc=$?
 	echo nop > "$TR/current_tracer"
@@ -491,3 +491,40 @@ t_record_is_small() {
 	expect_rc 2 nopctl report --stats "$T/r.dat"
 	grep -q "record -G" "$T/err" || fail "message: $(cat "$T/err")"
 }
+
+# issue 41 #16: many names are written as their indices in
+# available_filter_functions (more than 16 of them): the instance's filter
+# holds exactly those functions while tracing
+t_many_names_by_index() {
+	names=$(grep -v '\[' "$TR/available_filter_functions" | awk '{ print $1 }' | sort | uniq -u |
+		grep -E '^[a-z_][a-z0-9_]*$' | head -40)
+	[ "$(echo "$names" | wc -l)" = 40 ] || fail "not 40 names to try"
+	# shellcheck disable=SC2086 # names are words
+	nopctl trace -d 3 -o /dev/null $names 2> "$T/err" &
+	p=$!
+	f="$TR/instances/nopctl-$p/set_ftrace_filter"
+	for _ in $(seq 100); do
+		[ -s "$f" ] && break
+		usleep 100000
+	done
+	sort "$f" > "$T/filter" 2>/dev/null || true
+	wait "$p" || { cat "$T/err"; fail "trace of 40 names: exit $?"; }
+	echo "$names" | sort > "$T/want"
+	cmp -s "$T/want" "$T/filter" || { diff "$T/want" "$T/filter" | head -5; fail "the filter is not the 40 names"; }
+}
+
+# issue 41 #8: a reader of the top level's buffer keeps it: --force does
+# not take it over, nothing at the top level changes (a tracer change is
+# refused while trace_pipe is held, and switching tracing_on clears it)
+t_top_level_reader_kept() {
+	cat "$TR/trace_pipe" > /dev/null 2>&1 &
+	reader=$!
+	usleep 300000
+	before=$(cat "$TR/current_tracer" "$TR/tracing_on")
+	expect_rc 4 nopctl stats --force -T do_sys_openat2 -- true
+	grep -q "(pid $reader) reads the top-level buffer" "$T/err" || { kill "$reader"; fail "reader not named: $(cat "$T/err")"; }
+	[ "$(cat "$TR/current_tracer" "$TR/tracing_on")" = "$before" ] || { kill "$reader"; fail "the top level changed"; }
+	kill "$reader"
+	wait "$reader" 2> /dev/null || true
+}
+
