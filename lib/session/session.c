@@ -299,8 +299,10 @@ static int take_over_top(struct nop_session *s, struct nop_error *err)
 	const struct nop_session_cfg *c = &s->cfg;
 	char mask[4200];
 
-	if (!c->exclude_self && nop_path_exists(s->dir, "set_ftrace_notrace_pid") &&
-	    list_set(s, "set_ftrace_notrace_pid", err))
+	/* the function tracer's own files only for the function tracers (a
+	 * kernel that refuses them still runs probe events) */
+	if (c->tracer != NOP_TRACER_NONE && !c->exclude_self &&
+	    nop_path_exists(s->dir, "set_ftrace_notrace_pid") && list_set(s, "set_ftrace_notrace_pid", err))
 		return -1;
 	if (!c->cpus) {
 		nop_cpuset_mask(NULL, nop_ncpus(), mask, sizeof(mask));

@@ -251,6 +251,12 @@ rc=0
 [ "$rc" = 0 ] && ok || no "trace of a library the command does not load: exit $rc"
 grep -q "does not load libzstd" "$T/nolib.err" && ok || no "no word of the library not loaded: $(cat "$T/nolib.err")"
 
+# user functions at the top level (-T) where the function tracer is
+# refused: no function tracer file is touched
+truth toplevel "$h/ureal-O0" fork 3
+traced toplevel.trace trace -T -j -o "$T/toplevel.json" "$h/ureal-O0:leaf" -- "$h/ureal-O0" fork 3
+same "trace -T" leaf "$(own toplevel leaf)" "$(count "$T/toplevel.json" '.type == "func" and .func == "leaf"')"
+
 # issue 41 #8: someone reading the top level's buffer (trace_pipe) keeps
 # it: nopctl refuses the top level (exit 4, naming the reader), even with
 # --force, and changes nothing there
