@@ -502,9 +502,11 @@ t_many_names_by_index() {
 	# shellcheck disable=SC2086 # names are words
 	nopctl trace -d 3 -o /dev/null $names 2> "$T/err" &
 	p=$!
-	f="$TR/instances/nopctl-$p/set_ftrace_filter"
+	i="$TR/instances/nopctl-$p"
+	f="$i/set_ftrace_filter"
+	# the filter is whole once the tracer runs (set last)
 	for _ in $(seq 100); do
-		[ -s "$f" ] && break
+		[ "$(cat "$i/current_tracer" 2> /dev/null)" = function ] && break
 		usleep 100000
 	done
 	sort "$f" > "$T/filter" 2>/dev/null || true
