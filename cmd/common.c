@@ -163,7 +163,6 @@ static int open_stream(const char *path)
 
 FILE *open_output(const struct opts *o, struct nop_error *err)
 {
-	struct stat st;
 	int fd, kind;
 	FILE *f;
 
@@ -181,26 +180,9 @@ FILE *open_output(const struct opts *o, struct nop_error *err)
 		fcntl(fd, F_SETFL, 0);
 		goto opened;
 	}
-	/* O_NONBLOCK: a FIFO put there since the check must not hang nopctl */
-	fd = open(o->output, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
-				     (o->overwrite ? 0 : O_EXCL), 0644);
-	/* a file to overwrite that someone else owns, or that has another
-	 * name (a hard link), is replaced by a new one, never written into */
-	if (fd >= 0 && o->overwrite && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (st.st_uid != geteuid() || st.st_nlink > 1)) {
-		close(fd);
-		fd = unlink(o->output) < 0 ? -1
-					   : open(o->output, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-								     O_CLOEXEC | O_NONBLOCK, 0644);
-	} else if (fd >= 0 && o->overwrite && ftruncate(fd, 0) < 0) {
-		close(fd);
-		fd = -1;
-	}
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		int e = fd < 0 ? errno : EINVAL;
+	if ((fd = nop_output_create(o->output, o->overwrite, 0644, false)) < 0) {
+		int e = errno;
 
-		if (fd >= 0)
-			close(fd);
 		if (e == EEXIST || e == ELOOP || e == EINVAL || e == ENXIO)
 			output_check(o, true, err);
 		if (!err->status)
@@ -208,7 +190,6 @@ FILE *open_output(const struct opts *o, struct nop_error *err)
 				      o->output, strerror(e));
 		return NULL;
 	}
-	fcntl(fd, F_SETFL, 0);
 opened:
 	f = fdopen(fd, "w");
 	if (!f) {

@@ -227,6 +227,12 @@ bool nop_cpuset_has(const struct nop_cpuset *set, int cpu);
 /* ---- tracefs -------------------------------------------------------- */
 /* Find tracefs, mounting it if needed. Returns the directory or NULL. */
 const char *nop_tracefs_dir(struct nop_error *err);
+/* An output file at path, opened for writing, blocking: created anew
+ * (O_EXCL), or with overwrite an existing regular file truncated (made
+ * mode when set_mode), or replaced by a new one where another user owns
+ * it or it has other names. The descriptor, or -1 with errno (EINVAL:
+ * not a regular file). */
+int nop_output_create(const char *path, bool overwrite, mode_t mode, bool set_mode);
 /* the whole file, NUL-terminated (*len its size if len), malloc'd: the
  * caller frees; NULL with err */
 char *nop_read_file(const char *path, size_t *len, struct nop_error *err);

@@ -1,6 +1,7 @@
 /* fileio.c - reading and writing a tracefs (or /proc, /sys) file whole,
  * with the error convention of every caller. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,4 +114,33 @@ int nop_write_all(int fd, const void *buf, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+int nop_output_create(const char *path, bool overwrite, mode_t mode, bool set_mode)
+{
+	/* O_NONBLOCK: a FIFO put there meanwhile must not hang the open */
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | (overwrite ? 0 : O_EXCL),
+		      mode);
+	struct stat st;
+
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	/* a file to overwrite that someone else owns, or that has another
+	 * name (a hard link), is replaced by a new one, never written into:
+	 * its owner would read what nopctl writes */
+	if (fd >= 0 && overwrite && (st.st_uid != geteuid() || st.st_nlink > 1)) {
+		close(fd);
+		fd = unlink(path) < 0 ? -1
+				      : open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
+					     mode);
+	} else if (fd >= 0 && overwrite && (ftruncate(fd, 0) < 0 || (set_mode && fchmod(fd, mode) < 0))) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0)
+		fcntl(fd, F_SETFL, 0);
+	return fd;
 }

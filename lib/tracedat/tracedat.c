@@ -145,7 +145,6 @@ int nop_dat_open(struct nop_dat **wp, const char *path, bool overwrite, const ch
 {
 	struct nop_dat *w = calloc(1, sizeof(*w));
 	int ncpus = nop_ncpus();
-	struct stat st;
 
 	if (w)
 		w->fd = -1;
@@ -167,27 +166,7 @@ int nop_dat_open(struct nop_dat **wp, const char *path, bool overwrite, const ch
 	/* 0600: the file holds root's /proc/kallsyms (the KASLR layout), as the
 	 * symbol cache does. O_NONBLOCK and regular files only: a FIFO or
 	 * device there would hang or be written raw */
-	w->fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
-				   (overwrite ? 0 : O_EXCL), 0600);
-	if (w->fd >= 0 && (fstat(w->fd, &st) < 0 || !S_ISREG(st.st_mode))) {
-		close(w->fd);
-		w->fd = -1;
-		errno = EINVAL;
-	}
-	/* a file to overwrite that someone else owns, or that has another
-	 * name (a hard link), is replaced by a new one, never written into:
-	 * its owner would read what nopctl writes */
-	if (w->fd >= 0 && overwrite && (st.st_uid != geteuid() || st.st_nlink > 1)) {
-		close(w->fd);
-		w->fd = unlink(path) < 0 ? -1
-					 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC |
-							      O_NONBLOCK, 0600);
-	} else if (w->fd >= 0 && overwrite && (ftruncate(w->fd, 0) < 0 || fchmod(w->fd, 0600) < 0)) {
-		close(w->fd);
-		w->fd = -1;
-	}
-	if (w->fd >= 0)
-		fcntl(w->fd, F_SETFL, 0);
+	w->fd = nop_output_create(path, overwrite, 0600, true);
 	if (w->fd < 0) {
 		int e = errno;
 
