@@ -32,6 +32,10 @@ MANPAGES  := $(patsubst man/%.scd,$(BUILD)/man/%,$(wildcard man/*.scd))
 
 all: $(BIN) $(MANPAGES)
 
+# a recipe that fails leaves no target behind (scdoc writes through a
+# redirection: its half page would otherwise count as built)
+.DELETE_ON_ERROR:
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
