@@ -34,16 +34,16 @@ void doc_check_users(struct doc *d)
 	char comm[64];
 	pid_t reader = nop_top_level_reader(d->tdir, comm, sizeof(comm));
 
-	if (reader)
-		doc_say(d, "top_level", NULL, NOP_CHECK_WARN,
-			"nopctl leaves the top level to it (exit 4 where a run needs it, --force too):"
-			" trace runs in an instance",
-			"%s (pid %d) reads the top-level buffer", comm, (int)reader);
-	else if (holder)
+	if (holder)
 		doc_say(d, "top_level", NULL, NOP_CHECK_WARN,
 			"wait for it, or see 'nopctl status'",
 			"another nopctl (pid %d) holds the top level (%s/top-level.lock)",
 			holder, nop_journal_dir());
+	else if (reader)
+		doc_say(d, "top_level", NULL, NOP_CHECK_WARN,
+			"nopctl leaves the top level to it (exit 4 where a run needs it, --force too):"
+			" trace runs in an instance",
+			"%s (pid %d) reads the top-level buffer", comm, (int)reader);
 	else if (nop_top_level_user(d->tdir, why, sizeof(why)))
 		doc_say(d, "top_level", NULL, NOP_CHECK_WARN,
 			"nopctl leaves it alone: trace runs in an instance; --top-level, and graph where"

@@ -610,19 +610,7 @@ static int claim_top_level(struct nop_session *s, const char *why_top, struct no
 	char why[160], comm[64];
 	char lockpath[4200];
 	pid_t reader;
-	int fd;
-
-	/* a reader of the top level's buffer would lose what it has not read
-	 * yet: a tracer change is refused while trace_pipe is held (EBUSY),
-	 * and its restore switching tracing_on clears the buffer. --force
-	 * does not take that over. */
-	if ((reader = nop_top_level_reader(s->tracing_dir, comm, sizeof(comm)))) {
-		nop_error_set(err, NOP_EBUSY, EBUSY,
-			      "%s (pid %d) reads the top-level buffer, and %s; nopctl leaves it alone"
-			      " (what it has not read yet would be lost)",
-			      comm, (int)reader, why_top);
-		return -1;
-	}
+	int fd, busy;
 
 	snprintf(lockpath, sizeof(lockpath), "%s/top-level.lock", nop_journal_dir());
 	fd = open(lockpath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -646,7 +634,19 @@ static int claim_top_level(struct nop_session *s, const char *why_top, struct no
 	s->lock_fd = fd;
 	if (ftruncate(fd, 0) == 0)
 		dprintf(fd, "%d\n", (int)getpid());
-	if (nop_top_level_user(s->tracing_dir, why, sizeof(why)) && !s->cfg.force) {
+	busy = nop_top_level_user(s->tracing_dir, why, sizeof(why));
+	/* a reader of the top level's buffer would lose what it has not read
+	 * yet: a tracer change is refused while trace_pipe is held (EBUSY),
+	 * and a restore switching tracing_on clears the buffer. --force
+	 * does not take that over. */
+	if ((reader = nop_top_level_reader(s->tracing_dir, comm, sizeof(comm)))) {
+		nop_error_set(err, NOP_EBUSY, EBUSY,
+			      "%s (pid %d) reads the top-level buffer%s%s%s, and %s; nopctl leaves it"
+			      " alone (what it has not read yet would be lost)",
+			      comm, (int)reader, busy ? " (" : "", busy ? why : "", busy ? ")" : "", why_top);
+		return -1;
+	}
+	if (busy && !s->cfg.force) {
 		nop_error_set(err, NOP_EBUSY, 0,
 			      "the top-level tracer is in use by someone else (%s), and %s;"
 			      " nopctl leaves it alone", why, why_top);
