@@ -515,36 +515,62 @@ static enum nop_probe_kind recorded_kind(const char *name)
  * lines; NULL in a file without it) into its user probes */
 static int recorded_binaries(struct nop_uprobes *u, const char *text)
 {
-	for (size_t i = 0; text && i < u->n; i++) {
+	struct line { const char *path; size_t len; } *l;
+	struct nop_strmap *paths = NULL, *entries = NULL;
+	char key[4600];
+	int ret = -1;
+
+	if (!text)
+		return 0;
+	if (!(paths = nop_strmap_new(sizeof(*l))) || !(entries = nop_strmap_new(sizeof(size_t))))
+		goto out;
+	/* its lines once: event name -> path */
+	for (const char *at = text; *at;) {
+		const char *tab = strchr(at, '\t'), *end = strchrnul(at, '\n');
+
+		if (tab && tab < end && (size_t)(tab - at) < sizeof(key)) {
+			snprintf(key, sizeof(key), "%.*s", (int)(tab - at), at);
+			if (!(l = nop_strmap_get(paths, key)))
+				goto out;
+			*l = (struct line){ tab + 1, (size_t)(end - tab - 1) };
+		}
+		at = *end ? end + 1 : end;
+	}
+	for (size_t i = 0; i < u->n; i++) {
 		struct nop_uprobe *p = &u->v[i];
-		size_t len = strlen(p->event);
-		const char *at = text, *path, *end;
 		char *copy;
 
-		if (p->kind != NOP_PROBE_USER)
+		if (p->kind != NOP_PROBE_USER || !(l = nop_strmap_find(paths, p->event)))
 			continue;
-		/* its line: at the start of one, its event name and a tab */
-		while ((at = strstr(at, p->event)) && ((at != text && at[-1] != '\n') || at[len] != '\t'))
-			at += len;
-		if (!at)
-			continue;
-		path = at + len + 1;
-		end = strchrnul(path, '\n');
-		if (!(copy = strndup(path, (size_t)(end - path))))
-			return -1;
+		if (!(copy = strndup(l->path, l->len)))
+			goto out;
 		free(p->path);
 		p->path = copy;
 		snprintf(p->bin, sizeof(p->bin), "%s", strrchr(copy, '/') ? strrchr(copy, '/') + 1 : copy);
 	}
 	/* an exit's entry: the same function of the same binary */
-	for (size_t i = 0; text && i < u->n; i++)
-		for (size_t k = 0; u->v[i].ret && u->v[i].kind == NOP_PROBE_USER && k < u->n; k++)
-			if (!u->v[k].ret && u->v[k].kind == NOP_PROBE_USER && !strcmp(u->v[k].sym, u->v[i].sym) &&
-			    !strcmp(u->v[k].path, u->v[i].path)) {
-				u->v[i].func = k;
-				break;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < u->n; i++) {
+			struct nop_uprobe *p = &u->v[i];
+			size_t *at;
+
+			if (p->kind != NOP_PROBE_USER || p->ret != (pass == 1))
+				continue;
+			snprintf(key, sizeof(key), "%s\1%s", p->path, p->sym);
+			if (!pass) {
+				if (!(at = nop_strmap_get(entries, key)))
+					goto out;
+				if (!*at)
+					*at = i + 1; /* the first entry of that name */
+			} else if ((at = nop_strmap_find(entries, key)) && *at) {
+				p->func = *at - 1;
 			}
-	return 0;
+		}
+	ret = 0;
+out:
+	nop_strmap_free(paths);
+	nop_strmap_free(entries);
+	return ret;
 }
 
 /* A recording's probe events (system nopctl_<pid>): the functions they
