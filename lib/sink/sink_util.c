@@ -123,29 +123,10 @@ int nop_sink_flush(struct nop_sink *s)
 }
 
 /* A task can name itself anything (prctl PR_SET_NAME), terminal escapes
- * too: in text its control bytes are shown as '?' (as ps does); JSON
- * escapes them itself. Two results may be used at once (a task switch
- * line names both tasks). */
+ * too: shown as every name from the kernel is (nop_sink_text) */
 const char *nop_sink_comm(struct nop_sink *s, int pid)
 {
-	static char safe[2][32];
-	static int next;
-	const char *name = nop_resolve_comm(s->res, pid);
-	char *out;
-	size_t i;
-
-	if (s->enc == NOP_ENC_JSON)
-		return name;
-	for (i = 0; name[i] && (unsigned char)name[i] >= 0x20 && name[i] != 0x7f; i++)
-		;
-	if (!name[i])
-		return name; /* the common case: nothing to replace */
-	out = safe[next];
-	next ^= 1;
-	for (i = 0; name[i] && i < sizeof(safe[0]) - 1; i++)
-		out[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
-	out[i] = 0;
-	return out;
+	return nop_sink_text(s, nop_resolve_comm(s->res, pid));
 }
 
 static char unnamed[32]; /* nop_sink_func's "0x..." */
