@@ -68,18 +68,13 @@ struct cache_entry {
 	uint32_t key, value, osversion;
 	uint64_t hwcap;
 };
-static int from_cache(const char *lib, char *out, size_t len)
+/* lib in the ld.so cache's text c (size bytes) */
+static int cache_lookup(const char *c, size_t size, const char *lib, char *out, size_t len)
 {
-	struct nop_error e2;
-	size_t size;
-	char *c = nop_read_file("/etc/ld.so.cache", &size, &e2);
 	uint32_t nlibs;
-	int ret = -1;
 
-	if (!c)
+	if (!c || size < 48 || memcmp(c, CACHE_MAGIC, sizeof(CACHE_MAGIC) - 1))
 		return -1;
-	if (size < 48 || memcmp(c, CACHE_MAGIC, sizeof(CACHE_MAGIC) - 1))
-		goto out;
 	memcpy(&nlibs, c + 20, sizeof(nlibs));
 	for (uint32_t i = 0; i < nlibs && 48 + (i + 1) * sizeof(struct cache_entry) <= size; i++) {
 		struct cache_entry e;
@@ -90,11 +85,25 @@ static int from_cache(const char *lib, char *out, size_t len)
 			continue;
 		if (lib_named(c + e.key, lib) && strlen(c + e.value) < len && regular(c + e.value)) {
 			snprintf(out, len, "%s", c + e.value);
-			ret = 0;
-			break;
+			return 0;
 		}
 	}
-out:
+	return -1;
+}
+
+static char *cache_read(size_t *size)
+{
+	struct nop_error e2;
+
+	return nop_read_file("/etc/ld.so.cache", size, &e2);
+}
+
+static int from_cache(const char *lib, char *out, size_t len)
+{
+	size_t size = 0;
+	char *c = cache_read(&size);
+	int ret = cache_lookup(c, size, lib, out, len);
+
 	free(c);
 	return ret;
 }
@@ -185,7 +194,8 @@ static bool statically_linked(const char *command)
 
 /* the libraries path names in DT_NEEDED, each resolved as the loader
  * would for command (its RUNPATH, the ld.so cache), into found */
-static void needed(const char *path, const char *command, struct nop_strmap *found)
+static void needed(const char *path, const char *command, const char *cache, size_t csize,
+		   struct nop_strmap *found)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf *e;
@@ -209,7 +219,7 @@ static void needed(const char *path, const char *command, struct nop_strmap *fou
 			    !(name = elf_strptr(e, sh.sh_link, dyn.d_un.d_val)))
 				continue;
 			if ((from_runpath(name, command, buf, sizeof(buf)) == 0 ||
-			     from_cache(name, buf, sizeof(buf)) == 0) && realpath(buf, real))
+			     cache_lookup(cache, csize, name, buf, sizeof(buf)) == 0) && realpath(buf, real))
 				nop_strmap_get(found, real);
 		}
 	}
@@ -221,19 +231,23 @@ static void needed(const char *path, const char *command, struct nop_strmap *fou
 bool nop_ubin_loaded_by(const char *command, const char *lib)
 {
 	struct nop_strmap *found = nop_strmap_new(1);
-	bool yes = true; /* not known: not said otherwise */
+	size_t csize = 0;
+	char *cache;
+	bool yes;
 
 	if (!found)
-		return true;
-	needed(command, command, found);
+		return true; /* not known: not said otherwise */
+	cache = cache_read(&csize); /* once for every library's names */
+	needed(command, command, cache, csize, found);
 	/* the libraries' own, breadth first (the map keeps its order) */
 	for (size_t i = 0; i < nop_strmap_size(found) && i < 512; i++) {
 		const char *path;
 
 		nop_strmap_at(found, i, &path);
-		needed(path, command, found);
+		needed(path, command, cache, csize, found);
 	}
 	yes = nop_strmap_find(found, lib) != NULL;
+	free(cache);
 	nop_strmap_free(found);
 	return yes;
 }
