@@ -41,6 +41,8 @@ struct run {
 	unsigned long long alive_at; /* when -p tasks were last looked for */
 	long long ran0;		     /* -p tasks' context switches then */
 	int sigfd;
+	sigset_t sigs;	  /* the signals sigfd takes */
+	int setup_signal; /* a signal that stopped the set-up */
 	pid_t child;
 	int go, ef; /* the child's start and exec-error pipes */
 	int child_status;

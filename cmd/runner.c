@@ -5,9 +5,11 @@
  * place, which restores everything whatever step was reached. */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -200,12 +202,37 @@ static int check_input(struct run *r)
 	return 0;
 }
 
+/* A signal that ends the run came during the set-up (a step of it can
+ * take half a minute: function_graph patches every function), seen
+ * without taking it: the set-up stops at the next step */
+static bool stop_pending(void *ctx)
+{
+	struct run *r = ctx;
+	sigset_t p;
+
+	if (sigpending(&p) < 0)
+		return false;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGCHLD && sigismember(&p, sig) == 1 && sigismember(&r->sigs, sig) == 1)
+			return true;
+	return false;
+}
+
 /* tracefs, the patterns against this kernel, the output, the session */
 static int open_session(struct run *r)
 {
 	struct opts *o = r->o;
 	bool functions = r->tracer != NOP_TRACER_GRAPH;
 
+	/* COMMAND forked first, waiting: the session is made for its pid
+	 * (in a nested PID namespace learned from the kernel, pidns.c) */
+	if (o->command) {
+		r->child = spawn(o->command, o->user ? &r->user : NULL, &r->go, &r->ef);
+		if (r->child < 0) {
+			nop_error_set(&r->err, NOP_EINTERNAL, errno, "fork: %s", strerror(errno));
+			return -1;
+		}
+	}
 	if (!(r->tdir = prepare_tracefs(&r->err)) ||
 	    (r->tracer != NOP_TRACER_NONE && check_patterns(r->tdir, o, &r->err)) || kernel_probes(r))
 		return -1;
@@ -232,7 +259,7 @@ static int open_session(struct run *r)
 		.retval = r->graph_retval, .no_sleep_time = o->no_sleep_time, .no_irqs = o->no_irqs,
 		.notrace = o->notrace, .nnotrace = o->nnotrace,
 		.module = functions ? o->module : NULL,
-		.pids = o->pids, .npids = o->npids,
+		.pids = o->command ? &r->child : o->pids, .npids = o->command ? 1 : o->npids,
 		.follow_fork = o->npids || o->command, .stack = o->stack,
 		/* system-wide, nopctl would trace its own reads of the buffers;
 		 * not with -p or COMMAND: with function-fork the kernel would
@@ -240,8 +267,18 @@ static int open_session(struct run *r)
 		.exclude_self = !o->npids && !o->command,
 		.buffer_kb = o->buffer_kb, .cpus = r->cpusp, .force = o->force,
 		.top_level = o->top_level, .uprobes = &r->uprobes,
+		.stop = stop_pending, .stop_ctx = r,
 	};
-	return nop_session_open(&r->sess, &cfg, &r->err);
+	struct signalfd_siginfo si;
+
+	if (nop_session_open(&r->sess, &cfg, &r->err) == 0)
+		return 0;
+	/* stopped by a signal: restored already; a normal end, by it */
+	if (r->err.sys_errno == EINTR && read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		r->setup_signal = (int)si.ssi_signo;
+		r->err = (struct nop_error){ 0 };
+	}
+	return -1;
 }
 
 /* the session's buffers as a source, into a pipeline (or a trace.dat) */
@@ -279,6 +316,8 @@ static int open_pipeline(struct run *r)
 				 &r->err))
 			return -1;
 		nop_source_record_to(r->src, r->dat, o->count > 0);
+		if (o->npids || o->command)
+			nop_dat_follows(r->dat);
 		if (r->uprobes.n) {
 			char group[64];
 
@@ -295,15 +334,6 @@ static int start(struct run *r)
 	struct opts *o = r->o;
 
 	nop_buffer_counts(nop_session_dir(r->sess), r->cpusp, &r->at0);
-	if (o->command) {
-		r->child = spawn(o->command, o->user ? &r->user : NULL, &r->go, &r->ef);
-		if (r->child < 0) {
-			nop_error_set(&r->err, NOP_EINTERNAL, errno, "fork: %s", strerror(errno));
-			return -1;
-		}
-		if (nop_session_set_pids(r->sess, &r->child, 1, &r->err))
-			return -1;
-	}
 	/* a signal that came during set-up ends the run before it starts */
 	handle_signals(r);
 	if (nop_pipeline_stopped(r->pipe))
@@ -474,6 +504,13 @@ static int teardown(struct run *r)
 		fclose(r->out);
 	if (r->err.status)
 		return report_error(r->o, &r->err);
+	if (r->setup_signal) {
+		if (!r->o->quiet)
+			fprintf(stderr, "nopctl: stopped by SIG%s during set-up, before tracing began;"
+				" nothing traced, the kernel as it was\n",
+				sigabbrev_np(r->setup_signal) ? sigabbrev_np(r->setup_signal) : "?");
+		return 128 + r->setup_signal;
+	}
 	/* whoever read the output is gone (| head): a normal end, exit 0,
 	 * also when it went while the last events or the table were written
 	 * (a loss, a command's status: the reader no longer wants them);
@@ -505,11 +542,10 @@ int run_capture(struct opts *o, enum run_mode mode)
 		.tracer = mode == RUN_TRACE || (mode == RUN_RECORD && !o->graph) ? NOP_TRACER_FUNCTION
 										 : NOP_TRACER_GRAPH,
 	};
-	sigset_t set;
 
 	if (check_input(&r) || fd_limit_for_cpus(&r.err))
 		return report_error(o, &r.err);
-	r.sigfd = signals_block(&set);
+	r.sigfd = signals_block(&r.sigs);
 	if (r.sigfd < 0) {
 		nop_error_set(&r.err, NOP_EINTERNAL, errno, "signalfd: %s", strerror(errno));
 		return report_error(o, &r.err);

@@ -115,7 +115,7 @@ int cmd_status(struct opts *o)
 		nop_field_str(&f, "type", "journal:", "journal");
 		nop_field_i64(&f, "owner_pid", " nopctl pid %lld", w.owner);
 		nop_field_str(&f, "owner", " (%s)",
-			      nop_owner_alive(w.owner) ? "running" : "dead: run 'nopctl reset'");
+			      nop_tag_alive(w.tag) ? "running" : "dead: run 'nopctl reset'");
 		nop_fields_close(&f);
 	}
 	nop_probes_list(tdir, probe, &f);

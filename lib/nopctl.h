@@ -274,6 +274,10 @@ struct nop_session_cfg {
 	/* user-space functions: probes created in nopctl_<pid> (journaled),
 	 * enabled in the session's buffer, removed at close */
 	const struct nop_uprobes *uprobes;
+	/* asked between set-up steps: true stops the set-up there (open
+	 * fails with EINTR, everything set restored); NULL: never */
+	bool (*stop)(void *ctx);
+	void *stop_ctx;
 };
 
 struct nop_session;
@@ -282,9 +286,6 @@ struct nop_session;
  * or -1 with err and nothing changed */
 int nop_session_open(struct nop_session **s, const struct nop_session_cfg *cfg,
 		     struct nop_error *err);
-/* the session traces only these tasks (set_ftrace_pid); 0, or -1 with err */
-int nop_session_set_pids(struct nop_session *s, const pid_t *pids, size_t n,
-			 struct nop_error *err);
 /* tracing on in the session's buffer; 0, or -1 with err */
 int nop_session_start(struct nop_session *s, struct nop_error *err);
 /* tracing off in the session's buffer; 0, or -1 with err */
@@ -322,10 +323,12 @@ int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
  *	while (nop_walk_instances(&w, dir)) use(w.name, w.path, w.owner);
  * (nop_walk_end only to stop early). */
 bool nop_owner_alive(pid_t pid); /* its journal is held by a running session */
+bool nop_tag_alive(const char *tag); /* the same for a journal's tag (struct nop_walk) */
 struct nop_walk {
 	void *dir; /* open while walking */
 	char base[4200], name[256], path[4600];
 	pid_t owner; /* the nopctl it belongs to; 0: not nopctl's */
+	char tag[48]; /* a journal's: "<pid>" or, from a nested PID namespace, "<pid>-ns<inode>" */
 };
 bool nop_walk_instances(struct nop_walk *w, const char *tracing_dir); /* every instance */
 bool nop_walk_journals(struct nop_walk *w, const char *journal_dir); /* nopctl's only */
@@ -368,6 +371,8 @@ int nop_dat_open(struct nop_dat **w, const char *path, bool overwrite, const cha
 int nop_dat_finish(struct nop_dat *w, struct nop_error *err);
 /* the session's probe events (group nopctl_<pid>): their formats kept */
 void nop_dat_probes(struct nop_dat *w, const char *group, const struct nop_uprobes *u);
+/* the session follows tasks (COMMAND, -p): its fork and exec events kept */
+void nop_dat_follows(struct nop_dat *w);
 void nop_dat_free(struct nop_dat *w, bool keep); /* keep: false removes the file */
 
 

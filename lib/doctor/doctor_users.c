@@ -71,7 +71,7 @@ void doc_check_users(struct doc *d)
 		free(tracer);
 	}
 	while (nop_walk_journals(&w, nop_journal_dir())) {
-		if (nop_owner_alive(w.owner)) {
+		if (nop_tag_alive(w.tag)) {
 			live++; /* every session, instance or top level, has one */
 		} else {
 			snprintf(buf, sizeof(buf), "journal %s (pid %d is gone)", w.path, (int)w.owner);

@@ -379,8 +379,10 @@ const char *nop_resolve_comm(struct nop_resolver *r, int pid)
 		return c->comm;
 	if (r->recorded)
 		return "<...>"; /* not in the file's task names */
+	/* an event's pid is the first PID namespace's: a nested one's /proc
+	 * would name another task (the kernel's saved names do not) */
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	if ((f = fopen(path, "re"))) {
+	if (!nop_pidns_nested() && (f = fopen(path, "re"))) {
 		if (fgets(buf, sizeof(buf), f)) {
 			fclose(f);
 			comm_put(r, pid, buf);

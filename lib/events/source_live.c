@@ -48,6 +48,7 @@ int nop_source_live(struct nop_source **src, const char *buffer_dir, const struc
 	if (!l)
 		return -1;
 	if (!(l->dec = nop_decoder_new(buffer_dir, err)) ||
+	    nop_decoder_add_process_events(l->dec, buffer_dir, err) ||
 	    nop_stream_open(&l->st, l->dec, buffer_dir, cpus, err)) {
 		live_close(&l->base);
 		return -1;
@@ -108,8 +109,6 @@ int nop_source_probes(struct nop_source *src, const char *buffer_dir, const stru
 	char group[64];
 
 	nop_probe_group(group, sizeof(group), getpid());
-	if (nop_decoder_add_process_events(((struct nop_stream_source *)src)->dec, buffer_dir, err))
-		return -1;
 	return nop_decoder_add_probes(((struct nop_stream_source *)src)->dec, buffer_dir, group, u,
 				      err);
 }

@@ -1,6 +1,8 @@
 /* journal.c - every prior value is written down before nopctl changes it.
  *
- * /run/nopctl/<pid>.journal, one line per change, fsync'd before the
+ * /run/nopctl/<tag>.journal (the tag: the pid, and from a nested PID
+ * namespace its inode, "<pid>-ns<inode>"), one line per change, fsync'd
+ * before the
  * change is made:
  *	nopctl-journal 1
  *	tracing <tracefs dir>
@@ -48,14 +50,15 @@ static int jwrite(struct nop_journal *j, const char *line, struct nop_error *err
 int nop_journal_open(struct nop_journal **jp, const char *tracing_dir, struct nop_error *err)
 {
 	struct nop_journal *j;
-	char line[4200], tmp[4200];
+	char line[4200], tmp[4200], tag[48];
 
 	if (nop_journal_dir_make(err) < 0)
 		return -1;
 	if (!(j = nop_zalloc(sizeof(*j), err)))
 		return -1;
-	snprintf(j->path, sizeof(j->path), "%s/%d.journal", nop_journal_dir(), (int)getpid());
-	snprintf(tmp, sizeof(tmp), "%s/.%d.journal", nop_journal_dir(), (int)getpid());
+	nop_owner_tag(tag, sizeof(tag), getpid());
+	snprintf(j->path, sizeof(j->path), "%s/%s.journal", nop_journal_dir(), tag);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.journal", nop_journal_dir(), tag);
 	unlink(tmp); /* a pid's earlier life, killed while starting */
 	j->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (j->fd < 0 || flock(j->fd, LOCK_EX | LOCK_NB) < 0) {
@@ -169,13 +172,21 @@ void nop_journal_release(struct nop_journal *j)
 	free(j);
 }
 
-/* Is the journal of pid held by a live session? */
+/* Is the journal of pid (of our PID namespace) held by a live session? */
 bool nop_owner_alive(pid_t pid)
 {
-	char path[4200];
+	char tag[48];
 
 	if (pid <= 0)
 		return false;
-	snprintf(path, sizeof(path), "%s/%d.journal", nop_journal_dir(), (int)pid);
+	nop_owner_tag(tag, sizeof(tag), pid);
+	return nop_tag_alive(tag);
+}
+
+bool nop_tag_alive(const char *tag)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s.journal", nop_journal_dir(), tag);
 	return nop_lock_held(path);
 }

@@ -68,6 +68,59 @@ static const char *ns_suffix(void)
 	return suffix;
 }
 
+bool nop_pidns_nested(void)
+{
+	return ns_suffix()[0] != 0;
+}
+
+void nop_owner_tag(char *buf, size_t len, pid_t pid)
+{
+	snprintf(buf, len, "%d%s", (int)pid, ns_suffix());
+}
+
+/* "<pid>" or "<pid>-ns<inode>" at the start of name: where it ends, or
+ * NULL */
+static const char *tag_end_sep(const char *name, char sep, pid_t *pid)
+{
+	char *end;
+	long v = strtol(name, &end, 10);
+
+	if (end == name || v <= 0 || name[0] == '-' || name[0] == '+')
+		return NULL;
+	*pid = (pid_t)v;
+	if (end[0] == sep && end[1] == 'n' && end[2] == 's' && end[3] >= '0' && end[3] <= '9')
+		for (end += 3; *end >= '0' && *end <= '9';)
+			end++;
+	return end;
+}
+
+static const char *tag_end(const char *name, pid_t *pid)
+{
+	return tag_end_sep(name, '-', pid);
+}
+
+const char *nop_instance_of_group(const char *group, char *buf, size_t len)
+{
+	pid_t pid;
+	const char *end = !strncmp(group, "nopctl_", 7) ? tag_end_sep(group + 7, '_', &pid) : NULL;
+
+	if (!end || *end || !strstr(group + 7, "_ns"))
+		return NULL;
+	snprintf(buf, len, "instances/nopctl-%s", group + 7);
+	for (char *c = buf + 17; *c; c++)
+		if (*c == '_')
+			*c = '-';
+	return buf;
+}
+
+bool nop_instance_of_any_ns(const char *name)
+{
+	pid_t pid;
+	const char *end = !strncmp(name, "nopctl-", 7) ? tag_end(name + 7, &pid) : NULL;
+
+	return end && !*end;
+}
+
 pid_t nop_instance_owner(const char *name)
 {
 	return owner_of(name, "nopctl-", ns_suffix());
@@ -132,9 +185,19 @@ bool nop_walk_instances(struct nop_walk *w, const char *tracing_dir)
 		    ns_suffix(), false);
 }
 
+/* journals of every PID namespace that shares the directory: whether
+ * one is alive is its lock's to say, whoever looks */
 bool nop_walk_journals(struct nop_walk *w, const char *journal_dir)
 {
-	return walk(w, journal_dir, "", ".journal", true);
+	while (walk(w, journal_dir, "", "", false)) {
+		const char *end = tag_end(w->name, &w->owner);
+
+		if (end && !strcmp(end, ".journal")) {
+			snprintf(w->tag, sizeof(w->tag), "%.*s", (int)(end - w->name), w->name);
+			return true;
+		}
+	}
+	return false;
 }
 
 void nop_walk_end(struct nop_walk *w)

@@ -108,8 +108,12 @@ static int add_to_batch(struct batch *b, size_t i, const char *def, struct nop_e
 	return 0;
 }
 
+/* Written in batches: the kernel compares each new uprobe with every one
+ * defined, so thousands take seconds, and stop() is asked between them */
+#define BATCH_BYTES (64 << 10)
 int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char *group,
-		      const struct nop_uprobes *u, struct nop_error *err)
+		      const struct nop_uprobes *u, bool (*stop)(void *), void *stop_ctx,
+		      struct nop_error *err)
 {
 	char ge[200], def[4400];
 	bool returns = false;
@@ -154,8 +158,12 @@ int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char
 		 * same for every probe of the event; the value is its own) */
 		if (p->shared)
 			snprintf(def + strlen(def), sizeof(def) - strlen(def), " id=\\%zu:u32", i);
-		if (add_to_batch(&b, i, def, err) || (b.len > (1 << 20) && flush_batch(&b, tracing_dir, u, err)))
+		if (add_to_batch(&b, i, def, err) || (b.len > BATCH_BYTES && flush_batch(&b, tracing_dir, u, err)))
 			ret = -1;
+		else if (!b.len && stop && stop(stop_ctx)) {
+			nop_error_set(err, NOP_EINTERNAL, EINTR, "set-up stopped before tracing began");
+			ret = -1;
+		}
 	}
 	if (!ret)
 		ret = flush_batch(&b, tracing_dir, u, err);
@@ -190,10 +198,25 @@ static bool ours(const char *ge)
 	return slash[1] != 0;
 }
 
+/* dynamic_events removes any kind (6.1 and later); uprobe_events and
+ * kprobe_events each their own */
+int nop_probe_delete(const char *tracing_dir, const char *ge, struct nop_error *err)
+{
+	char def[300];
+	struct nop_error e2;
+
+	snprintf(def, sizeof(def), "-:%s", ge);
+	if (write_def(tracing_dir, "dynamic_events", def, err) == 0 ||
+	    write_def(tracing_dir, "uprobe_events", def, &e2) == 0 ||
+	    write_def(tracing_dir, "kprobe_events", def, &e2) == 0)
+		return 0;
+	return -1;
+}
+
 int nop_probe_remove(const char *tracing_dir, const char *ge, struct nop_replay *rep,
 		     struct nop_error *err)
 {
-	char def[300], path[4300], *v;
+	char path[4300], *v;
 	struct nop_error e2;
 
 	if (!ours(ge) || !exists(tracing_dir, ge))
@@ -206,12 +229,7 @@ int nop_probe_remove(const char *tracing_dir, const char *ge, struct nop_replay 
 	if ((v = nop_read_file(path, NULL, &e2)) && strcmp(nop_trim(v), "0"))
 		nop_write_file(path, "0", false, &e2);
 	free(v);
-	/* dynamic_events removes any kind (6.1 and later); uprobe_events and
-	 * kprobe_events each their own */
-	snprintf(def, sizeof(def), "-:%s", ge);
-	if (write_def(tracing_dir, "dynamic_events", def, err) == 0 ||
-	    write_def(tracing_dir, "uprobe_events", def, &e2) == 0 ||
-	    write_def(tracing_dir, "kprobe_events", def, &e2) == 0)
+	if (nop_probe_delete(tracing_dir, ge, err) == 0)
 		return 0;
 	nop_replay_left(rep, ge, err->sys_errno == EBUSY ? "probe in use by another tool (perf?):"
 			" left" : "probe could not be removed");
@@ -231,11 +249,22 @@ static void remove_stale(void *ctx, const struct nop_probe_info *p)
 {
 	struct stale *st = ctx;
 	struct nop_error e2;
-	char ge[300];
+	char ge[300], name[300];
+	const char *inst;
 
-	if (!p->owner || p->owner == getpid() || nop_owner_alive(p->owner))
-		return;
 	snprintf(ge, sizeof(ge), "%s/%s", p->group, p->event);
+	if (!p->owner && (inst = nop_instance_of_group(p->group, name, sizeof(name)))) {
+		/* another PID namespace's: while its session lives, its instance
+		 * does (held open), and the kernel refuses to remove an enabled
+		 * probe (EBUSY: left) */
+		if (!nop_path_exists(st->tracing_dir, inst) &&
+		    nop_probe_delete(st->tracing_dir, ge, &e2) < 0 && e2.sys_errno != EBUSY)
+			st->ret = -1;
+		return;
+	}
+	/* our own pid's too: cleanup comes before our first change */
+	if (!p->owner || nop_owner_alive(p->owner))
+		return;
 	if (nop_probe_remove(st->tracing_dir, ge, st->rep, st->ret ? &e2 : st->err))
 		st->ret = -1;
 }

@@ -133,7 +133,7 @@ static int replay_lines(const char *tracing, char **lines, size_t n, int fd,
 		if (!strncmp(l, "instance ", 9)) {
 			struct nop_error e2;
 
-			if (!nop_instance_owner(l + 9))
+			if (!nop_instance_of_any_ns(l + 9))
 				continue; /* not a name nopctl gives its instances */
 			if (nop_instance_remove(tracing, l + 9, &e2) < 0) {
 				nop_replay_left(rep, l + 9, "instance could not be removed");

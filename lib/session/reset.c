@@ -25,7 +25,7 @@ static int replay_stale(const char *tracing_dir, struct nop_reset_report *rep, s
 {
 	struct nop_walk w = { 0 };
 	struct nop_error e2;
-	char whose[32];
+	char whose[64];
 	int ret = 0;
 
 	if (nop_journal_dir_check(&e2) < 0)
@@ -43,7 +43,7 @@ static int replay_stale(const char *tracing_dir, struct nop_reset_report *rep, s
 			continue;
 		}
 		rep->removed_instances += r.instances;
-		snprintf(whose, sizeof(whose), "pid %d", (int)w.owner);
+		snprintf(whose, sizeof(whose), "pid %s", w.tag);
 		left_add(rep, whose, &r);
 		if (one < 0 && ret == 0) {
 			*err = e2;
@@ -74,7 +74,19 @@ int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
 		left_add(rep, "shared", &r);
 	}
 	while (nop_walk_instances(&w, tracing_dir)) {
-		if (!w.owner || w.owner == getpid() || nop_owner_alive(w.owner))
+		int gone;
+
+		/* another PID namespace's nopctl: its pid and journal may be out
+		 * of sight, but a live session holds a file of its instance */
+		if (!w.owner && nop_instance_of_any_ns(w.name)) {
+			if ((gone = nop_instance_remove_unheld(tracing_dir, w.name, &e2)) == 0)
+				rep->removed_instances++;
+			else if (gone < 0 && ret == 0)
+				*err = e2, ret = -1;
+			continue;
+		}
+		/* our own pid's too: cleanup comes before our first change */
+		if (!w.owner || nop_owner_alive(w.owner))
 			continue;
 		if (nop_instance_remove(tracing_dir, w.name, &e2) < 0) {
 			if (ret == 0)

@@ -67,7 +67,8 @@ const char *nop_list_writable(const char *rel, const char *l, char *buf, size_t 
 /* Lists read back one entry per line, "#..." comments and "no pid" meaning
  * empty; everything else reads back as the value it is written as, except
  * buffer_size_kb ("7 (expanded: 1408)": written back only where the kernel
- * dropped its promise) and trace_clock ("[local] global"). */
+ * dropped its promise), trace_clock ("[local] global") and an event's
+ * filter (its first line; "none" written "0"). */
 int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior,
 		     struct nop_error *err)
 {
@@ -110,6 +111,10 @@ int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior
 			v = exp + 10;
 			v[strcspn(v, ")")] = 0;
 		}
+	} else if (strlen(rel) > 7 && !strcmp(rel + strlen(rel) - 7, "/filter")) {
+		v[strcspn(v, "\n")] = 0; /* after it, the error of a failed write */
+		if (!strcmp(v, "none"))
+			v = "0";
 	} else if (!strcmp(rel, "trace_clock")) {
 		char *open = strchr(v, '[');
 
@@ -123,7 +128,8 @@ int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior
 	return ret;
 }
 
-int nop_instance_remove(const char *tracing_dir, const char *name, struct nop_error *err)
+static int remove_instance(const char *tracing_dir, const char *name, int tries_busy,
+			   struct nop_error *err)
 {
 	char path[4096];
 
@@ -131,11 +137,25 @@ int nop_instance_remove(const char *tracing_dir, const char *name, struct nop_er
 	for (int tries = 0; rmdir(path) < 0; tries++) {
 		if (errno == ENOENT)
 			return 0;
-		if (errno != EBUSY || tries >= 50) {
+		if (errno == EBUSY && !tries_busy)
+			return 1;
+		if (errno != EBUSY || tries >= tries_busy) {
 			nop_error_io(err, "remove instance", path, errno);
 			return -1;
 		}
 		usleep(20000); /* a reader that is closing still holds it */
 	}
 	return 0;
+}
+
+int nop_instance_remove(const char *tracing_dir, const char *name, struct nop_error *err)
+{
+	return remove_instance(tracing_dir, name, 50, err);
+}
+
+/* an instance someone holds open (a session of another PID namespace) is
+ * refused by the kernel at once: 1, left */
+int nop_instance_remove_unheld(const char *tracing_dir, const char *name, struct nop_error *err)
+{
+	return remove_instance(tracing_dir, name, 0, err);
 }

@@ -25,24 +25,36 @@ struct nop_session {
 	size_t njournaled, capj;
 	struct nop_session_cfg cfg;
 	int lock_fd;	     /* top-level lock, held while the session lives */
+	int hold_fd;	     /* a file of our instance, open while the session lives */
 	char note[320];	     /* another user's shared setting that shapes ours */
 	char *pids;	     /* set_ftrace_pid as last read (nop_session_traces) */
 	bool took_shared;    /* holds settings in the shared registry (shared.c) */
 	char group[64];	     /* probe events' group, "" without any */
+	/* in a nested PID namespace (pidns.c): cfg.pids and nopctl itself
+	 * as the kernel knows them; else cfg.pids and getpid() */
+	pid_t *kpids, self;
 };
+
+/* a set-up step may take long (function_graph patches every function;
+ * thousands of names or probes): whoever asked can stop it between them */
+static int stop_asked(const struct nop_session *s, struct nop_error *err)
+{
+	if (!s->cfg.stop || !s->cfg.stop(s->cfg.stop_ctx))
+		return 0;
+	nop_error_set(err, NOP_EINTERNAL, EINTR, "set-up stopped before tracing began");
+	return -1;
+}
 
 static bool has_probes(const struct nop_session *s)
 {
 	return s->cfg.uprobes && s->cfg.uprobes->n;
 }
 
-/* user functions' exits probed: calls, not hits */
-static bool user_exits(const struct nop_session *s)
+/* tasks followed: their fork and exec events tell the pipeline which
+ * tasks are whose, and the name each ran under */
+static bool follows(const struct nop_session *s)
 {
-	for (size_t i = 0; has_probes(s) && i < s->cfg.uprobes->n; i++)
-		if (s->cfg.uprobes->v[i].kind == NOP_PROBE_USER && s->cfg.uprobes->v[i].ret)
-			return true;
-	return false;
+	return s->cfg.follow_fork;
 }
 
 /* the pid lists the session writes: the function tracer's, the events'
@@ -54,7 +66,7 @@ static const char *pid_files(const struct nop_session *s, int i, bool notrace)
 
 	if (s->cfg.tracer == NOP_TRACER_NONE)
 		return i == 0 ? f[notrace][1] : NULL;
-	return i == 0 || (i == 1 && has_probes(s)) ? f[notrace][i] : NULL;
+	return i == 0 || (i == 1 && (has_probes(s) || follows(s))) ? f[notrace][i] : NULL;
 }
 
 static const char *tracer_name(enum nop_tracer t)
@@ -193,6 +205,11 @@ static int sess_write(struct nop_session *s, const char *rel, const char *val, b
 	return write_in(s, s->dir, rel, val, append, err);
 }
 
+int nop_session_write(struct nop_session *s, const char *rel, const char *val, struct nop_error *err)
+{
+	return sess_write(s, rel, val, false, err);
+}
+
 /* Files that exist only at the top level and act on every buffer. */
 static int top_write(struct nop_session *s, const char *rel, const char *val,
 		     struct nop_error *err)
@@ -202,6 +219,7 @@ static int top_write(struct nop_session *s, const char *rel, const char *val,
 
 /* Another user of the top level: a tracer, or filters, or pids set. */
 static int apply_graph(struct nop_session *s, struct nop_error *err);
+static int set_pids(struct nop_session *s, const pid_t *pids, size_t n, struct nop_error *err);
 
 /* The session's file rel set to val, written (and journaled) only where it
  * holds something else: a setting left as the kernel has it is not
@@ -400,7 +418,14 @@ static int apply(struct nop_session *s, struct nop_error *err)
 	const struct nop_session_cfg *c = &s->cfg;
 	char buf[4200];
 
-	if (sess_write(s, "tracing_on", "0", false, err))
+	s->self = getpid();
+	if (nop_pidns_nested()) {
+		if (c->npids && !(s->kpids = nop_zalloc(c->npids * sizeof(pid_t), err)))
+			return -1;
+		if (nop_kernel_pids(s, s->dir, c->pids, c->npids, s->kpids, &s->self, err))
+			return -1;
+	}
+	if (sess_write(s, "tracing_on", "0", false, err) || stop_asked(s, err))
 		return -1;
 	/* probe events alone: no function tracer file is touched (a kernel
 	 * that refuses the function tracer still runs uprobes) */
@@ -416,7 +441,8 @@ static int apply(struct nop_session *s, struct nop_error *err)
 		for (size_t i = 0; i < n; i++)
 			if (nop_pattern_check(pats[i], err))
 				return -1; /* callers check first; this is the last line */
-		if ((by_index = write_indices(s, file, pats, n, pass ? NULL : c->module, err)) < 0)
+		if (stop_asked(s, err) ||
+		    (by_index = write_indices(s, file, pats, n, pass ? NULL : c->module, err)) < 0)
 			return -1;
 		for (size_t i = 0; i < n; i++) {
 			if (!by_index && !nop_pattern_is_glob(pats[i]))
@@ -427,13 +453,13 @@ static int apply(struct nop_session *s, struct nop_error *err)
 				return -1;
 		}
 	}
-	if (nop_session_set_pids(s, c->pids, c->npids, err))
+	if (set_pids(s, s->kpids ? s->kpids : c->pids, c->npids, err))
 		return -1;
 	for (int pass = 0; c->exclude_self && pid_files(s, pass, true); pass++) {
 		/* our own calls too (libc:malloc system-wide) */
 		const char *rel = pid_files(s, pass, true);
 
-		snprintf(buf, sizeof(buf), "%d", (int)getpid());
+		snprintf(buf, sizeof(buf), "%d", (int)s->self);
 		if (nop_path_exists(s->dir, rel) && sess_write(s, rel, buf, false, err))
 			return -1;
 	}
@@ -441,8 +467,8 @@ static int apply(struct nop_session *s, struct nop_error *err)
 	if ((c->follow_fork || c->npids) && c->tracer != NOP_TRACER_NONE &&
 	    file_set(s, "options/function-fork", c->follow_fork ? "1" : "0", err))
 		return -1;
-	/* probe events follow set_event_pid, and children through event-fork */
-	if (has_probes(s) && (c->follow_fork || c->npids) &&
+	/* events follow set_event_pid, and children through event-fork */
+	if ((has_probes(s) || follows(s)) && (c->follow_fork || c->npids) &&
 	    file_set(s, "options/event-fork", c->follow_fork ? "1" : "0", err))
 		return -1;
 	if (!s->instance[0] && take_over_top(s, err))
@@ -457,18 +483,20 @@ static int apply(struct nop_session *s, struct nop_error *err)
 		if (sess_write(s, "tracing_cpumask", buf, false, err))
 			return -1;
 	}
-	if (c->tracer == NOP_TRACER_GRAPH && apply_graph(s, err))
-		return -1;
-	if (sess_write(s, "current_tracer", tracer_name(c->tracer), false, err))
+	if (stop_asked(s, err) || (c->tracer == NOP_TRACER_GRAPH && apply_graph(s, err)) ||
+	    stop_asked(s, err) || sess_write(s, "current_tracer", tracer_name(c->tracer), false, err) ||
+	    stop_asked(s, err))
 		return -1;
 	if (has_probes(s)) {
 		snprintf(buf, sizeof(buf), "events/%s/enable", s->group);
 		if (sess_write(s, buf, "1", false, err))
 			return -1;
 	}
-	/* user calls followed into forked children and across exec: the
-	 * pipeline learns of each from these (ucalls.c) */
-	for (size_t i = 0; i < ARRAY_SIZE(nop_process_events) && user_exits(s) && c->follow_fork; i++) {
+	/* tasks followed into forked children and across exec: the pipeline
+	 * learns of each, its name and its user calls' new stacks (ucalls.c),
+	 * from these; a name read later from /proc or saved_cmdlines would be
+	 * the task's last, or gone with it */
+	for (size_t i = 0; i < ARRAY_SIZE(nop_process_events) && follows(s); i++) {
 		snprintf(buf, sizeof(buf), "events/%s/enable", nop_process_events[i]);
 		if (nop_path_exists(s->dir, buf) && sess_write(s, buf, "1", false, err))
 			return -1;
@@ -543,8 +571,7 @@ static int apply_graph(struct nop_session *s, struct nop_error *err)
 	return 0;
 }
 
-int nop_session_set_pids(struct nop_session *s, const pid_t *pids, size_t n,
-			 struct nop_error *err)
+static int set_pids(struct nop_session *s, const pid_t *pids, size_t n, struct nop_error *err)
 {
 	char buf[32];
 
@@ -583,6 +610,11 @@ static int open_instance(struct nop_session *s, struct nop_error *err)
 		return -1;
 	}
 	snprintf(s->dir, sizeof(s->dir), "%s", path);
+	/* an open file of an instance holds it: the kernel refuses its rmdir
+	 * (EBUSY) until the file is closed, so no reset (of any PID
+	 * namespace, which cannot see our pid or journal) removes it while we
+	 * live */
+	s->hold_fd = open(nop_path(path, sizeof(path), s->dir, "tracing_on"), O_RDONLY | O_CLOEXEC);
 	return 0;
 }
 
@@ -669,7 +701,7 @@ int nop_session_open(struct nop_session **sp, const struct nop_session_cfg *cfg,
 	if (cfg->top_level)
 		snprintf(why_top, sizeof(why_top), "the top level was asked for");
 	s->cfg = *cfg;
-	s->lock_fd = -1;
+	s->lock_fd = s->hold_fd = -1;
 	s->tracing_dir = cfg->tracing_dir;
 	if (nop_journal_open(&s->journal, s->tracing_dir, err)) {
 		free(s);
@@ -688,6 +720,8 @@ int nop_session_open(struct nop_session **sp, const struct nop_session_cfg *cfg,
 				 " this kernel's instances lack (a graph without roots, of a process or"
 				 " of a command, runs in an instance)");
 		if (why_top[0]) {
+			close(s->hold_fd);
+			s->hold_fd = -1;
 			if (nop_instance_remove(s->tracing_dir, s->instance, err))
 				goto fail;
 			s->instance[0] = 0;
@@ -697,10 +731,11 @@ int nop_session_open(struct nop_session **sp, const struct nop_session_cfg *cfg,
 		goto fail;
 	if (has_probes(s)) {
 		nop_probe_group(s->group, sizeof(s->group), getpid());
-		if (nop_probes_create(s->journal, s->tracing_dir, s->group, cfg->uprobes, err))
+		if (stop_asked(s, err) || nop_probes_create(s->journal, s->tracing_dir, s->group, cfg->uprobes,
+								 cfg->stop, cfg->stop_ctx, err))
 			goto fail;
 	}
-	if (apply(s, err))
+	if (stop_asked(s, err) || apply(s, err))
 		goto fail;
 	*sp = s;
 	return 0;
@@ -728,6 +763,8 @@ int nop_session_close(struct nop_session *s, char *left, size_t leftlen, struct 
 		left[0] = 0;
 	if (!s)
 		return 0;
+	if (s->hold_fd >= 0)
+		close(s->hold_fd); /* else the instance cannot be removed */
 	ret = nop_journal_finish(s->journal, &rep, err);
 	if (s->took_shared && nop_shared_release(s->tracing_dir, getpid(), &rep, ret ? NULL : err))
 		ret = -1;
@@ -739,6 +776,7 @@ int nop_session_close(struct nop_session *s, char *left, size_t leftlen, struct 
 		free(s->journaled[i]);
 	free(s->journaled);
 	free(s->pids);
+	free(s->kpids);
 	free(s);
 	return ret;
 }
@@ -757,14 +795,25 @@ bool nop_session_traces(struct nop_session *s, int pid)
 		return true;
 	free(s->pids);
 	s->pids = read_trimmed(s->dir, pid_files(s, 0, false));
-	return nop_pid_traced(s->pids, pid);
+	/* nested, /proc cannot tell a gone child from another task: the
+	 * kernel's own choice of tasks stands */
+	return s->kpids ? true : nop_pid_traced(s->pids, pid);
 }
 
 bool nop_session_tasks_alive(struct nop_session *s)
 {
-	char *list = read_trimmed(s->dir, pid_files(s, 0, false));
-	bool alive = !list || nop_pids_run(list); /* unreadable: not a reason to stop */
+	char *list;
+	bool alive = false;
 
+	/* nested, the kernel's list names tasks /proc does not: the ones
+	 * asked for, by the pids nopctl knows them by */
+	if (s->kpids) {
+		for (size_t i = 0; i < s->cfg.npids; i++)
+			alive |= nop_task_runs(s->cfg.pids[i]);
+		return alive;
+	}
+	list = read_trimmed(s->dir, pid_files(s, 0, false));
+	alive = !list || nop_pids_run(list); /* unreadable: not a reason to stop */
 	free(list);
 	return alive;
 }

@@ -97,10 +97,14 @@ int nop_shared_release(const char *tracing_dir, pid_t pid, struct nop_replay *re
 
 /* nopctl's probe events (probes.c): created journaled, removed by name */
 int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char *group,
-		      const struct nop_uprobes *u, struct nop_error *err);
+		      const struct nop_uprobes *u, bool (*stop)(void *), void *stop_ctx,
+		      struct nop_error *err);
 
 int nop_probe_remove(const char *tracing_dir, const char *ge, struct nop_replay *rep,
 		     struct nop_error *err);
+
+/* a probe event "group/event" deleted, whoever made it; -1 with err */
+int nop_probe_delete(const char *tracing_dir, const char *ge, struct nop_error *err);
 
 int nop_probes_reset_stale(const char *tracing_dir, struct nop_replay *rep, struct nop_error *err);
 
@@ -109,6 +113,9 @@ int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior
 		     struct nop_error *err);
 
 int nop_instance_remove(const char *tracing_dir, const char *name, struct nop_error *err);
+
+/* the same at once: 1 (left) when a process holds one of its files open */
+int nop_instance_remove_unheld(const char *tracing_dir, const char *name, struct nop_error *err);
 
 /* a list file's entry as read back, in the form it is written in */
 const char *nop_list_writable(const char *rel, const char *entry, char *buf, size_t len);
@@ -120,6 +127,31 @@ bool nop_pid_listed(const char *list, int pid);
 bool nop_pid_traced(const char *list, int pid);
 
 bool nop_pids_run(const char *list);
+
+bool nop_task_runs(int pid); /* /proc/PID/stat exists, not a zombie */
+
+/* A session's file written (journaled like every other); for pidns.c */
+int nop_session_write(struct nop_session *s, const char *rel, const char *val, struct nop_error *err);
+
+/* nopctl in a PID namespace below the first (owners.c) */
+bool nop_pidns_nested(void);
+
+/* pid's tag, as its journal is named ("<pid>", nested "<pid>-ns<inode>") */
+void nop_owner_tag(char *buf, size_t len, pid_t pid);
+
+/* "nopctl-<pid>" of any PID namespace ("nopctl-<pid>-ns<inode>") */
+bool nop_instance_of_any_ns(const char *name);
+
+/* another PID namespace's probe group "nopctl_<pid>_ns<inode>": the path
+ * of its session's instance ("instances/nopctl-<pid>-ns<inode>") in buf;
+ * else NULL */
+const char *nop_instance_of_group(const char *group, char *buf, size_t len);
+
+/* pidns.c: in a nested PID namespace, the first namespace's pids of the
+ * n tasks pids (into kpids) and of nopctl itself (*self), learned from
+ * events in dir, the session's buffer, before anything else is set */
+int nop_kernel_pids(struct nop_session *s, const char *dir, const pid_t *pids, size_t n,
+		    pid_t *kpids, pid_t *self, struct nop_error *err);
 
 /* a process reading the top level's buffer (trace_pipe, trace_pipe_raw
  * open): its pid and name, or 0 (toplevel.c) */

@@ -8,7 +8,7 @@
  * So they have one registry, /run/nopctl/shared, changed under an flock
  * of shared.lock and written (fsync'd, renamed) before the file is:
  *	setting <rel> <hex prior> <hex value> <hex read back | ?>
- *	user <pid> <rel>
+ *	user <tag> <rel>           (its journal's: "<pid>", nested "<pid>-ns<inode>")
  * The first user writes down the value before it and sets the file;
  * later users asking for the same value join; a different value is
  * refused while a user lives (EBUSY, naming it). When the last user is
@@ -31,7 +31,7 @@
 struct setting {
 	char rel[128];
 	char *prior, *want, *holds; /* holds NULL: being written */
-	pid_t users[MAX_USERS];
+	char users[MAX_USERS][48]; /* journal tags (owners.c) */
 	int nusers;
 };
 
@@ -84,9 +84,8 @@ static void load(struct registry *r)
 	r->n = 0;
 	for (char *save, *l = text ? strtok_r(text, "\n", &save) : NULL; l;
 	     l = strtok_r(NULL, "\n", &save)) {
-		char a[128], b[4096], c[4096], d[4096];
+		char a[128], b[4096], c[4096], d[4096], tag[48];
 		struct setting *s;
-		int pid;
 
 		if (sscanf(l, "setting %127s %4095s %4095s %4095s", a, b, c, d) == 4 && r->n < MAX_SETTINGS &&
 		    !strstr(a, "..") && a[0] != '/' && !find(r, a)) {
@@ -100,9 +99,9 @@ static void load(struct registry *r)
 				r->n++;
 			else
 				free(s->prior), free(s->want), free(s->holds);
-		} else if (sscanf(l, "user %d %127s", &pid, a) == 2 && (s = find(r, a)) &&
-			   s->nusers < MAX_USERS && pid > 0) {
-			s->users[s->nusers++] = pid;
+		} else if (sscanf(l, "user %47s %127s", tag, a) == 2 && (s = find(r, a)) &&
+			   s->nusers < MAX_USERS && atoi(tag) > 0 && !strchr(tag, '/')) {
+			snprintf(s->users[s->nusers++], sizeof(tag), "%s", tag);
 		}
 	}
 	free(text);
@@ -135,7 +134,7 @@ static int save(struct registry *r, struct nop_error *err)
 		if (ok)
 			fprintf(f, "setting %s %s %s %s\n", s->rel, p, w, h ? h : "?");
 		for (int u = 0; u < s->nusers && ok; u++)
-			fprintf(f, "user %d %s\n", (int)s->users[u], s->rel);
+			fprintf(f, "user %s %s\n", s->users[u], s->rel);
 		free(p), free(w), free(h);
 	}
 	ok = ok && fflush(f) == 0 && fdatasync(fileno(f)) == 0;
@@ -161,10 +160,13 @@ static void prune(struct registry *r, const char *tracing_dir, pid_t leaving,
 	for (int i = 0; i < r->n;) {
 		struct setting *s = &r->v[i];
 		int live = 0;
+		char gone[48] = "";
 
+		if (leaving)
+			nop_owner_tag(gone, sizeof(gone), leaving);
 		for (int u = 0; u < s->nusers; u++)
-			if (s->users[u] != leaving && nop_owner_alive(s->users[u]))
-				s->users[live++] = s->users[u];
+			if (strcmp(s->users[u], gone) && nop_tag_alive(s->users[u]))
+				memmove(s->users[live++], s->users[u], sizeof(s->users[u]));
 		s->nusers = live;
 		if (live) {
 			i++;
@@ -261,12 +263,12 @@ int nop_shared_take(const char *tracing_dir, const char *write_dir, const char *
 	if ((s = find(&r, rel))) {
 		if (strcmp(s->want, want)) {
 			nop_error_set(err, NOP_EBUSY, 0,
-				      "%s is '%.60s' for nopctl %d, and every tracing buffer shares it;"
+				      "%s is '%.60s' for nopctl %s, and every tracing buffer shares it;"
 				      " ask for the same value or wait for it to finish", rel, s->want,
-				      (int)s->users[0]);
+				      s->users[0]);
 			ret = -1;
 		} else if (s->nusers < MAX_USERS) {
-			s->users[s->nusers++] = getpid();
+			nop_owner_tag(s->users[s->nusers++], sizeof(s->users[0]), getpid());
 			ret = save(&r, err);
 		}
 		unlock_registry(&r, fd);
@@ -282,7 +284,7 @@ int nop_shared_take(const char *tracing_dir, const char *write_dir, const char *
 	snprintf(s->rel, sizeof(s->rel), "%s", rel);
 	s->prior = now;
 	s->want = strdup(want);
-	s->users[s->nusers++] = getpid();
+	nop_owner_tag(s->users[s->nusers++], sizeof(s->users[0]), getpid());
 	if (holds_value(now, want, list))
 		s->holds = strdup(now);
 	if (!s->want || save(&r, err) < 0) {

@@ -59,7 +59,7 @@ bool nop_pid_traced(const char *list, int pid)
 
 /* pid runs: /proc/PID/stat exists and its state (after the name's ')')
  * is not Z (zombie) or X (dead) */
-static bool task_runs(int pid)
+bool nop_task_runs(int pid)
 {
 	char path[64], buf[512], *p;
 	FILE *f;
@@ -86,7 +86,7 @@ bool nop_pids_run(const char *list)
 			end = (char *)p + 1;
 			continue;
 		}
-		if (pid > 0 && task_runs((int)pid))
+		if (pid > 0 && nop_task_runs((int)pid))
 			return true;
 	}
 	return false;

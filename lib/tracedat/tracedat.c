@@ -31,6 +31,7 @@ struct nop_dat {
 	bool syms_failed;	 /* out of memory for them: all of kallsyms */
 	char group[64];		 /* probe events' system ("": none) */
 	const struct nop_uprobes *uprobes;
+	bool follows;		 /* the session follows tasks: fork and exec events */
 };
 
 static int note(void *ctx, const struct nop_event *ev)
@@ -308,14 +309,11 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 		if (access(path, R_OK) == 0)
 			put_file(&o, path, 8);
 	}
-	/* user functions' probe events: their own system, their formats; with
-	 * their exits, the events that tell a fork or an exec (the session
-	 * enables them then), each in its system */
-	bool probes = w->group[0] && w->uprobes && w->uprobes->n, exits = false;
+	/* user functions' probe events: their own system, their formats; where
+	 * tasks are followed, the events that tell a fork or an exec (the
+	 * session enables them then), each in its system */
+	bool probes = w->group[0] && w->uprobes && w->uprobes->n, exits = w->follows;
 	unsigned int nproc = 0;
-
-	for (size_t i = 0; probes && i < w->uprobes->n; i++)
-		exits |= w->uprobes->v[i].kind == NOP_PROBE_USER && w->uprobes->v[i].ret;
 	for (size_t i = 0; exits && i < NOP_NPROCESS_EVENTS; i++) {
 		snprintf(path, sizeof(path), "%s/events/%s/format", w->tracing_dir, nop_process_events[i]);
 		nproc += access(path, R_OK) == 0;
@@ -386,6 +384,11 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 		return -1;
 	}
 	return 0;
+}
+
+void nop_dat_follows(struct nop_dat *w)
+{
+	w->follows = true;
 }
 
 void nop_dat_probes(struct nop_dat *w, const char *group, const struct nop_uprobes *u)

@@ -251,6 +251,67 @@ rc=0
 [ "$rc" = 0 ] && ok || no "trace of a library the command does not load: exit $rc"
 grep -q "does not load libzstd" "$T/nolib.err" && ok || no "no word of the library not loaded: $(cat "$T/nolib.err")"
 
+# issue 41 #1: in a PID namespace of its own (a container's) every call
+# arrives: the kernel's pid lists and events hold the first namespace's
+# pids, not the ones nopctl sees; COMMAND, -T and -p
+truth pidns "$h/ureal-O0" fork 3
+for top in "" -T; do
+	rc=0
+	unshare -p -f --mount-proc "$bin" trace $top -j -o "$T/pidns$top.json" "$h/ureal-O0:leaf" -- \
+		"$h/ureal-O0" fork 3 > "$T/pidns$top.got" 2> "$T/pidns$top.err" || rc=$?
+	[ "$rc" = 0 ] && cmp -s "$T/pidns.want" "$T/pidns$top.got" && ok ||
+		no "trace $top in a PID namespace: exit $rc: $(tail -2 "$T/pidns$top.err")"
+	same "trace $top in a PID namespace" leaf "$(own pidns leaf)" \
+		"$(count "$T/pidns$top.json" '.type == "func" and .func == "leaf"')"
+done
+rc=0
+unshare -p -f --mount-proc sh -c '
+	sh -c "sleep 1; exec \"\$0\" leafs 5" "$1" > /dev/null & p=$!
+	exec "$2" trace -j -o "$3" -p "$p" "$1:leaf"' sh "$h/ureal-O0" "$bin" "$T/pidns-p.json" \
+	> /dev/null 2> "$T/pidns-p.err" || rc=$?
+[ "$rc" = 0 ] && ok || no "trace -p in a PID namespace: exit $rc: $(tail -2 "$T/pidns-p.err")"
+same "trace -p in a PID namespace" leaf 5 "$(count "$T/pidns-p.json" '.type == "func" and .func == "leaf"')"
+
+# a contained session beside the host's reset is left alone; killed with
+# -9, the host's reset removes what it left: with /run shared, its journal
+# and instance; with a /run of its own (a container's), its instance
+for run in shared own; do
+	[ $run = shared ] && pre= || pre="mount -t tmpfs none /run;"
+	unshare -p -f -m --mount-proc sh -c "$pre exec \"\$0\" trace -o /dev/null \"\$1:main\" -- sleep 300" \
+		"$bin" "$h/uexc-O0" > /dev/null 2>&1 &
+	cont=$!
+	inst=
+	for _ in $(seq 50); do
+		inst=$(ls /sys/kernel/tracing/instances | grep -- '-ns[0-9]*$' | head -1)
+		[ -n "$inst" ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	"$bin" reset > /dev/null 2>&1 || no "reset beside a contained session ($run /run) failed"
+	[ -n "$inst" ] && [ -d "/sys/kernel/tracing/instances/$inst" ] && ok ||
+		no "the host's reset removed a live contained session's instance ${inst:-(none seen)} ($run /run)"
+	pkill -9 -f "trace -o /dev/null $h/uexc-O0:main" 2> /dev/null
+	wait "$cont" 2> /dev/null
+	pkill -x -f "sleep 300" 2> /dev/null
+	"$bin" reset > /dev/null 2>&1 || no "reset after a contained session's kill -9 failed ($run /run)"
+	[ -n "$inst" ] && [ ! -d "/sys/kernel/tracing/instances/$inst" ] && ok ||
+		no "the host's reset left a dead contained session's instance $inst ($run /run)"
+	[ -z "$(ls /run/nopctl | grep -- '-ns[0-9]*\.journal$')" ] && ok || no "its journal left: $(ls /run/nopctl)"
+done
+
+# issue 41 #2: a signal during a long set-up (10,000 probes) stops it at
+# the next step: exit 128 + SIGINT, nothing traced, the command never run,
+# nothing left behind
+("$bin" stats --force -o /dev/null "$h/umany:*" -- "$h/umany" > "$T/stop.out" 2> "$T/stop.err"; echo $? > "$T/stop.rc") &
+sleep 0.5
+pkill -INT -f "stats --force -o /dev/null $h/umany:"
+wait
+[ "$(cat "$T/stop.rc")" = 130 ] && grep -q "stopped by SIGINT during set-up" "$T/stop.err" && ok ||
+	no "SIGINT during set-up: exit $(cat "$T/stop.rc"): $(tail -2 "$T/stop.err")"
+[ ! -s "$T/stop.out" ] && ok || no "the command ran after SIGINT during set-up: $(head -2 "$T/stop.out")"
+[ -z "$(ls /sys/kernel/tracing/instances | grep '^nopctl-')" ] && ! grep -q nopctl /sys/kernel/tracing/uprobe_events && ok ||
+	no "SIGINT during set-up left an instance or probes"
+
 # user functions at the top level (-T) where the function tracer is
 # refused: no function tracer file is touched
 truth toplevel "$h/ureal-O0" fork 3

@@ -397,3 +397,26 @@ t_other_pid_namespace_left_alone() {
 	kill "$a"
 	[ ! -d "$TR/instances/$inst" ] || fail "the container's nopctl left its instance"
 }
+
+# issue 41 #2: SIGINT or SIGTERM during a long set-up (a graph of every
+# function: function_graph patches each) ends the run at the next step:
+# exit 128 + the signal, nothing traced (the command never ran), the kernel
+# as it was. How long the stop took is said on the verdict port.
+t_signal_during_setup() {
+	snap "$T/before"
+	for sig in INT TERM; do
+		rm -f "$T/ran"
+		nopctl graph -o /dev/null -- sh -c ": > $T/ran" > "$T/out" 2> "$T/err" &
+		p=$!
+		usleep 300000
+		t0=$(date +%s)
+		kill -$sig "$p"
+		reap "$p"
+		echo "# $KVER: SIG$sig 0.3 s into a whole-command graph's set-up: ended in $(($(date +%s) - t0)) s" >&3
+		[ "$reaped" = $((128 + $(kill -l $sig))) ] || { cat "$T/err"; fail "SIG$sig during set-up: exit $reaped"; }
+		grep -q "stopped by SIG$sig during set-up" "$T/err" || { cat "$T/err"; fail "SIG$sig during set-up not said"; }
+		[ ! -e "$T/ran" ] || fail "the command ran after SIG$sig during set-up"
+	done
+	snap "$T/after"
+	same "$T/before" "$T/after" || fail "SIGINT during set-up changed the kernel"
+}

@@ -530,3 +530,39 @@ t_top_level_reader_kept() {
 	wait "$reader" 2> /dev/null || true
 }
 
+
+# issue 41 #1: in a PID namespace of its own (a container's) every call
+# arrives: the kernel's pid lists and events hold the first namespace's
+# pids. trace, stats and graph of a COMMAND (6.1 runs function_graph at
+# the top level), its children, and -p; each call under its task's name
+t_pid_namespace() {
+	ns="busybox unshare -p -f -m --mount-proc"
+	expect_rc 0 $ns nopctl trace -j -o "$T/t.json" do_sys_openat2 -- opener 7
+	[ "$(grep -c '"func":"do_sys_openat2"' "$T/t.json")" = 7 ] ||
+		{ tail -3 "$T/t.json"; fail "trace in a PID namespace: not the command's 7 opens"; }
+	[ "$(grep -c '"comm":"opener"' "$T/t.json")" = 7 ] ||
+		{ grep -m3 func "$T/t.json"; fail "trace in a PID namespace: not all 7 named opener"; }
+	expect_rc 0 $ns nopctl stats -j -o "$T/s.json" do_sys_openat2 -- opener 7
+	[ "$(jq -r 'select(.type == "func_stats" and .func == "do_sys_openat2") | .calls' "$T/s.json")" = 7 ] ||
+		{ cat "$T/s.json"; fail "stats in a PID namespace: not 7 calls"; }
+	expect_rc 0 $ns nopctl graph -j -o "$T/g.json" do_sys_openat2 -- opener 5
+	[ "$(jq -c 'select((.type == "call" or .type == "exit") and .func == "do_sys_openat2")' "$T/g.json" | wc -l)" = 5 ] ||
+		{ tail -3 "$T/g.json"; fail "graph of roots in a PID namespace: not 5 calls"; }
+	expect_rc 0 $ns nopctl trace -j -o "$T/c.json" do_sys_openat2 -- sh -c 'opener 3 & opener 4; wait'
+	[ "$(grep -c '"comm":"opener"' "$T/c.json")" = 7 ] ||
+		{ grep -m3 func "$T/c.json"; fail "a command's children in a PID namespace: not 7 opens of opener"; }
+	expect_rc 0 $ns sh -c 'opener 40 /etc/hostname 20 & exec nopctl trace -j -o "$0" -p $! do_sys_openat2' "$T/p.json"
+	[ "$(grep -c '"comm":"opener"' "$T/p.json")" -ge 30 ] ||
+		{ tail -3 "$T/p.json"; fail "-p in a PID namespace: $(grep -c '"comm":"opener"' "$T/p.json") opens of 40"; }
+}
+
+# issue 41 #9: every call under the name its task ran under: 300
+# short-lived children, and a command a shell exec'd
+t_task_names() {
+	expect_rc 0 nopctl trace -j -o "$T/n.json" do_sys_openat2 -- sh -c 'i=0; while [ $i -lt 300 ]; do opener 1; i=$((i + 1)); done'
+	[ "$(grep -c '"comm":"opener"' "$T/n.json")" = 300 ] ||
+		{ grep '"func"' "$T/n.json" | jq -r .comm | sort | uniq -c; fail "not 300 opens named opener"; }
+	expect_rc 0 nopctl trace -j -o "$T/x.json" do_sys_openat2 -- sh -c 'exec opener 3'
+	[ "$(grep -c '"comm":"opener"' "$T/x.json")" = 3 ] ||
+		{ grep '"func"' "$T/x.json" | jq -r .comm | sort | uniq -c; fail "an exec'd command not named opener"; }
+}

@@ -500,10 +500,11 @@ static void shared_settings_one_value_at_a_time(void **state)
 	assert_int_equal(rep.left_files, 1);
 }
 
-/* issue 13 #17: tracefs is shared between containers, /run/nopctl is not.
- * An instance of another PID namespace has no owner here, whatever pid it
- * names, and a reset leaves it; in a container, names carry its namespace. */
-static void other_namespaces_instances_left(void **state)
+/* issue 13 #17, 41 #15: tracefs is shared between containers, /run/nopctl
+ * and pids are not. An instance of another PID namespace has no owner
+ * here, whatever pid it names: a reset removes it only if nobody holds it;
+ * in a container, names carry its namespace. */
+static void other_namespaces_instances_unheld_removed(void **state)
 {
 	struct nop_reset_report rep;
 	struct nop_error err;
@@ -511,17 +512,24 @@ static void other_namespaces_instances_left(void **state)
 
 	snprintf(p, sizeof(p), "%s/instances", dir);
 	mkdir(p, 0700);
-	/* from the first namespace: a container's nopctl-1234, its pid 1234
-	 * meaningless here (in this test no process of ours holds it) */
+	/* from the first namespace: a container's nopctl-999999, its pid
+	 * meaningless here; a live session holds a file of it open (the
+	 * kernel then refuses the rmdir); nobody does here: removed */
 	pidns_is("pid:[4026531836]");
 	snprintf(p, sizeof(p), "%s/instances/nopctl-999999-ns4026532301", dir);
 	mkdir(p, 0700);
 	assert_int_equal(nop_instance_owner("nopctl-999999-ns4026532301"), 0);
 	assert_int_equal(nop_reset_stale(dir, &rep, &err), 0);
+	assert_int_equal(access(p, F_OK), -1);
+	assert_int_equal(rep.removed_instances, 1);
+	/* not a name nopctl gives: never touched */
+	snprintf(p, sizeof(p), "%s/instances/nopctl-999999-nsx", dir);
+	mkdir(p, 0700);
+	assert_int_equal(nop_reset_stale(dir, &rep, &err), 0);
 	assert_int_equal(access(p, F_OK), 0);
 	rmdir(p);
 	/* in a container: its own instances carry its namespace; the host's
-	 * nopctl-999999 is not its to remove */
+	 * nopctl-999999 has no owner here, and goes only unheld */
 	pidns_is("pid:[4026532301]");
 	nop_instance_name(name, sizeof(name), 999999);
 	assert_string_equal(name, "nopctl-999999-ns4026532301");
@@ -530,13 +538,19 @@ static void other_namespaces_instances_left(void **state)
 	snprintf(p, sizeof(p), "%s/instances/nopctl-999999", dir);
 	mkdir(p, 0700);
 	assert_int_equal(nop_reset_stale(dir, &rep, &err), 0);
-	assert_int_equal(access(p, F_OK), 0);
-	/* its own stale one goes */
+	assert_int_equal(access(p, F_OK), -1);
+	/* its own stale one goes, also when the pid is ours (a container's
+	 * nopctl is pid 1 every time): cleanup comes before our first change */
 	snprintf(p, sizeof(p), "%s/instances/%s", dir, name);
 	mkdir(p, 0700);
 	assert_int_equal(nop_reset_stale(dir, &rep, &err), 0);
 	assert_int_equal(access(p, F_OK), -1);
 	assert_int_equal(rep.removed_instances, 1);
+	nop_instance_name(name, sizeof(name), getpid());
+	snprintf(p, sizeof(p), "%s/instances/%s", dir, name);
+	mkdir(p, 0700);
+	assert_int_equal(nop_reset_stale(dir, &rep, &err), 0);
+	assert_int_equal(access(p, F_OK), -1);
 	pidns_is("pid:[4026531836]");
 }
 
@@ -629,7 +643,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(liveness_is_the_journal_lock, setup, teardown),
 		cmocka_unit_test_setup_teardown(pid_lists_followed_by_the_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(shared_settings_one_value_at_a_time, setup, teardown),
-		cmocka_unit_test_setup_teardown(other_namespaces_instances_left, setup, teardown),
+		cmocka_unit_test_setup_teardown(other_namespaces_instances_unheld_removed, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
