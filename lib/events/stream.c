@@ -376,6 +376,7 @@ void nop_stream_close(struct nop_stream *st)
 	}
 	nop_pagepool_free(&st->pool);
 	free((char *)st->dir);
+	free(st->allow);
 	if (st->datfd >= 0)
 		close(st->datfd);
 	free(st->cpus);

@@ -61,6 +61,10 @@ struct nop_stream {
 	 * buffer half full or more, so the kernel's wake-up came late */
 	unsigned long long due;
 	bool late;
+	/* live: the CPUs asked for (NULL: all), and when the online ones were
+	 * last looked at (hotplug: follow_cpus) */
+	struct nop_cpuset *allow;
+	unsigned long long cpus_at;
 };
 
 /* shared by the regimes (stream.c): a stream of n CPUs, its CPUs' pages

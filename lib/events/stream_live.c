@@ -30,40 +30,86 @@
 
 #include "events/stream.h"
 
+static unsigned long long now_ns(void);
+
+/* Live: a CPU's buffer opened, as the stream's next; 0 also when the
+ * CPU is offline or absent (ENOENT, ENODEV), -1 with err */
+static int open_cpu(struct nop_stream *st, int cpu, struct nop_error *err)
+{
+	struct cpu_buf *c = &st->cpus[st->ncpus];
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", st->dir, cpu);
+	c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (c->fd < 0) {
+		if (errno == ENOENT || errno == ENODEV)
+			return 0;
+		nop_error_io(err, "open", path, errno);
+		return -1;
+	}
+	c->cpu = cpu;
+	st->ncpus++;
+	return 0;
+}
+
 int nop_stream_open(struct nop_stream **stp, struct nop_decoder *d, const char *buffer_dir,
 		    const struct nop_cpuset *cpus, struct nop_error *err)
 {
 	int ncpus = nop_ncpus();
+	const struct nop_cpuset *on = nop_online_cpus();
 	struct nop_stream *st;
-	char path[4200];
 
-	if (!cpus)
-		cpus = nop_online_cpus();
 	if (nop_stream_alloc(&st, d, ncpus, false, err)) /* pages go to the spool */
 		return -1;
-	for (int cpu = 0; cpu < ncpus; cpu++) {
-		struct cpu_buf *c = &st->cpus[st->ncpus];
-
-		if (cpus && !nop_cpuset_has(cpus, cpu))
-			continue;
-		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", buffer_dir, cpu);
-		c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (c->fd < 0) {
-			if (errno == ENOENT || errno == ENODEV)
-				continue; /* CPU offline or absent */
-			nop_error_io(err, "open", path, errno);
-			nop_stream_close(st);
-			return -1;
-		}
-		c->cpu = cpu;
-		st->ncpus++;
-	}
-	if (!(st->dir = strdup(buffer_dir))) {
+	if (!(st->dir = strdup(buffer_dir)) || (cpus && !(st->allow = malloc(sizeof(*cpus))))) {
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		nop_stream_close(st);
 		return -1;
 	}
+	if (cpus)
+		*st->allow = *cpus;
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		if ((cpus && !nop_cpuset_has(cpus, cpu)) || (on && !nop_cpuset_has(on, cpu)))
+			continue;
+		if (open_cpu(st, cpu, err)) {
+			nop_stream_close(st);
+			return -1;
+		}
+	}
+	st->cpus_at = now_ns();
 	*stp = st;
+	return 0;
+}
+
+/* Live: CPUs that came online since the last look, opened: the kernel
+ * gives a CPU its buffer when it comes up, and its events would stay
+ * unread. A CPU that goes offline keeps its buffer, read to its end
+ * through the file open on it. Looked at once per FOLLOW_NS, and once
+ * tracing is off. */
+#define FOLLOW_NS 200000000ULL
+static int follow_cpus(struct nop_stream *st, unsigned long long now, struct nop_error *err)
+{
+	struct nop_cpuset on;
+	char *list;
+	bool have[NOP_MAX_CPUS] = { false };
+
+	if (!st->final && now - st->cpus_at < FOLLOW_NS)
+		return 0;
+	st->cpus_at = now;
+	if (!(list = nop_read_file("/sys/devices/system/cpu/online", NULL, NULL)))
+		return 0;
+	if (nop_cpuset_parse(nop_trim(list), nop_ncpus(), &on, NULL)) {
+		free(list);
+		return 0;
+	}
+	free(list);
+	for (int i = 0; i < st->ncpus; i++)
+		if (st->cpus[i].cpu < NOP_MAX_CPUS)
+			have[st->cpus[i].cpu] = true;
+	for (int cpu = 0; cpu < nop_ncpus() && cpu < NOP_MAX_CPUS; cpu++)
+		if (!have[cpu] && nop_cpuset_has(&on, cpu) && (!st->allow || nop_cpuset_has(st->allow, cpu)) &&
+		    open_cpu(st, cpu, err))
+			return -1;
 	return 0;
 }
 
@@ -313,6 +359,8 @@ int nop_stream_drain_live(struct nop_stream *st, nop_emit_fn emit, void *ctx, bo
 
 	now = now_ns();
 	st->due = 0;
+	if (follow_cpus(st, now, err))
+		return -1;
 	for (int i = 0; i < st->ncpus; i++) {
 		struct cpu_buf *c = &st->cpus[i];
 		size_t had = c->spool.n;
