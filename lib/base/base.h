@@ -129,6 +129,9 @@ bool nop_path_exists(const char *dir, const char *rel);
 /* The tracefs error message for a failed open/read/write of a file. */
 void nop_error_io(struct nop_error *err, const char *what, const char *path, int e);
 
+/* what a failed write's errno means beyond strerror ("" if nothing) */
+const char *nop_write_hint(int e);
+
 /* hex text to its bytes in place; -1 on odd length or a non-hex digit */
 int nop_unhex(char *s);
 

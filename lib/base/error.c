@@ -22,10 +22,15 @@ void nop_error_set(struct nop_error *err, enum nop_status st, int sys_errno,
 	va_end(ap);
 }
 
+const char *nop_write_hint(int e)
+{
+	return e == EFBIG ? " (the file size limit, ulimit -f, was reached)" : "";
+}
+
 void nop_error_io(struct nop_error *err, const char *what, const char *path, int e)
 {
 	enum nop_status st = NOP_EINTERNAL;
-	const char *hint = "";
+	const char *hint = nop_write_hint(e);
 
 	if (e == EPERM || e == EACCES) {
 		st = NOP_EKERNEL;

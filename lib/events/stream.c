@@ -221,7 +221,7 @@ int nop_stream_take_page(struct nop_stream *st, struct cpu_buf *c, void *page, s
 		int e = errno;
 
 		nop_error_set(err, NOP_EINTERNAL, e, "cannot save a page of CPU %d: %s%s", c->cpu, strerror(e),
-			      e == EFBIG ? " (the file size limit, ulimit -f, was reached)" : "");
+			      nop_write_hint(e));
 		return -1;
 	}
 	if (st->pages == NOP_PAGES_SAVE)

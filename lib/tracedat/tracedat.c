@@ -379,8 +379,7 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 	if (!o.err && fsync(w->fd) < 0 && errno != EINVAL)
 		o.err = errno;
 	if (o.err) {
-		nop_error_set(err, NOP_EINTERNAL, o.err, "cannot write %s: %s%s", w->path, strerror(o.err),
-			      o.err == EFBIG ? " (the file size limit, ulimit -f, was reached)" : "");
+		nop_error_io(err, "write", w->path, o.err);
 		return -1;
 	}
 	return 0;
