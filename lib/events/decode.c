@@ -289,6 +289,12 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 		ev.args = task_name(d, d->ex_file, true, rec);
 		return emit(ctx, &ev);
 	}
+	if (type == d->rename_id) {
+		ev.type = NOP_EV_RENAME;
+		ev.pid = (int)num(d, d->rn_pid, rec);
+		ev.args = task_name(d, d->rn_comm, false, rec);
+		return emit(ctx, &ev);
+	}
 	if (type >= d->uev_base && type - d->uev_base < d->nuev && d->uev[type - d->uev_base].key) {
 		/* a user function's probe: with returns probed, depth and
 		 * times come from the per-task stack the pipeline keeps

@@ -275,6 +275,7 @@ static void find_process_events(struct nop_decoder *d)
 {
 	struct tep_event *f = tep_find_event_by_name(d->tep, "task", "task_newtask");
 	struct tep_event *x = tep_find_event_by_name(d->tep, "sched", "sched_process_exec");
+	struct tep_event *n = tep_find_event_by_name(d->tep, "task", "task_rename");
 
 	d->fk_child = field(f, "pid");
 	d->fk_flags = field(f, "clone_flags");
@@ -282,6 +283,9 @@ static void find_process_events(struct nop_decoder *d)
 	d->ex_file = field(x, "filename");
 	d->fork_id = f && d->fk_child && d->fk_flags ? f->id : -1;
 	d->exec_id = x ? x->id : -1;
+	d->rn_pid = field(n, "pid");
+	d->rn_comm = field(n, "newcomm");
+	d->rename_id = n && d->rn_pid && d->rn_comm ? n->id : -1;
 }
 
 int nop_decoder_add_process_events(struct nop_decoder *d, const char *dir, struct nop_error *err)
@@ -327,7 +331,7 @@ static int find_fields(struct nop_decoder *d, struct nop_error *err)
 #undef AT
 	struct tep_event *ev;
 
-	d->fork_id = d->exec_id = -1;
+	d->fork_id = d->exec_id = d->rename_id = -1;
 	find_process_events(d);
 	d->native = tep_is_file_bigendian(d->tep) == tep_is_local_bigendian(d->tep);
 	d->kword = tep_get_header_page_size(d->tep) == 4 ? 4 : 8;

@@ -32,8 +32,8 @@ struct nop_decoder {
 	int need_type, need_ent, need_exit; /* record sizes that hold them */
 	/* a traced task forked (task_newtask: the child's pid, its clone
 	 * flags) or exec'd (sched_process_exec); -1: not decoded */
-	int fork_id, exec_id;
-	const struct tep_format_field *fk_child, *fk_flags, *fk_comm, *ex_file;
+	int fork_id, exec_id, rename_id;
+	const struct tep_format_field *fk_child, *fk_flags, *fk_comm, *ex_file, *rn_pid, *rn_comm;
 	char comm[16]; /* a FORK's or EXEC's task name (the event's args) */
 	/* probe events (uprobes): by id - uev_base, the key of the function
 	 * (0: not one) and whether it is a return */

@@ -24,6 +24,8 @@ enum nop_ev_type {
 	 * replaced its image (pid) */
 	NOP_EV_FORK,
 	NOP_EV_EXEC,
+	/* a traced task took a new name (prctl, a thread's name): pid, args */
+	NOP_EV_RENAME,
 };
 
 struct nop_event {

@@ -457,8 +457,8 @@ NOP_HOT static int route(void *ctx, const struct nop_event *ev)
 		return sink_failed(p);
 	if (user_call(ev))
 		return on_user_call(p, ev);
-	if (ev->type == NOP_EV_FORK || ev->type == NOP_EV_EXEC) {
-		ret = p->ucalls ? nop_ucalls_process(p->ucalls, ev, on_placed_call, p) : 0;
+	if (ev->type == NOP_EV_FORK || ev->type == NOP_EV_EXEC || ev->type == NOP_EV_RENAME) {
+		ret = p->ucalls && ev->type != NOP_EV_RENAME ? nop_ucalls_process(p->ucalls, ev, on_placed_call, p) : 0;
 		/* the task's name from here on: the lines before it keep the
 		 * name it had (read later from /proc, all would take the last) */
 		if (ev->args && p->cfg.sink.res) {

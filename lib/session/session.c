@@ -14,7 +14,8 @@
 
 #include "session/session.h"
 
-const char *const nop_process_events[NOP_NPROCESS_EVENTS] = { "task/task_newtask", "sched/sched_process_exec" };
+const char *const nop_process_events[NOP_NPROCESS_EVENTS] = { "task/task_newtask", "sched/sched_process_exec",
+								 "task/task_rename" };
 
 struct nop_session {
 	const char *tracing_dir;

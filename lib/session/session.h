@@ -24,7 +24,7 @@ void nop_walk_end(struct nop_walk *w);
 
 /* the kernel events that tell the pipeline a traced task forked or
  * exec'd ("SYSTEM/EVENT" under events/) */
-#define NOP_NPROCESS_EVENTS 2
+#define NOP_NPROCESS_EVENTS 3
 
 extern const char *const nop_process_events[NOP_NPROCESS_EVENTS];
 

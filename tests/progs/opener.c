@@ -2,10 +2,13 @@
  * times: a workload whose call count is known; RATE > 0 paces it to RATE
  * opens a second (each open is due at a fixed time from the start, so a
  * late one does not slow the rest). N2 RATE2: then N2 more at RATE2, one
- * process at two loads. Built static so that it runs in the bare guest. */
+ * process at two loads. OPENER_NAME set: the process takes that name
+ * first (prctl PR_SET_NAME), as programs name their threads. Built static
+ * so that it runs in the bare guest. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +41,9 @@ static int run(long n, const char *path, long rate)
 int main(int argc, char **argv)
 {
 	const char *path = argc > 2 ? argv[2] : "/etc/hostname";
+
+	if (getenv("OPENER_NAME"))
+		prctl(PR_SET_NAME, getenv("OPENER_NAME"));
 
 	if (run(argc > 1 ? strtol(argv[1], NULL, 10) : 1, path, argc > 3 ? strtol(argv[3], NULL, 10) : 0))
 		return 1;

@@ -559,7 +559,7 @@ t_pid_namespace() {
 }
 
 # issue 41 #9: every call under the name its task ran under: 300
-# short-lived children, and a command a shell exec'd
+# short-lived children, a command a shell exec'd, a task renamed
 t_task_names() {
 	expect_rc 0 nopctl trace -j -o "$T/n.json" do_sys_openat2 -- sh -c 'i=0; while [ $i -lt 300 ]; do opener 1; i=$((i + 1)); done'
 	[ "$(grep -c '"comm":"opener"' "$T/n.json")" = 300 ] ||
@@ -567,6 +567,10 @@ t_task_names() {
 	expect_rc 0 nopctl trace -j -o "$T/x.json" do_sys_openat2 -- sh -c 'exec opener 3'
 	[ "$(grep -c '"comm":"opener"' "$T/x.json")" = 3 ] ||
 		{ grep '"func"' "$T/x.json" | jq -r .comm | sort | uniq -c; fail "an exec'd command not named opener"; }
+	# a task that renames itself (prctl), as programs name their threads
+	expect_rc 0 env OPENER_NAME=renamed nopctl trace -j -o "$T/r.json" do_sys_openat2 -- opener 3
+	[ "$(grep -c '"comm":"renamed"' "$T/r.json")" = 3 ] ||
+		{ grep '"func"' "$T/r.json" | jq -r .comm | sort | uniq -c; fail "a renamed task not named renamed"; }
 }
 
 # issue 41 #3: CPUs come and go: one brought online after the start is
