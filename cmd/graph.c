@@ -24,3 +24,26 @@ int cmd_graph(struct opts *o)
 
 	return rc ? rc : run_capture(o, RUN_GRAPH);
 }
+
+/* catch: graph's capture, every tree held until its root call ends and
+ * shown whole only when that call was slow or failed */
+int cmd_catch(struct opts *o)
+{
+	struct nop_error err = { 0 };
+	int rc = check_pattern_args(o);
+
+	if (rc)
+		return rc;
+	if (!o->npatterns) {
+		nop_error_set(&err, NOP_EUSAGE, 0, "give the root function to catch, e.g. 'nopctl catch"
+			      " --slower-than 10ms do_sys_openat2'");
+		return report_error(o, &err);
+	}
+	if (!o->slower_ns && !o->errors) {
+		nop_error_set(&err, NOP_EUSAGE, 0, "say what to catch: --slower-than TIME (a root call"
+			      " that lasts longer) or --errors (one that returns a negative errno)");
+		return report_error(o, &err);
+	}
+	o->catching = true;
+	return run_capture(o, RUN_GRAPH);
+}

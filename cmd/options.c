@@ -20,7 +20,7 @@ static const struct optdef defs[] = {
 	{ O_MODULE, { "module", required_argument, 0, 'm' }, "MOD", "only functions of kernel module MOD" },
 	{ O_NOTRACE, { "notrace", required_argument, 0, 'n' }, "PATTERN", "do not trace functions matching PATTERN (repeatable)" },
 	{ O_DURATION, { "duration", required_argument, 0, 'd' }, "TIME", "stop after TIME (seconds, or with ms/s/m suffix)" },
-	{ O_COUNT, { "count", required_argument, 0, 'c' }, "N", "stop after N events" },
+	{ O_COUNT, { "count", required_argument, 0, 'c' }, "N", "stop after N events (catch: N trees caught)" },
 	{ O_BUFFER, { "buffer-kb", required_argument, 0, 'b' }, "KB", "ring buffer size per CPU in KB" },
 	{ O_CPUS, { "cpus", required_argument, 0, 'C' }, "LIST", "trace only CPUs in LIST (e.g. 0-3,6)" },
 	{ O_STACK, { "stack", no_argument, 0, 's' }, NULL, "record the caller stack of each hit" },
@@ -36,6 +36,7 @@ static const struct optdef defs[] = {
 	{ O_RETVAL, { "retval", no_argument, 0, 300 }, NULL, "show kernel functions' return values (funcgraph-retval, else return probes on PATTERN's functions)" },
 	{ O_ARGS, { "args", no_argument, 0, 307 }, NULL, "show PATTERN's kernel functions' arguments by name (BTF; fprobe events, 6.6+)" },
 	{ O_ERRORS, { "errors", no_argument, 0, 308 }, NULL, "only calls that returned a negative errno, and the calls they came from" },
+	{ O_SLOWER, { "slower-than", required_argument, 0, 309 }, "TIME", "catch a root call that lasts longer than TIME (10ms, 1s)" },
 	{ O_NOSLEEP, { "no-sleep-time", no_argument, 0, 301 }, NULL, "do not count time a task sleeps in a call" },
 	{ O_NOIRQS, { "no-irqs", no_argument, 0, 302 }, NULL, "leave out interrupt handlers" },
 	{ O_SORT, { "sort", required_argument, 0, 303 }, "KEY", "sort by total, self, calls, avg, max or name" },
@@ -285,6 +286,10 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o, str
 		case 300: o->retval = true; break;
 		case 307: o->args = true; break;
 		case 308: o->errors = o->retval = true; break;
+		case 309:
+			if (duration(optarg, &o->slower_ns) || o->slower_ns < 1000)
+				return bad(err, name, optarg, "give a time of at least 1us, such as 10ms or 1s");
+			break;
 		case 301: o->no_sleep_time = true; break;
 		case 302: o->no_irqs = true; break;
 		case 303: {

@@ -329,6 +329,7 @@ static int open_pipeline(struct run *r)
 		.by_task = o->npids || o->command ? r->sess : NULL,
 		.show_others = r->mode == RUN_GRAPH && o->view == NOP_VIEW_LINES,
 		.probes = &r->uprobes, .errors = o->errors,
+		.catching = o->catching, .slower_ns = o->slower_ns,
 	};
 
 	if (!(r->res = nop_resolver_new(r->tdir, &r->err)) ||
@@ -563,7 +564,8 @@ static int teardown(struct run *r)
 	if (r->o->command && r->child_status != 0 &&
 	    !(r->child_ended && (why == NOP_STOP_COUNT || why == NOP_STOP_DURATION)))
 		code = r->child_status;
-	else if (r->sum.lost_pages || r->sum.overrun || r->sum.dropped || r->sum.unread || r->sum.gaps)
+	else if (r->sum.lost_pages || r->sum.overrun || r->sum.dropped || r->sum.unread || r->sum.gaps ||
+		 r->sum.not_whole)
 		code = NOP_ELOST;
 	return code;
 }

@@ -2,7 +2,7 @@
 _nopctl() {
 	local cur prev words cword
 	_init_completion || return
-	local cmds="trace graph stats record report list status reset doctor inspect help"
+	local cmds="trace graph catch stats record report list status reset doctor inspect help"
 	if [[ $cword -eq 1 ]]; then
 		COMPREPLY=($(compgen -W "$cmds --version --help" -- "$cur"))
 		return
@@ -11,6 +11,7 @@ _nopctl() {
 	case $cmd in
 	trace) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --stack --output --overwrite --format --json --quiet --user --top-level --force --retval --args --errors --help" ;;
 	graph) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --errors --no-sleep-time --no-irqs --help" ;;
+	catch) opts="--slower-than --errors --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
 	stats) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --sort --hist --help" ;;
 	record) opts="--output --overwrite --graph --pid --module --notrace --duration --count --buffer-kb --cpus --stack --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
 	report) opts="--format --json --output --overwrite --quiet --count --stats --sort --hist --errors --help" ;;
@@ -26,12 +27,12 @@ _nopctl() {
 	-p | --pid) COMPREPLY=($(compgen -W "$(command ls /proc | grep '^[0-9]')" -- "$cur")); return ;;
 	-o | --output) _filedir; return ;;
 	-F | --format)
-		if [[ $cmd == graph || $cmd == report ]]; then COMPREPLY=($(compgen -W "text json folded dot chrome" -- "$cur"))
+		if [[ $cmd == graph || $cmd == catch || $cmd == report ]]; then COMPREPLY=($(compgen -W "text json folded dot chrome" -- "$cur"))
 		else COMPREPLY=($(compgen -W "text json" -- "$cur")); fi
 		return ;;
 	--sort) COMPREPLY=($(compgen -W "total self calls avg max name" -- "$cur")); return ;;
 	--hist) [[ ${#cur} -ge 2 ]] && COMPREPLY=($(nopctl list "$cur*" 2>/dev/null | cut -d' ' -f1 | head -n 500)); return ;;
-	-D | --depth | -t | --threshold) return ;;
+	-D | --depth | -t | --threshold | --slower-than) return ;;
 	-m | --module) COMPREPLY=($(compgen -W "$(cut -d' ' -f1 /proc/modules 2>/dev/null)" -- "$cur")); return ;;
 	-d | --duration | -c | --count | -b | --buffer-kb | -C | --cpus) return ;;
 	esac
@@ -39,7 +40,7 @@ _nopctl() {
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	elif [[ $cmd == report ]]; then
 		_filedir
-	elif [[ $cmd == trace || $cmd == graph || $cmd == stats || $cmd == record || $cmd == list || $cmd == doctor || $cmd == inspect || $prev == -n || $prev == --notrace ]]; then
+	elif [[ $cmd == trace || $cmd == graph || $cmd == catch || $cmd == stats || $cmd == record || $cmd == list || $cmd == doctor || $cmd == inspect || $prev == -n || $prev == --notrace ]]; then
 		[[ ${#cur} -ge 2 ]] || return
 		COMPREPLY=($(nopctl list "$cur*" 2>/dev/null | cut -d' ' -f1 | head -n 500))
 	fi

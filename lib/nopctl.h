@@ -418,6 +418,10 @@ struct nop_summary {
 	 * callers' self time */
 	unsigned long long thresh_ns;
 	bool returns_only; /* only returns came (tracing_thresh), -t or not */
+	/* catch: root calls that ended, and the ones caught (shown whole) */
+	bool catching;
+	unsigned long long roots, caught;
+	unsigned long long not_whole; /* caught, but too big to keep whole: a loss */
 };
 
 
@@ -509,6 +513,11 @@ struct nop_pipeline_cfg {
 	/* --errors: only calls that returned a negative errno, and in call
 	 * trees the calls they were made from */
 	bool errors;
+	/* catch: trees held until their root (outermost call) ends, then
+	 * shown whole if it lasted longer than slower_ns (0: no such test) or,
+	 * with errors, failed; count is then of trees caught */
+	bool catching;
+	unsigned long long slower_ns;
 };
 struct nop_pipeline;
 /* *p a pipeline as cfg asks (view, filters, stop conditions); 0, or -1

@@ -11,7 +11,7 @@ $(addprefix $(BUILD)/tests/helpers/,latency readcost rusage): $(BUILD)/tests/hel
 
 UPROG := $(addprefix $(BUILD)/tests/helpers/,ufuncs-static ufuncs-pie ufuncs-nopie \
 	ufuncs-stripped ufuncs-go libnopdemo.so ucxx udlopen ubench libubench.so libuwrap.so ubench-finstr \
-	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2 ureal-dbglink ureal-buildid umany)
+	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2 ureal-dbglink ureal-buildid umany uslow)
 HELPERS += $(UPROG)
 UPROG_CFLAGS := -O0 -g -fno-omit-frame-pointer -pthread
 $(BUILD)/tests/helpers/libnopdemo.so: tests/progs/nopdemo.c
@@ -35,6 +35,11 @@ $(BUILD)/tests/helpers/ufuncs-go: $(BUILD)/tests/helpers/ufuncs-pie
 	printf 'go1.22' > $@.buildinfo
 	objcopy --add-section .go.buildinfo=$@.buildinfo $< $@
 	rm -f $@.buildinfo
+# a known few slow or failing calls (issue 42); dynamic: a graph of a
+# user root probes every function of the binary, a static one's libc too
+$(BUILD)/tests/helpers/uslow: tests/progs/uslow.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UPROG_CFLAGS) -o $@ $<
 # known system calls (issue 15): PIE for the joined user/kernel trees,
 # static for exact counts of opens (a dynamic program's loader opens too)
 $(BUILD)/tests/helpers/uopen: tests/progs/uopen.c

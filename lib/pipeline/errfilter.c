@@ -2,6 +2,8 @@
  * task's items are held from its tree's first call until the outermost
  * one ends; then only the calls that returned a negative errno, and the
  * calls they were made from, go on. A tree with no failure shows nothing.
+ * catch: the same holding, then the whole tree goes on when its root (the
+ * outermost call) lasted longer than slower_ns or, asked, failed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +19,51 @@ struct etask {
 	int pid;
 	struct held_item *v;
 	size_t n, cap;
+	bool over; /* catch: its tree outgrew MAX_HELD, items dropped */
 };
+
+/* catch: at most this many items held per task (a root call that runs
+ * for hours would hold its whole life); a tree past it is not kept, and
+ * if its root is caught, it is counted as not kept whole */
+#define MAX_HELD (1u << 20)
 
 struct nop_errf {
 	struct etask *t;
 	size_t n, cap, last;
+	bool whole; /* catch */
+	unsigned long long slower_ns;
+	bool errors;
+	unsigned long long roots, caught, not_whole;
+	size_t max_held;
 };
 
-struct nop_errf *nop_errf_new(void)
+struct nop_errf *nop_errf_new(bool whole, unsigned long long slower_ns, bool errors)
 {
-	return calloc(1, sizeof(struct nop_errf));
+	struct nop_errf *e = calloc(1, sizeof(struct nop_errf));
+
+	if (e) {
+		e->whole = whole;
+		e->slower_ns = slower_ns;
+		e->errors = errors;
+		e->max_held = MAX_HELD;
+	}
+	return e;
+}
+
+void nop_errf_limit(struct nop_errf *e, size_t max_held)
+{
+	e->max_held = max_held;
+}
+
+void nop_errf_counts(const struct nop_errf *e, unsigned long long *roots, unsigned long long *caught)
+{
+	*roots = e->roots;
+	*caught = e->caught;
+}
+
+unsigned long long nop_errf_not_whole(const struct nop_errf *e)
+{
+	return e->not_whole;
 }
 
 static void clear(struct etask *t)
@@ -62,13 +99,42 @@ static bool failed(const struct nop_gitem *gi)
 	return gi->kind != NOP_GI_ENTER && gi->has_retval && nop_is_errno(gi->retval);
 }
 
-/* the tree is complete: mark, then pass on what is kept */
-static int flush(struct etask *t, nop_gitem_fn out, void *ctx)
+/* catch: the tree is complete (its root's return last), or cut short
+ * by the end of the capture (no return at depth 0: never caught) */
+static int flush_whole(struct nop_errf *e, struct etask *t, nop_gitem_fn out, void *ctx)
 {
-	size_t *open = malloc((t->n + 1) * sizeof(*open)), depth = 0;
+	const struct nop_gitem *root = t->n ? &t->v[t->n - 1].gi : NULL;
+	bool caught = false;
 	int ret = 0;
 
-	if (!open) {
+	if (root && root->depth == 0 && root->kind != NOP_GI_ENTER) {
+		e->roots++;
+		caught = (e->slower_ns && root->timed && root->duration > e->slower_ns) ||
+			 (e->errors && failed(root));
+	}
+	if (caught && t->over) {
+		e->not_whole++;
+		caught = false;
+	}
+	t->over = false;
+	if (caught) {
+		e->caught++;
+		for (size_t i = 0; i < t->n && !ret; i++)
+			ret = out(ctx, &t->v[i].gi);
+	}
+	clear(t);
+	return ret;
+}
+
+/* the tree is complete: mark, then pass on what is kept */
+static int flush(struct nop_errf *e, struct etask *t, nop_gitem_fn out, void *ctx)
+{
+	size_t *open, depth = 0;
+	int ret = 0;
+
+	if (e->whole)
+		return flush_whole(e, t, out, ctx);
+	if (!(open = malloc((t->n + 1) * sizeof(*open)))) {
 		clear(t);
 		return -1;
 	}
@@ -118,7 +184,12 @@ int nop_errf_item(struct nop_errf *e, const struct nop_gitem *gi, nop_gitem_fn o
 	struct etask *t = task(e, gi->pid);
 	struct held_item *h;
 	unsigned long long *path;
+	bool root_end = gi->depth == 0 && gi->kind != NOP_GI_ENTER;
 
+	if (t && e->whole && t->n >= e->max_held && !root_end) {
+		t->over = true; /* the root's return alone is kept, to judge it */
+		return 0;
+	}
 	if (!t || nop_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)) ||
 	    !(path = malloc((size_t)(gi->npath ? gi->npath : 1) * sizeof(*path))))
 		return -1;
@@ -129,8 +200,8 @@ int nop_errf_item(struct nop_errf *e, const struct nop_gitem *gi, nop_gitem_fn o
 	h->gi.path = path;
 	h->gi.args = dup_args(gi->args);
 	/* the outermost call ended (or a call of no tree: a lone return) */
-	if (gi->depth == 0 && gi->kind != NOP_GI_ENTER)
-		return flush(t, out, ctx);
+	if (root_end)
+		return flush(e, t, out, ctx);
 	return 0;
 }
 
@@ -139,6 +210,6 @@ int nop_errf_finish(struct nop_errf *e, nop_gitem_fn out, void *ctx)
 	int ret = 0;
 
 	for (size_t i = 0; i < e->n && !ret; i++)
-		ret = flush(&e->t[i], out, ctx);
+		ret = flush(e, &e->t[i], out, ctx);
 	return ret;
 }

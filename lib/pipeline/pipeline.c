@@ -88,7 +88,8 @@ int nop_pipeline_new(struct nop_pipeline **pp, const struct nop_pipeline_cfg *cf
 		p->cfg.probes = nop_resolver_probes(cfg->sink.res);
 	if ((has_kernel_probes(p->cfg.probes) && !cfg->recording &&
 	     !(p->join = nop_join_new(p->cfg.probes, cfg->graph, func_name, p))) ||
-	    (cfg->errors && cfg->graph && !(p->errf = nop_errf_new()))) {
+	    ((cfg->errors || cfg->catching) && cfg->graph &&
+	     !(p->errf = nop_errf_new(cfg->catching, cfg->slower_ns, cfg->errors)))) {
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		nop_pipeline_free(p);
 		return -1;
@@ -259,7 +260,11 @@ static __attribute__((noinline)) bool traced_task(struct nop_pipeline *p, int pi
  * the final drain; one graph event can close several calls) */
 static int count_reached(struct nop_pipeline *p)
 {
-	if (p->cfg.count && p->sum.events >= p->cfg.count) {
+	unsigned long long n = p->sum.events, roots;
+
+	if (p->cfg.catching && p->errf) /* catch: trees caught, each whole */
+		nop_errf_counts(p->errf, &roots, &n);
+	if (p->cfg.count && n >= p->cfg.count) {
 		p->counted = true;
 		nop_pipeline_stop(p, NOP_STOP_COUNT, 0);
 		return NOP_FLOW_STOP;
@@ -324,7 +329,9 @@ NOP_HOT static int on_call(void *ctx, const struct nop_gitem *gi)
 	}
 	if (p->errf) {
 		ret = nop_errf_item(p->errf, gi, show_call, p);
-		return ret == NOP_FLOW_FAIL && !p->failed ? fail(p, ENOMEM, "keeping the failed calls") : ret;
+		if (ret == NOP_FLOW_FAIL && !p->failed)
+			return fail(p, ENOMEM, p->cfg.catching ? "keeping the trees" : "keeping the failed calls");
+		return ret == NOP_FLOW_GO && p->cfg.catching ? count_reached(p) : ret;
 	}
 	return show_call(p, gi);
 }
@@ -352,7 +359,8 @@ NOP_HOT static int show_call(void *ctx, const struct nop_gitem *gi)
 	}
 	if (p->sink.ops->graph(&p->sink, gi))
 		return sink_failed(p);
-	return count_reached(p);
+	/* catch: counted once its tree is out whole (on_call) */
+	return p->cfg.catching ? NOP_FLOW_GO : count_reached(p);
 }
 
 /* a call of a summary (nop_graph_summarize): counted, to the table, as
@@ -589,6 +597,10 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 	sum->stop_reason = p->sum.stop_reason;
 	sum->thresh_ns = p->cfg.graph ? p->cfg.thresh_ns : 0;
 	sum->returns_only = p->graph && p->saw_graph && nop_graph_returns_only(p->graph);
+	if ((sum->catching = p->cfg.catching && p->errf)) {
+		nop_errf_counts(p->errf, &sum->roots, &sum->caught);
+		sum->not_whole = nop_errf_not_whole(p->errf);
+	}
 	if (p->stop == NOP_STOP_OUTPUT_CLOSED)
 		return 0;
 	/* the events out before anything on stderr: both may go to one file
@@ -599,7 +611,7 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 	}
 	if (p->stop == NOP_STOP_OUTPUT_CLOSED)
 		return 0;
-	if (sum->by_task && !sum->events && !p->cfg.recording) {
+	if (sum->by_task && !(sum->catching ? sum->roots : sum->events) && !p->cfg.recording) {
 		sum->warning = "no call of the traced tasks arrived";
 		if (p->sink.diag)
 			fprintf(p->sink.diag, "nopctl: no call of the traced tasks arrived%s: they made none"

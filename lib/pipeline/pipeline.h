@@ -9,10 +9,21 @@
 #include "sink/sink.h"
 
 /* --errors (errfilter.c): a task's trees held until they end, then only
- * the calls that returned a negative errno and the paths to them */
+ * the calls that returned a negative errno and the paths to them; whole
+ * (catch): all of a tree whose root lasted longer than slower_ns (0: no
+ * such test) or, with errors, failed */
 struct nop_errf;
 
-struct nop_errf *nop_errf_new(void);
+struct nop_errf *nop_errf_new(bool whole, unsigned long long slower_ns, bool errors);
+
+/* catch: trees ended (root calls), and those passed on */
+void nop_errf_counts(const struct nop_errf *e, unsigned long long *roots, unsigned long long *caught);
+
+/* catch: at most max_held items held per task (tests lower it) */
+void nop_errf_limit(struct nop_errf *e, size_t max_held);
+
+/* catch: trees caught that could not be kept whole (too many calls) */
+unsigned long long nop_errf_not_whole(const struct nop_errf *e);
 
 int nop_errf_item(struct nop_errf *e, const struct nop_gitem *gi, nop_gitem_fn out, void *ctx);
 

@@ -57,6 +57,12 @@ int nop_summary_write(struct nop_sink *s, const struct nop_summary *sum)
 	if (sum->joined && (json || sum->values_unclaimed))
 		nop_field_u64(&f, "values_unclaimed", ", %llu probe values matched to no call",
 			      sum->values_unclaimed);
+	if (sum->catching) {
+		nop_field_u64(&f, "roots", sum->roots == 1 ? ", %llu root call" : ", %llu root calls", sum->roots);
+		nop_field_u64(&f, "caught", ", %llu caught", sum->caught);
+		nop_field_u64(&f, "not_whole", sum->not_whole ? ", %llu more too big to keep whole"
+							   " (over a million calls)" : NULL, sum->not_whole);
+	}
 	if (sum->thresh_ns) {
 		nop_field_u64(&f, "threshold_ns", NULL, sum->thresh_ns);
 		if (!json)

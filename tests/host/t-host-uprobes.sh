@@ -312,6 +312,32 @@ wait
 [ -z "$(ls /sys/kernel/tracing/instances | grep '^nopctl-')" ] && ! grep -q nopctl /sys/kernel/tracing/uprobe_events && ok ||
 	no "SIGINT during set-up left an instance or probes"
 
+# issue 42: catch shows exactly the slow or failed root calls, each with
+# its whole tree: 7 naps of 100 ms among 700 of 1 us (each calls inner
+# once), 7 failed opens among 700; -c 2 stops after two whole trees
+truth uslow "$h/uslow" slow 700
+traced uslow.catch catch --slower-than 50ms -j -o "$T/slow.json" "$h/uslow:nap" -- "$h/uslow" slow 700
+jq -e -s 'map(select(.type == "summary"))[0] | .roots == 700 and .caught == 7 and .lost == 0' "$T/slow.json" > /dev/null && ok ||
+	no "catch --slower-than: $(jq -c 'select(.type == "summary")' "$T/slow.json")"
+[ "$(jq -c 'select(.type == "exit" and .func == "nap" and .depth == 0 and .duration_ns > 50000000)' "$T/slow.json" | wc -l)" = 7 ] &&
+[ "$(jq -c 'select(.type == "call" and .func == "inner" and .depth == 1)' "$T/slow.json" | wc -l)" = 7 ] &&
+[ "$(jq -c 'select(.func == "nap" or .func == "inner")' "$T/slow.json" | wc -l)" = 21 ] && ok ||
+	no "catch --slower-than: not the 7 slow naps, each whole: $(jq -r 'select(.func) | "\(.type) \(.func) \(.depth)"' "$T/slow.json" | sort | uniq -c | tr '\n' ' ')"
+truth ufail "$h/uslow" fail 700
+traced ufail.catch catch --errors -j -o "$T/fail.json" "$h/uslow:tryopen" -- "$h/uslow" fail 700
+jq -e -s 'map(select(.type == "summary"))[0] | .roots == 700 and .caught == 7' "$T/fail.json" > /dev/null &&
+[ "$(jq -c 'select(.func == "tryopen" and .depth == 0 and .error == "ENOENT")' "$T/fail.json" | wc -l)" = 7 ] && ok ||
+	no "catch --errors: $(jq -c 'select(.type == "summary")' "$T/fail.json")"
+rc=0
+"$bin" catch --slower-than 50ms -c 2 -j -o "$T/two.json" "$h/uslow:nap" -- "$h/uslow" slow 700 > /dev/null 2>&1 || rc=$?
+[ "$rc" = 0 ] && jq -e -s 'map(select(.type == "summary"))[0] | .caught == 2 and .stop == "count"' "$T/two.json" > /dev/null &&
+	[ "$(jq -c 'select(.func == "inner")' "$T/two.json" | wc -l)" = 2 ] && ok ||
+	no "catch -c 2: exit $rc: $(jq -c 'select(.type == "summary")' "$T/two.json")"
+rc=0
+"$bin" catch "$h/uslow:nap" -- true > /dev/null 2> "$T/what.err" || rc=$?
+[ "$rc" = 2 ] && grep -q 'say what to catch: --slower-than TIME' "$T/what.err" && ok ||
+	no "catch without a condition: exit $rc: $(cat "$T/what.err")"
+
 # user functions at the top level (-T) where the function tracer is
 # refused: no function tracer file is touched
 truth toplevel "$h/ureal-O0" fork 3

@@ -214,3 +214,27 @@ t_graph_top_shell_loop() {
 	[ "$(jq -c 'select((.type == "call" or .type == "exit") and .func == "do_sys_openat2")' "$T/g.json" | wc -l)" -ge 10 ] ||
 		{ grep summary "$T/g.json"; fail "not the loop's opens"; }
 }
+
+# issue 42: catch shows exactly the slow or failed root calls, each with
+# its whole tree: 7 nanosleeps of 100 ms among 700 of 1 us
+# (hrtimer_nanosleep, and the program's own nap), 7 failed opens among
+# 707 (do_sys_openat2 --errors); -c 2 stops after two whole trees
+t_catch_exact() {
+	top_buffer_may_expand # graph roots take the top level (instances lack set_graph_function)
+	expect_rc 0 nopctl catch --slower-than 50ms -j -o "$T/k.json" hrtimer_nanosleep -- uslow slow 700
+	all_of summary '.roots == 700 and .caught == 7 and .lost == 0 and .overrun == 0 and .gaps == 0' "$T/k.json"
+	[ "$(jq -c 'select((.type == "exit" or .type == "call") and .func == "hrtimer_nanosleep" and .depth == 0 and .duration_ns > 50000000)' "$T/k.json" | wc -l)" = 7 ] ||
+		fail "not the 7 slow sleeps"
+	# whole: each caught sleep went to sleep inside (schedule at some depth)
+	[ "$(jq -c 'select(.func == "schedule" and .depth > 0)' "$T/k.json" | wc -l)" -ge 7 ] || fail "caught trees not whole"
+	expect_rc 0 nopctl catch --slower-than 50ms -j -o "$T/u.json" /usr/bin/uslow:nap -- uslow slow 700
+	all_of summary '.roots == 700 and .caught == 7' "$T/u.json"
+	[ "$(jq -c 'select(.func == "inner" and .depth == 1)' "$T/u.json" | wc -l)" = 7 ] || fail "user trees not whole"
+	# paced: 700 unpaced opens' trees overflowed 6.19's default buffer once
+	expect_rc 0 nopctl catch --errors -b 4096 -j -o "$T/e.json" do_sys_openat2 -- sh -c 'opener 700 /etc/hostname 300; for i in 1 2 3 4 5 6 7; do opener 1 /nonexistent; done; true'
+	all_of summary '.roots == 707 and .caught == 7' "$T/e.json"
+	[ "$(jq -c 'select(.func == "do_sys_openat2" and .depth == 0 and .error == "ENOENT")' "$T/e.json" | wc -l)" = 7 ] ||
+		fail "not the 7 failed opens, each with ENOENT"
+	expect_rc 0 nopctl catch --slower-than 50ms -c 2 -j -o "$T/two.json" hrtimer_nanosleep -- uslow slow 700
+	all_of summary '.caught == 2 and .stop == "count"' "$T/two.json"
+}

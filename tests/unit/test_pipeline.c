@@ -301,7 +301,7 @@ static void errors_keep_the_path(void **state)
 		/* a tree that did not fail: nothing of it */
 		{ .kind = NOP_GI_LEAF, .func = 0x100, .depth = 0, .npath = 1, .has_retval = true, .retval = 3 },
 	};
-	struct nop_errf *e = nop_errf_new();
+	struct nop_errf *e = nop_errf_new(false, 0, true);
 	struct got g = { .n = 0 };
 
 	assert_non_null(e);
@@ -317,6 +317,80 @@ static void errors_keep_the_path(void **state)
 	assert_int_equal(g.n, 4);
 	assert_true(g.ev[0].ip == 0x200 && g.ev[1].ip == 0x100 && g.ev[2].ip == 0x100 && g.ev[3].ip == 0x200);
 	assert_int_equal(g.ev[2].type, NOP_GI_RETURN);
+}
+
+/* catch (issue 42): a tree goes on whole when its root was slow or
+ * failed, nothing of the others; a tree the capture cut short (no
+ * return at depth 0) is not a root call that ended */
+static void catch_keeps_whole_trees(void **state)
+{
+	unsigned long long path[2] = { 0x200, 0x300 };
+	const struct nop_gitem in[] = {
+		/* fast: dropped */
+		{ .kind = NOP_GI_ENTER, .func = 0x200, .depth = 0, .npath = 1 },
+		{ .kind = NOP_GI_LEAF, .func = 0x300, .depth = 1, .npath = 2, .timed = true, .duration = 10 },
+		{ .kind = NOP_GI_RETURN, .func = 0x200, .depth = 0, .npath = 1, .timed = true, .duration = 20 },
+		/* slow: whole */
+		{ .kind = NOP_GI_ENTER, .func = 0x200, .depth = 0, .npath = 1 },
+		{ .kind = NOP_GI_LEAF, .func = 0x300, .depth = 1, .npath = 2, .timed = true, .duration = 5 },
+		{ .kind = NOP_GI_RETURN, .func = 0x200, .depth = 0, .npath = 1, .timed = true, .duration = 5000 },
+		/* fast but failed: whole with errors asked */
+		{ .kind = NOP_GI_LEAF, .func = 0x200, .depth = 0, .npath = 1, .timed = true, .duration = 7,
+		  .has_retval = true, .retval = -5 },
+		/* cut short by the end of the capture */
+		{ .kind = NOP_GI_ENTER, .func = 0x200, .depth = 0, .npath = 1 },
+	};
+	unsigned long long roots, caught;
+
+	for (int errors = 0; errors < 2; errors++) {
+		struct nop_errf *e = nop_errf_new(true, 1000, errors);
+		struct got g = { .n = 0 };
+
+		assert_non_null(e);
+		for (size_t i = 0; i < ARRAY_SIZE(in); i++) {
+			struct nop_gitem gi = in[i];
+
+			gi.path = path;
+			assert_int_equal(nop_errf_item(e, &gi, keep_item, &g), 0);
+		}
+		assert_int_equal(nop_errf_finish(e, keep_item, &g), 0);
+		nop_errf_counts(e, &roots, &caught);
+		assert_int_equal(nop_errf_not_whole(e), 0);
+		nop_errf_free(e);
+		assert_int_equal(roots, 3);
+		assert_int_equal(caught, errors ? 2 : 1);
+		assert_int_equal(g.n, errors ? 4 : 3);
+		assert_true(g.ev[0].ip == 0x200 && g.ev[1].ip == 0x300 && g.ev[2].ip == 0x200);
+		assert_int_equal(g.ev[2].type, NOP_GI_RETURN);
+	}
+}
+
+/* catch: a caught tree that outgrew the items held is counted as not
+ * kept whole, and nothing of it goes on */
+static void catch_counts_a_tree_too_big(void **state)
+{
+	unsigned long long path[2] = { 0x200, 0x300 }, roots, caught;
+	struct nop_errf *e = nop_errf_new(true, 1000, false);
+	struct got g = { .n = 0 };
+	struct nop_gitem gi = { .kind = NOP_GI_ENTER, .func = 0x200, .depth = 0, .npath = 1, .path = path };
+
+	assert_non_null(e);
+	nop_errf_limit(e, 3);
+	assert_int_equal(nop_errf_item(e, &gi, keep_item, &g), 0);
+	for (int i = 0; i < 5; i++) {
+		gi = (struct nop_gitem){ .kind = NOP_GI_LEAF, .func = 0x300, .depth = 1, .npath = 2, .path = path,
+					 .timed = true, .duration = 1 };
+		assert_int_equal(nop_errf_item(e, &gi, keep_item, &g), 0);
+	}
+	gi = (struct nop_gitem){ .kind = NOP_GI_RETURN, .func = 0x200, .depth = 0, .npath = 1, .path = path,
+				 .timed = true, .duration = 5000 };
+	assert_int_equal(nop_errf_item(e, &gi, keep_item, &g), 0);
+	nop_errf_counts(e, &roots, &caught);
+	assert_int_equal(roots, 1);
+	assert_int_equal(caught, 0);
+	assert_int_equal(nop_errf_not_whole(e), 1);
+	assert_int_equal(g.n, 0);
+	nop_errf_free(e);
 }
 
 /* do_sys_openat2's argument probe as 6.12 gave its format */
@@ -464,6 +538,8 @@ int main(void)
 		cmocka_unit_test(an_interrupt_between),
 		cmocka_unit_test(trace_returns_are_lines),
 		cmocka_unit_test(errors_keep_the_path),
+		cmocka_unit_test(catch_keeps_whole_trees),
+		cmocka_unit_test(catch_counts_a_tree_too_big),
 		cmocka_unit_test(arguments_formatted),
 		cmocka_unit_test(arguments_kept_per_event),
 	};

@@ -1,0 +1,61 @@
+/* uslow MODE N - a known few slow or failing calls among many, the truth
+ * that nopctl catch is held to (issue 42):
+ *   slow N   nap() N times: 7 of them (the first of every N/7) sleep
+ *            100 ms, the rest 1 us; each calls inner() once
+ *   fail N   tryopen() N times: 7 of them open a path that does not
+ *            exist and return -errno (-2), the rest open /etc/hostname
+ *            and return 0
+ * It prints "calls FUNC N" and "slow 7" or "failed 7". */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static volatile int sink;
+
+NOINLINE int inner(int i)
+{
+	return i + sink;
+}
+
+NOINLINE int nap(int i, int slow)
+{
+	struct timespec ts = { 0, slow ? 100000000L : 1000L };
+
+	nanosleep(&ts, NULL);
+	return inner(i);
+}
+
+NOINLINE int tryopen(int i, int fail)
+{
+	int fd = open(fail ? "/nonexistent/uslow" : "/etc/hostname", O_RDONLY);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return inner(i) & 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "slow";
+	int n = argc > 2 ? atoi(argv[2]) : 1000, every = n / 7 > 0 ? n / 7 : 1, odd = 0;
+
+	for (int i = 0; i < n; i++) {
+		int pick = i % every == 0 && odd < 7;
+
+		odd += pick;
+		if (!strcmp(mode, "fail"))
+			(void)tryopen(i, pick);
+		else
+			(void)nap(i, pick);
+	}
+	printf("calls %s %d\n%s %d\n", strcmp(mode, "fail") ? "nap" : "tryopen", n,
+	       strcmp(mode, "fail") ? "slow" : "failed", odd);
+	return 0;
+}
