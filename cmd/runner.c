@@ -239,13 +239,12 @@ static bool stop_pending(void *ctx)
 #define EVERYTHING_KB 8192
 static size_t buffer_kb(const struct run *r)
 {
-	long avail = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-	size_t kb = EVERYTHING_KB, cpus = (size_t)nop_ncpus();
+	size_t kb = EVERYTHING_KB, cpus = (size_t)nop_ncpus(), free_now = nop_mem_free();
 
 	if (r->o->buffer_kb || r->tracer != NOP_TRACER_GRAPH || r->nroots || r->o->module)
 		return r->o->buffer_kb;
-	if (avail > 0 && psz > 0 && cpus && (size_t)avail / 8 * (size_t)psz / 1024 / cpus < kb)
-		kb = (size_t)avail / 8 * (size_t)psz / 1024 / cpus;
+	if (free_now && free_now / 8 / 1024 / cpus < kb)
+		kb = free_now / 8 / 1024 / cpus;
 	return kb > 1408 ? kb : 0;
 }
 

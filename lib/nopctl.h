@@ -244,6 +244,7 @@ bool nop_list_entry(const char *line);
 /* the CPUs the system is configured with (at least 1) */
 int nop_ncpus(void);
 const struct nop_cpuset *nop_online_cpus(void); /* NULL: unknown */
+size_t nop_mem_free(void); /* the memory free now, in bytes; 0: unknown */
 
 /* ---- the tracing session: instance or top level, journal, restore --- */
 enum nop_tracer { NOP_TRACER_FUNCTION, NOP_TRACER_GRAPH, NOP_TRACER_NONE /* probe events only */ };

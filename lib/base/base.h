@@ -129,6 +129,10 @@ bool nop_path_exists(const char *dir, const char *rel);
 /* The tracefs error message for a failed open/read/write of a file. */
 void nop_error_io(struct nop_error *err, const char *what, const char *path, int e);
 
+/* the CPUs online now (read afresh; nop_online_cpus keeps the first
+ * reading); 0, or -1 if unknown */
+int nop_cpuset_online(struct nop_cpuset *set);
+
 /* what a failed write's errno means beyond strerror ("" if nothing) */
 const char *nop_write_hint(int e);
 

@@ -112,18 +112,30 @@ bool nop_list_shares(const char *text, const char *entries)
  * where that cannot be read. A machine may have far more possible CPUs
  * (hot-pluggable, _SC_NPROCESSORS_CONF) than online ones: one buffer file
  * per possible CPU would be descriptors for nothing. */
+int nop_cpuset_online(struct nop_cpuset *set)
+{
+	char *list = nop_read_file("/sys/devices/system/cpu/online", NULL, NULL);
+	int ret = list ? nop_cpuset_parse(nop_trim(list), nop_ncpus(), set, NULL) : -1;
+
+	free(list);
+	return ret;
+}
+
 const struct nop_cpuset *nop_online_cpus(void)
 {
 	static struct nop_cpuset set;
 	static int state; /* 0 unread, 1 read, -1 unreadable */
-	char *list;
 
-	if (state == 0) {
-		list = nop_read_file("/sys/devices/system/cpu/online", NULL, NULL);
-		state = list && nop_cpuset_parse(nop_trim(list), nop_ncpus(), &set, NULL) == 0 ? 1 : -1;
-		free(list);
-	}
+	if (state == 0)
+		state = nop_cpuset_online(&set) == 0 ? 1 : -1;
 	return state > 0 ? &set : NULL;
+}
+
+size_t nop_mem_free(void)
+{
+	long avail = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
+	return avail > 0 && psz > 0 ? (size_t)avail * (size_t)psz : 0;
 }
 
 int nop_ncpus(void)

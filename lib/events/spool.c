@@ -10,13 +10,12 @@
 
 void nop_pagepool_init(struct nop_pagepool *p, size_t page_size)
 {
-	long avail = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-	size_t max = (size_t)1 << 30;
+	size_t max = (size_t)1 << 30, free_now = nop_mem_free();
 
 	*p = (struct nop_pagepool){ .page_size = page_size };
 	/* at most half of the memory free now, and 1 GB */
-	if (avail > 0 && psz > 0 && (size_t)avail / 2 * (size_t)psz < max)
-		max = (size_t)avail / 2 * (size_t)psz;
+	if (free_now && free_now / 2 < max)
+		max = free_now / 2;
 	p->max = max;
 }
 

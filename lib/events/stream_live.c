@@ -90,19 +90,13 @@ int nop_stream_open(struct nop_stream **stp, struct nop_decoder *d, const char *
 static int follow_cpus(struct nop_stream *st, unsigned long long now, struct nop_error *err)
 {
 	struct nop_cpuset on;
-	char *list;
 	bool have[NOP_MAX_CPUS] = { false };
 
 	if (!st->final && now - st->cpus_at < FOLLOW_NS)
 		return 0;
 	st->cpus_at = now;
-	if (!(list = nop_read_file("/sys/devices/system/cpu/online", NULL, NULL)))
+	if (nop_cpuset_online(&on))
 		return 0;
-	if (nop_cpuset_parse(nop_trim(list), nop_ncpus(), &on, NULL)) {
-		free(list);
-		return 0;
-	}
-	free(list);
 	for (int i = 0; i < st->ncpus; i++)
 		if (st->cpus[i].cpu < NOP_MAX_CPUS)
 			have[st->cpus[i].cpu] = true;
