@@ -123,9 +123,10 @@ static int own_pid(const char *dir, struct nop_error *err)
 	return pid;
 }
 
-int nop_kernel_pids(struct nop_session *s, const char *dir, const pid_t *pids, size_t n,
-		    pid_t *kpids, pid_t *self, struct nop_error *err)
+int nop_kernel_pids(struct nop_session *s, const pid_t *pids, size_t n, pid_t *kpids, pid_t *self,
+		    struct nop_error *err)
 {
+	const char *dir = nop_session_dir(s);
 	char filter[64], path[4200], *text = NULL, *line, *save;
 	size_t got = 0;
 	int ret = -1;

@@ -423,7 +423,7 @@ static int apply(struct nop_session *s, struct nop_error *err)
 	if (nop_pidns_nested()) {
 		if (c->npids && !(s->kpids = nop_zalloc(c->npids * sizeof(pid_t), err)))
 			return -1;
-		if (nop_kernel_pids(s, s->dir, c->pids, c->npids, s->kpids, &s->self, err))
+		if (nop_kernel_pids(s, c->pids, c->npids, s->kpids, &s->self, err))
 			return -1;
 	}
 	if (sess_write(s, "tracing_on", "0", false, err) || stop_asked(s, err))
@@ -792,13 +792,13 @@ const char *nop_session_note(const struct nop_session *s)
  * only for a pid not in the last reading: a new child (tasks.c). */
 bool nop_session_traces(struct nop_session *s, int pid)
 {
-	if (nop_pid_listed(s->pids, pid))
+	/* nested, /proc cannot tell a gone child from another task: the
+	 * kernel's own choice of tasks stands */
+	if (s->kpids || nop_pid_listed(s->pids, pid))
 		return true;
 	free(s->pids);
 	s->pids = read_trimmed(s->dir, pid_files(s, 0, false));
-	/* nested, /proc cannot tell a gone child from another task: the
-	 * kernel's own choice of tasks stands */
-	return s->kpids ? true : nop_pid_traced(s->pids, pid);
+	return nop_pid_traced(s->pids, pid);
 }
 
 bool nop_session_tasks_alive(struct nop_session *s)

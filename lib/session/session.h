@@ -149,9 +149,9 @@ const char *nop_instance_of_group(const char *group, char *buf, size_t len);
 
 /* pidns.c: in a nested PID namespace, the first namespace's pids of the
  * n tasks pids (into kpids) and of nopctl itself (*self), learned from
- * events in dir, the session's buffer, before anything else is set */
-int nop_kernel_pids(struct nop_session *s, const char *dir, const pid_t *pids, size_t n,
-		    pid_t *kpids, pid_t *self, struct nop_error *err);
+ * events in the session's buffer before anything else is set */
+int nop_kernel_pids(struct nop_session *s, const pid_t *pids, size_t n, pid_t *kpids, pid_t *self,
+		    struct nop_error *err);
 
 /* a process reading the top level's buffer (trace_pipe, trace_pipe_raw
  * open): its pid and name, or 0 (toplevel.c) */
