@@ -31,7 +31,7 @@ struct nop_dat {
 	bool syms_failed;	 /* out of memory for them: all of kallsyms */
 	char group[64];		 /* probe events' system ("": none) */
 	const struct nop_uprobes *uprobes;
-	bool follows;		 /* the session follows tasks: fork and exec events */
+	bool follows;		 /* the session follows tasks: their process events */
 };
 
 static int note(void *ctx, const struct nop_event *ev)
@@ -310,16 +310,17 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 			put_file(&o, path, 8);
 	}
 	/* user functions' probe events: their own system, their formats; where
-	 * tasks are followed, the events that tell a fork or an exec (the
-	 * session enables them then), each in its system */
-	bool probes = w->group[0] && w->uprobes && w->uprobes->n, exits = w->follows;
+	 * tasks are followed, the events that tell a fork, an exec or a
+	 * rename (the session enables them then), each in its system */
+	bool probes = w->group[0] && w->uprobes && w->uprobes->n;
 	unsigned int nproc = 0;
-	for (size_t i = 0; exits && i < NOP_NPROCESS_EVENTS; i++) {
+
+	for (size_t i = 0; w->follows && i < NOP_NPROCESS_EVENTS; i++) {
 		snprintf(path, sizeof(path), "%s/events/%s/format", w->tracing_dir, nop_process_events[i]);
 		nproc += access(path, R_OK) == 0;
 	}
 	put32(&o, (probes ? 1 : 0) + nproc);
-	for (size_t i = 0; exits && i < NOP_NPROCESS_EVENTS; i++) {
+	for (size_t i = 0; w->follows && i < NOP_NPROCESS_EVENTS; i++) {
 		const char *ev = nop_process_events[i], *slash = strchr(ev, '/');
 
 		snprintf(path, sizeof(path), "%s/events/%s/format", w->tracing_dir, ev);
