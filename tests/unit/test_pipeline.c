@@ -288,6 +288,20 @@ static int keep_item(void *ctx, const struct nop_gitem *gi)
 	return 0;
 }
 
+/* the items in, each with path as its path, to the end; what went on in g */
+static void feed_errf(struct nop_errf *e, const struct nop_gitem *in, size_t n,
+		      const unsigned long long *path, struct got *g)
+{
+	assert_non_null(e);
+	for (size_t i = 0; i < n; i++) {
+		struct nop_gitem gi = in[i];
+
+		gi.path = path;
+		assert_int_equal(nop_errf_item(e, &gi, keep_item, g), 0);
+	}
+	assert_int_equal(nop_errf_finish(e, keep_item, g), 0);
+}
+
 static void errors_keep_the_path(void **state)
 {
 	unsigned long long path[3] = { 0x200, 0x100, 0x300 };
@@ -304,14 +318,7 @@ static void errors_keep_the_path(void **state)
 	struct nop_errf *e = nop_errf_new(false, 0, true);
 	struct got g = { .n = 0 };
 
-	assert_non_null(e);
-	for (size_t i = 0; i < ARRAY_SIZE(in); i++) {
-		struct nop_gitem gi = in[i];
-
-		gi.path = path;
-		assert_int_equal(nop_errf_item(e, &gi, keep_item, &g), 0);
-	}
-	assert_int_equal(nop_errf_finish(e, keep_item, &g), 0);
+	feed_errf(e, in, ARRAY_SIZE(in), path, &g);
 	nop_errf_free(e);
 	/* P {, F {, } F = -2, } P: the successful leaf, F's callee, the other tree gone */
 	assert_int_equal(g.n, 4);
@@ -346,14 +353,7 @@ static void catch_keeps_whole_trees(void **state)
 		struct nop_errf *e = nop_errf_new(true, 1000, errors);
 		struct got g = { .n = 0 };
 
-		assert_non_null(e);
-		for (size_t i = 0; i < ARRAY_SIZE(in); i++) {
-			struct nop_gitem gi = in[i];
-
-			gi.path = path;
-			assert_int_equal(nop_errf_item(e, &gi, keep_item, &g), 0);
-		}
-		assert_int_equal(nop_errf_finish(e, keep_item, &g), 0);
+		feed_errf(e, in, ARRAY_SIZE(in), path, &g);
 		nop_errf_counts(e, &roots, &caught);
 		assert_int_equal(nop_errf_not_whole(e), 0);
 		nop_errf_free(e);
