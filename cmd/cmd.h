@@ -16,8 +16,11 @@ enum {
 	O_DEPTH = 1 << 15, O_THRESH = 1 << 16, O_RETVAL = 1 << 17, O_NOSLEEP = 1 << 18,
 	O_NOIRQS = 1 << 19, O_SORT = 1 << 20, O_HIST = 1 << 21, O_GRAPHFMT = 1 << 22,
 	O_GRAPHFLAG = 1 << 23, O_STATSFLAG = 1 << 24, O_OVERWRITE = 1 << 25, O_USER = 1 << 26,
-	O_ARGS = 1 << 27, O_ERRORS = 1 << 28, O_SLOWER = 1 << 29,
+	O_ARGS = 1 << 27, O_ERRORS = 1 << 28, O_SLOWER = 1 << 29, O_OUTLIERS = 1 << 30,
 };
+
+/* catch --outliers: calls of a root function before its p99 judges */
+#define OUTLIERS_WARMUP 1000
 
 struct opts {
 	const char **patterns;
@@ -43,10 +46,11 @@ struct opts {
 	unsigned long long thresh_ns;
 	bool retval, no_sleep_time, no_irqs;
 	bool args, errors; /* kernel functions' arguments; failed calls only */
-	/* catch: root calls kept whole when slower than this (0: not asked)
-	 * or, with errors, failed */
+	/* catch: root calls kept whole when slower than this (0: not asked),
+	 * or, with errors, failed, or outliers */
 	bool catching;
 	unsigned long long slower_ns;
+	unsigned long long outliers; /* their warm-up (calls of each root function); 0: not asked */
 	enum nop_sort sort;
 	const char *hist;
 	bool graph; /* record: function_graph */

@@ -39,9 +39,10 @@ int cmd_catch(struct opts *o)
 			      " --slower-than 10ms do_sys_openat2'");
 		return report_error(o, &err);
 	}
-	if (!o->slower_ns && !o->errors) {
+	if (!o->slower_ns && !o->errors && !o->outliers) {
 		nop_error_set(&err, NOP_EUSAGE, 0, "say what to catch: --slower-than TIME (a root call"
-			      " that lasts longer) or --errors (one that returns a negative errno)");
+			      " that lasts longer), --errors (one that returns a negative errno) or"
+			      " --outliers (one slower than its function's p99 so far)");
 		return report_error(o, &err);
 	}
 	o->catching = true;

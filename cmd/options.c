@@ -37,6 +37,7 @@ static const struct optdef defs[] = {
 	{ O_ARGS, { "args", no_argument, 0, 307 }, NULL, "show PATTERN's kernel functions' arguments by name (BTF; fprobe events, 6.6+)" },
 	{ O_ERRORS, { "errors", no_argument, 0, 308 }, NULL, "only calls that returned a negative errno, and the calls they came from" },
 	{ O_SLOWER, { "slower-than", required_argument, 0, 309 }, "TIME", "catch a root call that lasts longer than TIME (10ms, 1s)" },
+	{ O_OUTLIERS, { "outliers", optional_argument, 0, 310 }, "N", "catch a root call slower than its function's p99 so far, after N calls of it (1000)" },
 	{ O_NOSLEEP, { "no-sleep-time", no_argument, 0, 301 }, NULL, "do not count time a task sleeps in a call" },
 	{ O_NOIRQS, { "no-irqs", no_argument, 0, 302 }, NULL, "leave out interrupt handlers" },
 	{ O_SORT, { "sort", required_argument, 0, 303 }, "KEY", "sort by total, self, calls, avg, max or name" },
@@ -61,6 +62,8 @@ void usage(const struct cmd *c, FILE *out)
 		if (defs[i].lo.val < 256)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", defs[i].lo.val, defs[i].lo.name,
 				 defs[i].arg ? " " : "", defs[i].arg ? defs[i].arg : "");
+		else if (defs[i].lo.has_arg == optional_argument)
+			snprintf(left, sizeof(left), "    --%s[=%s]", defs[i].lo.name, defs[i].arg);
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", defs[i].lo.name,
 				 defs[i].arg ? " " : "", defs[i].arg ? defs[i].arg : "");
@@ -289,6 +292,13 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o, str
 		case 309:
 			if (duration(optarg, &o->slower_ns) || o->slower_ns < 1000)
 				return bad(err, name, optarg, "give a time of at least 1us, such as 10ms or 1s");
+			break;
+		case 310:
+			o->outliers = OUTLIERS_WARMUP;
+			if (optarg && (number(optarg, 100000000, &v) || v < 100))
+				return bad(err, name, optarg, "give a warm-up of 100 to 100000000 calls, such as 1000");
+			if (optarg)
+				o->outliers = v;
 			break;
 		case 301: o->no_sleep_time = true; break;
 		case 302: o->no_irqs = true; break;

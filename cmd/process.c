@@ -209,6 +209,10 @@ void handle_signals(struct run *r)
 			}
 			continue;
 		}
+		if (si.ssi_signo == SIGUSR1 && r->o->catching) { /* catch: the trees open now */
+			nop_pipeline_catch_now(r->pipe);
+			continue;
+		}
 		nop_pipeline_stop(r->pipe, NOP_STOP_SIGNAL, (int)si.ssi_signo);
 		/* a key on the terminal (SI_KERNEL) reached the command already:
 		 * its foreground group holds it; sent twice it would count twice */

@@ -226,7 +226,8 @@ static bool stop_pending(void *ctx)
 	if (sigpending(&p) < 0)
 		return false;
 	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGCHLD && sigismember(&p, sig) == 1 && sigismember(&r->sigs, sig) == 1)
+		if (sig != SIGCHLD && !(sig == SIGUSR1 && r->o->catching) && sigismember(&p, sig) == 1 &&
+		    sigismember(&r->sigs, sig) == 1)
 			return true;
 	return false;
 }
@@ -328,7 +329,7 @@ static int open_pipeline(struct run *r)
 		.by_task = o->npids || o->command ? r->sess : NULL,
 		.show_others = r->mode == RUN_GRAPH && o->view == NOP_VIEW_LINES,
 		.probes = &r->uprobes, .errors = o->errors,
-		.catching = o->catching, .slower_ns = o->slower_ns,
+		.catching = o->catching, .slower_ns = o->slower_ns, .outliers = o->outliers,
 	};
 
 	if (!(r->res = nop_resolver_new(r->tdir, &r->err)) ||

@@ -11,7 +11,7 @@ _nopctl() {
 	case $cmd in
 	trace) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --stack --output --overwrite --format --json --quiet --user --top-level --force --retval --args --errors --help" ;;
 	graph) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --errors --no-sleep-time --no-irqs --help" ;;
-	catch) opts="--slower-than --errors --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
+	catch) opts="--slower-than --errors --outliers --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
 	stats) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --sort --hist --help" ;;
 	record) opts="--output --overwrite --graph --pid --module --notrace --duration --count --buffer-kb --cpus --stack --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
 	report) opts="--format --json --output --overwrite --quiet --count --stats --sort --hist --errors --help" ;;

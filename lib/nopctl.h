@@ -423,6 +423,9 @@ struct nop_summary {
 	bool catching;
 	unsigned long long roots, caught;
 	unsigned long long not_whole; /* caught, but too big to keep whole: a loss */
+	/* --outliers: calls of each root function before it is judged, and
+	 * the root calls that came in those warm-ups */
+	unsigned long long warmup, warming;
 };
 
 
@@ -519,6 +522,9 @@ struct nop_pipeline_cfg {
 	 * with errors, failed; count is then of trees caught */
 	bool catching;
 	unsigned long long slower_ns;
+	/* catch: also a root slower than its function's running p99, judged
+	 * after this many calls of it (0: not) */
+	unsigned long long outliers;
 };
 struct nop_pipeline;
 /* *p a pipeline as cfg asks (view, filters, stop conditions); 0, or -1
@@ -536,6 +542,9 @@ enum nop_flow nop_pipeline_count_saved(struct nop_pipeline *p, struct nop_source
 enum nop_flow nop_pipeline_flush(struct nop_pipeline *p, struct nop_error *err);
 /* End the run for this reason (the first one given counts; signo: SIGNAL). */
 void nop_pipeline_stop(struct nop_pipeline *p, enum nop_stop why, int signo);
+/* catch: the trees open now are caught (a user saw a hang), at the next
+ * event; nothing otherwise */
+void nop_pipeline_catch_now(struct nop_pipeline *p);
 /* the output's reader went away (| head), whatever stopped the run first:
  * a normal end (exit 0) */
 bool nop_pipeline_output_closed(const struct nop_pipeline *p);

@@ -3,7 +3,9 @@
  * one ends; then only the calls that returned a negative errno, and the
  * calls they were made from, go on. A tree with no failure shows nothing.
  * catch: the same holding, then the whole tree goes on when its root (the
- * outermost call) lasted longer than slower_ns or, asked, failed.
+ * outermost call) lasted longer than slower_ns, failed (errors), was slower
+ * than its function's running p99 (outliers), or was open when asked
+ * (nop_errf_catch_now).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,19 @@ struct etask {
 	struct held_item *v;
 	size_t n, cap;
 	bool over; /* catch: its tree outgrew MAX_HELD, items dropped */
+	bool passing; /* caught while open: its items go on until its root ends */
+};
+
+/* --outliers: a root function's durations in log-linear buckets, SUB an
+ * octave (within 1/SUB of the value); its p99 recomputed every P99_EVERY
+ * calls once warm */
+#define SUB 16
+#define NBUCKETS (64 * SUB)
+#define P99_EVERY 64
+struct fhist {
+	unsigned long long func; /* 0: an empty slot */
+	unsigned long long n, p99;
+	unsigned *b;
 };
 
 /* catch: at most this many items held per task (a root call that runs
@@ -35,6 +50,13 @@ struct nop_errf {
 	bool errors;
 	unsigned long long roots, caught, not_whole;
 	size_t max_held;
+	unsigned long long warmup, warming; /* outliers: calls before judging; roots not judged */
+	struct fhist *h; /* open addressing by func, nh a power of two */
+	size_t nh, nhused;
+	bool now; /* catch the open trees at the next item */
+	unsigned long long passing; /* tasks whose caught tree is still going on */
+	nop_caught_fn on_catch;
+	void *on_catch_ctx;
 };
 
 struct nop_errf *nop_errf_new(bool whole, unsigned long long slower_ns, bool errors)
@@ -61,9 +83,118 @@ void nop_errf_counts(const struct nop_errf *e, unsigned long long *roots, unsign
 	*caught = e->caught;
 }
 
+unsigned long long nop_errf_out_whole(const struct nop_errf *e)
+{
+	return e->caught - e->passing;
+}
+
 unsigned long long nop_errf_not_whole(const struct nop_errf *e)
 {
 	return e->not_whole;
+}
+
+void nop_errf_outliers(struct nop_errf *e, unsigned long long warmup)
+{
+	e->warmup = warmup;
+}
+
+unsigned long long nop_errf_warming(const struct nop_errf *e)
+{
+	return e->warming;
+}
+
+void nop_errf_on_catch(struct nop_errf *e, nop_caught_fn fn, void *ctx)
+{
+	e->on_catch = fn;
+	e->on_catch_ctx = ctx;
+}
+
+void nop_errf_catch_now(struct nop_errf *e)
+{
+	e->now = true;
+}
+
+static unsigned bucket(unsigned long long v)
+{
+	int msb;
+
+	if (v < SUB)
+		return (unsigned)v;
+	msb = 63 - __builtin_clzll(v);
+	return (unsigned)(msb - 3) * SUB + (unsigned)((v >> (msb - 4)) & (SUB - 1));
+}
+
+/* the largest value bucket i holds */
+static unsigned long long bucket_top(unsigned i)
+{
+	unsigned msb = i / SUB + 3, sub = i % SUB;
+
+	if (i < SUB)
+		return i;
+	return (1ULL << msb) + ((unsigned long long)(sub + 1) << (msb - 4)) - 1;
+}
+
+static void p99_of(struct fhist *f)
+{
+	unsigned long long rank = (f->n * 99 + 99) / 100, sum = 0;
+
+	for (unsigned i = 0; i < NBUCKETS; i++)
+		if ((sum += f->b[i]) >= rank) {
+			f->p99 = bucket_top(i);
+			return;
+		}
+}
+
+static struct fhist *fhist(struct nop_errf *e, unsigned long long func)
+{
+	size_t i;
+
+	if (e->nhused * 2 >= e->nh) { /* half full: twice the slots */
+		size_t nn = e->nh ? e->nh * 2 : 16;
+		struct fhist *n = calloc(nn, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t k = 0; k < e->nh; k++) {
+			if (!e->h[k].func)
+				continue;
+			for (i = (e->h[k].func * 0x9e3779b97f4a7c15ULL) >> 40 & (nn - 1); n[i].func; i = (i + 1) & (nn - 1))
+				;
+			n[i] = e->h[k];
+		}
+		free(e->h);
+		e->h = n;
+		e->nh = nn;
+	}
+	for (i = (func * 0x9e3779b97f4a7c15ULL) >> 40 & (e->nh - 1); e->h[i].func && e->h[i].func != func;
+	     i = (i + 1) & (e->nh - 1))
+		;
+	if (!e->h[i].func) {
+		if (!(e->h[i].b = calloc(NBUCKETS, sizeof(*e->h[i].b))))
+			return NULL;
+		e->h[i].func = func;
+		e->nhused++;
+	}
+	return &e->h[i];
+}
+
+/* --outliers: root slower than its function's p99 so far (after warmup
+ * calls of it); then its duration joins the function's */
+static bool outlier(struct nop_errf *e, const struct nop_gitem *root, unsigned long long *p99)
+{
+	struct fhist *f;
+	bool slow;
+
+	if (!e->warmup || !root->timed || !root->func || !(f = fhist(e, root->func)))
+		return false;
+	if (f->n < e->warmup)
+		e->warming++;
+	slow = f->n >= e->warmup && root->duration > f->p99;
+	*p99 = f->p99;
+	f->b[bucket(root->duration)]++;
+	if (++f->n >= e->warmup && (f->n == e->warmup || f->n % P99_EVERY == 0))
+		p99_of(f);
+	return slow;
 }
 
 static void clear(struct etask *t)
@@ -84,6 +215,9 @@ void nop_errf_free(struct nop_errf *e)
 		free(e->t[i].v);
 	}
 	free(e->t);
+	for (size_t i = 0; i < e->nh; i++)
+		free(e->h[i].b);
+	free(e->h);
 	free(e);
 }
 
@@ -92,6 +226,16 @@ static struct etask *task(struct nop_errf *e, int pid)
 	bool added;
 
 	return nop_task_slot((void **)&e->t, &e->n, &e->cap, sizeof(*e->t), pid, &e->last, &added);
+}
+
+/* the calls in a task's held items: each one's ENTER or LEAF */
+static size_t ncalls(const struct etask *t)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		n += t->v[i].gi.kind != NOP_GI_RETURN;
+	return n;
 }
 
 static bool failed(const struct nop_gitem *gi)
@@ -104,25 +248,65 @@ static bool failed(const struct nop_gitem *gi)
 static int flush_whole(struct nop_errf *e, struct etask *t, nop_gitem_fn out, void *ctx)
 {
 	const struct nop_gitem *root = t->n ? &t->v[t->n - 1].gi : NULL;
-	bool caught = false;
+	struct nop_caught c = { .why = NOP_CATCH_NONE, .root = root };
+	unsigned long long p99 = 0;
+	bool slow_too;
 	int ret = 0;
 
 	if (root && root->depth == 0 && root->kind != NOP_GI_ENTER) {
 		e->roots++;
-		caught = (e->slower_ns && root->timed && root->duration > e->slower_ns) ||
-			 (e->errors && failed(root));
+		/* each root joins its function's durations, caught or not */
+		slow_too = outlier(e, root, &p99);
+		if (e->slower_ns && root->timed && root->duration > e->slower_ns) {
+			c.why = NOP_CATCH_SLOWER;
+			c.limit_ns = e->slower_ns;
+		} else if (e->errors && failed(root)) {
+			c.why = NOP_CATCH_ERROR;
+		} else if (slow_too) {
+			c.why = NOP_CATCH_OUTLIER;
+			c.limit_ns = p99;
+		}
 	}
-	if (caught && t->over) {
+	if (c.why && t->over) {
 		e->not_whole++;
-		caught = false;
+		c.why = NOP_CATCH_NONE;
 	}
 	t->over = false;
-	if (caught) {
-		e->caught++;
+	if (c.why) {
+		c.seq = ++e->caught;
+		c.calls = ncalls(t);
+		if (e->on_catch)
+			ret = e->on_catch(e->on_catch_ctx, &c);
 		for (size_t i = 0; i < t->n && !ret; i++)
 			ret = out(ctx, &t->v[i].gi);
 	}
 	clear(t);
+	return ret;
+}
+
+/* asked (a signal): every tree open now is caught, its items so far go
+ * on, and the rest as they come, until its root ends */
+static int catch_open(struct nop_errf *e, nop_gitem_fn out, void *ctx)
+{
+	int ret = 0;
+
+	e->now = false;
+	for (size_t k = 0; k < e->n && !ret; k++) {
+		struct etask *t = &e->t[k];
+		struct nop_caught c = { .why = NOP_CATCH_ASKED, .calls = ncalls(t) };
+
+		if (!t->n || t->passing || t->over || t->v[0].gi.depth != 0)
+			continue;
+		c.root = &t->v[0].gi;
+		c.seq = ++e->caught;
+		if (e->on_catch)
+			ret = e->on_catch(e->on_catch_ctx, &c);
+		for (size_t i = 0; i < t->n && !ret; i++)
+			ret = out(ctx, &t->v[i].gi);
+		clear(t);
+		t->passing = true;
+		e->passing++;
+	}
 	return ret;
 }
 
@@ -181,11 +365,19 @@ static const char *dup_args(const char *a)
 
 int nop_errf_item(struct nop_errf *e, const struct nop_gitem *gi, nop_gitem_fn out, void *ctx)
 {
-	struct etask *t = task(e, gi->pid);
 	struct held_item *h;
 	unsigned long long *path;
 	bool root_end = gi->depth == 0 && gi->kind != NOP_GI_ENTER;
+	struct etask *t = task(e, gi->pid);
 
+	if (t && t->passing) { /* caught while open: counted a root at its end */
+		if (root_end) {
+			t->passing = false;
+			e->passing--;
+			e->roots++;
+		}
+		return out(ctx, gi);
+	}
 	if (t && e->whole && t->n >= e->max_held && !root_end) {
 		t->over = true; /* the root's return alone is kept, to judge it */
 		return 0;
@@ -203,6 +395,11 @@ int nop_errf_item(struct nop_errf *e, const struct nop_gitem *gi, nop_gitem_fn o
 	if (root_end)
 		return flush(e, t, out, ctx);
 	return 0;
+}
+
+int nop_errf_caught_open(struct nop_errf *e, nop_gitem_fn out, void *ctx)
+{
+	return e->now && e->whole ? catch_open(e, out, ctx) : 0;
 }
 
 int nop_errf_finish(struct nop_errf *e, nop_gitem_fn out, void *ctx)

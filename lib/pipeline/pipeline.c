@@ -42,6 +42,7 @@ struct nop_pipeline {
 
 static bool root_name(struct nop_pipeline *p, unsigned long long addr);
 static int on_summary_call(void *ctx, const struct nop_gcall *c);
+static int on_catch(void *ctx, const struct nop_caught *c);
 
 static const char *func_name(void *ctx, unsigned long long addr)
 {
@@ -96,6 +97,10 @@ int nop_pipeline_new(struct nop_pipeline **pp, const struct nop_pipeline_cfg *cf
 	}
 	if (p->ucalls)
 		nop_ucalls_max_depth(p->ucalls, cfg->max_depth);
+	if (p->errf && cfg->catching) {
+		nop_errf_on_catch(p->errf, on_catch, p);
+		nop_errf_outliers(p->errf, cfg->outliers);
+	}
 	p->graph_only = p->graph && !p->join && !cfg->recording;
 	/* a table of every call, of kernel functions only: no item to make */
 	if (p->graph_only && p->sink.ops == &nop_stats_ops && !cfg->nroots && !cfg->count &&
@@ -138,6 +143,12 @@ static const char *stop_name(enum nop_stop why, int signo, char *buf, size_t len
 		return buf;
 	}
 	return why > NOP_STOP_NONE && (size_t)why < ARRAY_SIZE(names) ? names[why] : NULL;
+}
+
+void nop_pipeline_catch_now(struct nop_pipeline *p)
+{
+	if (p->errf && p->cfg.catching)
+		nop_errf_catch_now(p->errf);
 }
 
 void nop_pipeline_stop(struct nop_pipeline *p, enum nop_stop why, int signo)
@@ -260,10 +271,10 @@ static __attribute__((noinline)) bool traced_task(struct nop_pipeline *p, int pi
  * the final drain; one graph event can close several calls) */
 static int count_reached(struct nop_pipeline *p)
 {
-	unsigned long long n = p->sum.events, roots;
+	unsigned long long n = p->sum.events;
 
-	if (p->cfg.catching && p->errf) /* catch: trees caught, each whole */
-		nop_errf_counts(p->errf, &roots, &n);
+	if (p->cfg.catching && p->errf) /* catch: trees caught, each out whole */
+		n = nop_errf_out_whole(p->errf);
 	if (p->cfg.count && n >= p->cfg.count) {
 		p->counted = true;
 		nop_pipeline_stop(p, NOP_STOP_COUNT, 0);
@@ -334,6 +345,16 @@ NOP_HOT static int on_call(void *ctx, const struct nop_gitem *gi)
 		return ret == NOP_FLOW_GO && p->cfg.catching ? count_reached(p) : ret;
 	}
 	return show_call(p, gi);
+}
+
+/* catch: its line, before its tree */
+static int on_catch(void *ctx, const struct nop_caught *c)
+{
+	struct nop_pipeline *p = ctx;
+
+	if (p->counted)
+		return NOP_FLOW_STOP;
+	return nop_catch_write(&p->sink, c, NULL) ? sink_failed(p) : NOP_FLOW_GO;
 }
 
 /* a call to show: counted, to the sink */
@@ -534,6 +555,13 @@ enum nop_flow nop_pipeline_drain(struct nop_pipeline *p, struct nop_source *src,
 	}
 	if (ret < 0)
 		return NOP_FLOW_FAIL; /* the source's own error, in err */
+	/* catch, asked: what the buffers held by now is in, the open trees go */
+	if (!*more && p->errf && nop_errf_caught_open(p->errf, show_call, p) < 0) {
+		if (!p->failed)
+			fail(p, ENOMEM, "keeping the trees");
+		*err = p->err;
+		return NOP_FLOW_FAIL;
+	}
 	if (!*more && !p->stop && src->ops->finite)
 		nop_pipeline_stop(p, NOP_STOP_END, 0);
 	return p->stop ? NOP_FLOW_STOP : NOP_FLOW_GO;
@@ -600,6 +628,8 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 	if ((sum->catching = p->cfg.catching && p->errf)) {
 		nop_errf_counts(p->errf, &sum->roots, &sum->caught);
 		sum->not_whole = nop_errf_not_whole(p->errf);
+		sum->warmup = p->cfg.outliers;
+		sum->warming = nop_errf_warming(p->errf);
 	}
 	if (p->stop == NOP_STOP_OUTPUT_CLOSED)
 		return 0;

@@ -16,8 +16,30 @@ struct nop_errf;
 
 struct nop_errf *nop_errf_new(bool whole, unsigned long long slower_ns, bool errors);
 
+typedef int (*nop_caught_fn)(void *ctx, const struct nop_caught *c);
+
+/* catch: fn is told of each catch before its tree's items go on */
+void nop_errf_on_catch(struct nop_errf *e, nop_caught_fn fn, void *ctx);
+
+/* catch: a root also caught when slower than its function's p99 so far,
+ * judged after warmup calls of that function (0: not) */
+void nop_errf_outliers(struct nop_errf *e, unsigned long long warmup);
+
+/* catch --outliers: root calls that came during their function's warm-up */
+unsigned long long nop_errf_warming(const struct nop_errf *e);
+
+/* catch: every tree open at the next nop_errf_caught_open is caught
+ * (still running), its items then and later passed on */
+void nop_errf_catch_now(struct nop_errf *e);
+
+/* catch, asked (nop_errf_catch_now): the trees open now go on */
+int nop_errf_caught_open(struct nop_errf *e, nop_gitem_fn out, void *ctx);
+
 /* catch: trees ended (root calls), and those passed on */
 void nop_errf_counts(const struct nop_errf *e, unsigned long long *roots, unsigned long long *caught);
+
+/* catch: trees caught and out to their root's end */
+unsigned long long nop_errf_out_whole(const struct nop_errf *e);
 
 /* catch: at most max_held items held per task (tests lower it) */
 void nop_errf_limit(struct nop_errf *e, size_t max_held);

@@ -85,6 +85,22 @@ void nop_fmt_duration(char *buf, size_t len, unsigned long long ns);
 
 void nop_sink_sym(struct nop_sink *s, unsigned long long addr, char *buf, size_t len, bool off);
 
+/* catch: why a tree was caught; its root call (its return, or its entry
+ * when caught open: ASKED), and the tree's items (held, so far) */
+enum nop_catch_why { NOP_CATCH_NONE, NOP_CATCH_SLOWER, NOP_CATCH_ERROR, NOP_CATCH_OUTLIER,
+		     NOP_CATCH_ASKED };
+struct nop_caught {
+	unsigned long long seq; /* 1, 2, ... */
+	enum nop_catch_why why;
+	const struct nop_gitem *root;
+	unsigned long long limit_ns; /* SLOWER: the threshold; OUTLIER: the p99 it passed */
+	size_t calls; /* in the tree (ASKED: so far) */
+};
+/* catch: the line that tells of a catch, before its tree: on the output
+ * (text: a '#' line; JSON: a "catch" object), for pictures as text on the
+ * diagnostic stream; file: where the catch was written (NULL: nowhere) */
+int nop_catch_write(struct nop_sink *s, const struct nop_caught *c, const char *file);
+
 /* the run summary, for any view (summary.c) */
 int nop_summary_write(struct nop_sink *s, const struct nop_summary *sum);
 

@@ -1,6 +1,6 @@
 /* summary.c - the run summary every view ends with: what was shown, what
  * was lost and where, why the run stopped (text on the diagnostic
- * stream, or one JSON object on the output). */
+ * stream, or one JSON object on the output); catch's line per catch. */
 #include <stdio.h>
 
 #include "sink/sink.h"
@@ -62,6 +62,10 @@ int nop_summary_write(struct nop_sink *s, const struct nop_summary *sum)
 		nop_field_u64(&f, "caught", ", %llu caught", sum->caught);
 		nop_field_u64(&f, "not_whole", sum->not_whole ? ", %llu more too big to keep whole"
 							   " (over a million calls)" : NULL, sum->not_whole);
+		if (sum->warmup) {
+			nop_field_u64(&f, "warmup", ", outliers judged after %llu calls of a function", sum->warmup);
+			nop_field_u64(&f, "warming", " (%llu root calls came before)", sum->warming);
+		}
 	}
 	if (sum->thresh_ns) {
 		nop_field_u64(&f, "threshold_ns", NULL, sum->thresh_ns);
@@ -80,6 +84,59 @@ int nop_summary_write(struct nop_sink *s, const struct nop_summary *sum)
 			      sum->peak_fill);
 	if (json && sum->warning)
 		nop_field_str(&f, "warning", NULL, sum->warning);
+	nop_fields_close(&f);
+	return 0;
+}
+
+int nop_catch_write(struct nop_sink *s, const struct nop_caught *c, const char *file)
+{
+	static const char *const why[] = { [NOP_CATCH_SLOWER] = "slower", [NOP_CATCH_ERROR] = "error",
+					   [NOP_CATCH_OUTLIER] = "outlier", [NOP_CATCH_ASKED] = "signal" };
+	const struct nop_gitem *r = c->root;
+	bool json = s->enc == NOP_ENC_JSON, picture = s->ops != &nop_lines_ops;
+	bool done = r->kind != NOP_GI_ENTER, timed = done && r->timed;
+	bool failed = done && r->has_retval && nop_is_errno(r->retval);
+	FILE *out = picture ? s->diag : s->out;
+	struct nop_fields f;
+	char d[32], lim[32];
+
+	if (nop_sink_spill(s))
+		return -1;
+	if (!out || (picture && s->quiet))
+		return 0;
+	json = json && !picture;
+	nop_fmt_duration(d, sizeof(d), timed ? r->duration : 0);
+	nop_fmt_duration(lim, sizeof(lim), c->limit_ns);
+	nop_fields_open(&f, out, json);
+	nop_field_str(&f, "type", picture ? "nopctl: catch" : "# catch", "catch");
+	nop_field_u64(&f, "catch", " %llu:", c->seq);
+	nop_field_str(&f, "function", " %s", nop_sink_func(s, r->func));
+	nop_field_str(&f, "task", " %s", nop_sink_comm(s, r->pid));
+	nop_field_i64(&f, "pid", "-%lld", r->pid);
+	nop_field_u64(&f, "ts_ns", NULL, done && timed ? r->ts - r->duration : r->ts);
+	if (timed)
+		nop_field_u64(&f, "duration_ns", NULL, r->duration);
+	else
+		nop_field_str(&f, "duration_ns", NULL, NULL);
+	if (!json)
+		fprintf(out, " %s", timed ? d : done ? "(not timed)" : "still running");
+	if (failed) {
+		nop_field_i64(&f, "retval", NULL, r->retval);
+		nop_field_str(&f, "errno", " %s", nop_errno_name(r->retval));
+	} else {
+		nop_field_str(&f, "errno", NULL, NULL);
+	}
+	nop_field_str(&f, "reason", NULL, why[c->why]);
+	if (c->why == NOP_CATCH_SLOWER || c->why == NOP_CATCH_OUTLIER)
+		nop_field_u64(&f, "limit_ns", NULL, c->limit_ns);
+	if (!json)
+		fprintf(out, c->why == NOP_CATCH_SLOWER	   ? ", slower than %s"
+			     : c->why == NOP_CATCH_ERROR   ? ", failed"
+			     : c->why == NOP_CATCH_OUTLIER ? ", over its p99 of %s"
+							   : ", open when SIGUSR1 came",
+			lim);
+	nop_field_u64(&f, "calls", ", %llu calls", c->calls);
+	nop_field_str(&f, "file", file ? " in %s" : NULL, file);
 	nop_fields_close(&f);
 	return 0;
 }

@@ -157,6 +157,15 @@ has err "'\\$'"
 run 2 "$n" trace -d 1e3 do_sys_openat2
 has err "invalid value '1e3' for --duration"
 
+# issue 42: catch's warm-up is 100 calls at least; --outliers is a
+# condition of its own; the help shows its optional value
+run 2 "$n" catch --outliers=50 do_sys_openat2
+has err "invalid value '50' for --outliers: give a warm-up of 100"
+run 2 "$n" catch do_sys_openat2
+has err "or --outliers"
+run 0 "$n" catch --help
+has out -- "--outliers\[=N\]"
+
 # issue 14: a binary's functions, listed without the kernel (an alias once)
 h=$b/tests/helpers
 run 0 "$n" list "$h/ufuncs-pie:parse_*"

@@ -5,7 +5,9 @@
  *   fail N   tryopen() N times: 7 of them open a path that does not
  *            exist and return -errno (-2), the rest open /etc/hostname
  *            and return 0
- * It prints "calls FUNC N" and "slow 7" or "failed 7". */
+ *   hang N   nap() 100 times (1 us each), then stuck() once: inner(), a
+ *            sleep of N ms, inner() again (a hang a user sees)
+ * It prints "calls FUNC N" and "slow 7" or "failed 7" (hang: "stuck 1"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -41,11 +43,27 @@ NOINLINE int tryopen(int i, int fail)
 	return inner(i) & 0;
 }
 
+NOINLINE int stuck(int ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+	int r = inner(ms);
+
+	nanosleep(&ts, NULL);
+	return r + inner(ms);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "slow";
 	int n = argc > 2 ? atoi(argv[2]) : 1000, every = n / 7 > 0 ? n / 7 : 1, odd = 0;
 
+	if (!strcmp(mode, "hang")) {
+		for (int i = 0; i < 100; i++)
+			(void)nap(i, 0);
+		(void)stuck(n);
+		printf("stuck 1\n");
+		return 0;
+	}
 	for (int i = 0; i < n; i++) {
 		int pick = i % every == 0 && odd < 7;
 

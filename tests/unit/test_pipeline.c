@@ -393,6 +393,100 @@ static void catch_counts_a_tree_too_big(void **state)
 	nop_errf_free(e);
 }
 
+/* catch --outliers: a root call slower than its function's p99 so far,
+ * judged after the warm-up; each function by itself */
+static int count_catch(void *ctx, const struct nop_caught *c)
+{
+	unsigned long long *v = ctx;
+
+	v[0]++;
+	v[1] = c->limit_ns;
+	assert_int_equal(c->why, NOP_CATCH_OUTLIER);
+	return 0;
+}
+
+static void catch_outliers_after_warmup(void **state)
+{
+	unsigned long long path[1] = { 0x200 }, roots, caught, seen[2] = { 0, 0 };
+	struct nop_errf *e = nop_errf_new(true, 0, false);
+	struct got g = { .n = 0 };
+
+	assert_non_null(e);
+	nop_errf_outliers(e, 100);
+	nop_errf_on_catch(e, count_catch, seen);
+	for (int i = 0; i < 1000; i++) {
+		/* 0x200: 1000 calls of 1000-1099 ns, a 5000 ns one in the
+		 * warm-up (not judged) and one after it; 0x300: 50 of 10 ns,
+		 * still warming: never judged */
+		struct nop_gitem gi = { .kind = NOP_GI_LEAF, .func = 0x200, .depth = 0, .npath = 1,
+					.path = path, .timed = true, .duration = 1000 + (unsigned)(i % 100) };
+
+		if (i == 50 || i == 700)
+			gi.duration = 5000;
+		assert_int_equal(nop_errf_item(e, &gi, keep_item, &g), 0);
+		if (i < 50) {
+			gi.func = 0x300;
+			gi.duration = i == 10 ? 100000 : 10;
+			assert_int_equal(nop_errf_item(e, &gi, keep_item, &g), 0);
+		}
+	}
+	nop_errf_counts(e, &roots, &caught);
+	assert_int_equal(roots, 1050);
+	assert_int_equal(nop_errf_warming(e), 150);
+	/* the p99 of 1000-1099 ns is within a 16th of an octave of 1099 */
+	assert_true(seen[1] >= 1099 && seen[1] < 1099 + 1099 / 16 + 64);
+	/* the 5000 ns call, and the few over the p99's bucket (within 1 %) */
+	assert_true(caught >= 1 && caught <= 1 + 9);
+	assert_int_equal(seen[0], caught);
+	assert_int_equal(g.ev[0].ip, 0x200);
+	nop_errf_free(e);
+}
+
+/* catch, asked (SIGUSR1): the open tree goes on at once, the rest of it
+ * as it comes; a tree that ended before is not caught; -c counts it only
+ * once its root has ended */
+static void catch_now_takes_open_trees(void **state)
+{
+	unsigned long long path[2] = { 0x200, 0x300 }, roots, caught;
+	struct nop_errf *e = nop_errf_new(true, 1000000, false);
+	struct got g = { .n = 0 };
+	const struct nop_gitem before[] = {
+		{ .kind = NOP_GI_LEAF, .func = 0x200, .depth = 0, .npath = 1, .timed = true, .duration = 7 },
+		{ .kind = NOP_GI_ENTER, .func = 0x200, .depth = 0, .npath = 1 },
+		{ .kind = NOP_GI_LEAF, .func = 0x300, .depth = 1, .npath = 2, .timed = true, .duration = 5 },
+	}, after[] = {
+		{ .kind = NOP_GI_LEAF, .func = 0x300, .depth = 1, .npath = 2, .timed = true, .duration = 5 },
+		{ .kind = NOP_GI_RETURN, .func = 0x200, .depth = 0, .npath = 1, .timed = true, .duration = 50 },
+	};
+
+	assert_non_null(e);
+	for (size_t i = 0; i < ARRAY_SIZE(before); i++) {
+		struct nop_gitem gi = before[i];
+
+		gi.path = path;
+		assert_int_equal(nop_errf_item(e, &gi, keep_item, &g), 0);
+	}
+	assert_int_equal(nop_errf_caught_open(e, keep_item, &g), 0); /* not asked: nothing */
+	assert_int_equal(g.n, 0);
+	nop_errf_catch_now(e);
+	assert_int_equal(nop_errf_caught_open(e, keep_item, &g), 0);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(nop_errf_out_whole(e), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(after); i++) {
+		struct nop_gitem gi = after[i];
+
+		gi.path = path;
+		assert_int_equal(nop_errf_item(e, &gi, keep_item, &g), 0);
+	}
+	assert_int_equal(g.n, 4);
+	assert_int_equal(g.ev[3].type, NOP_GI_RETURN);
+	assert_int_equal(nop_errf_out_whole(e), 1);
+	nop_errf_counts(e, &roots, &caught);
+	assert_int_equal(roots, 2);
+	assert_int_equal(caught, 1);
+	nop_errf_free(e);
+}
+
 /* do_sys_openat2's argument probe as 6.12 gave its format */
 static const char kargs_fmt[] =
 		"name: do_sys_openat2__kargs\nID: 1555\nformat:\n"
@@ -539,6 +633,8 @@ int main(void)
 		cmocka_unit_test(trace_returns_are_lines),
 		cmocka_unit_test(errors_keep_the_path),
 		cmocka_unit_test(catch_keeps_whole_trees),
+		cmocka_unit_test(catch_outliers_after_warmup),
+		cmocka_unit_test(catch_now_takes_open_trees),
 		cmocka_unit_test(catch_counts_a_tree_too_big),
 		cmocka_unit_test(arguments_formatted),
 		cmocka_unit_test(arguments_kept_per_event),
