@@ -301,6 +301,10 @@ kernel_only() {
 	echo $BKB > "$TDIR/buffer_size_kb"
 	echo do_sys_openat2 > "$TDIR/set_graph_function"
 	echo function_graph > "$TDIR/current_tracer"
+	# the command's children too (rusage forks the workload), as the
+	# tools trace a command: without function-fork the opener itself was
+	# not traced (0.53 s where traced it takes 3.2 s on 6.19)
+	echo 1 > "$TDIR/options/function-fork"
 	sh -c "echo \$\$ > $TDIR/set_ftrace_pid; echo 1 > $TDIR/tracing_on; exec $*"
 	echo 0 > "$TDIR/tracing_on"
 	echo nop > "$TDIR/current_tracer"
@@ -471,5 +475,89 @@ t_bench_7_read_mechanism() {
 		else
 			bench "\"bench\":\"B7\",\"tool\":\"$mode\",\"supported\":false"
 		fi
+	done
+}
+
+# B8: catch while nothing is caught (issue 42). The workload of B5 (opens
+# that all succeed) under catch --errors and catch --slower-than 1s of
+# do_sys_openat2, judged by the kernel's gate and in user space
+# (NOPCTL_CATCH_GATE=0), beside graph and the kernel alone: the workload's
+# wall time, and nopctl's own CPU per root call (its process tree's CPU
+# less the workload's, with N opens less with one: set-up and teardown
+# left out). Then how long after a slow call returned its catch line
+# reached the reader (stamp), and peak RSS over many root calls.
+b8_run() { # how n: one run; the workload's rusage in w8.HOW.N, nopctl's in t8.HOW.N
+	_w="$T/w8.$1.$2.json"
+	_t="$T/t8.$1.$2.json"
+	case $1 in
+	untraced) rusage -o "$_w" opener $2 > /dev/null ;;
+	kernel) kernel_only rusage -o "$_w" opener $2 > /dev/null ;;
+	graph) rusage -o "$_t" nopctl graph -q -b $BKB do_sys_openat2 -- rusage -o "$_w" opener $2 > /dev/null 2>&1 ;;
+	catch-*)
+		_c=--errors
+		case $1 in *slower*) _c="--slower-than 1s" ;; esac
+		_g=1
+		case $1 in *-user) _g=0 ;; esac
+		# shellcheck disable=SC2086 # _c is words
+		rusage -o "$_t" env NOPCTL_CATCH_GATE=$_g nopctl catch $_c -q -b $BKB do_sys_openat2 -- \
+			rusage -o "$_w" opener $2 > /dev/null 2>&1 ;;
+	esac
+}
+t_bench_8_catch() {
+	selected 8 || return 0
+	cd "$T"
+	top_buffer_may_expand # graph roots and the kernel-alone run are at the top level
+	save_top
+	per_open
+	n=$(scaled 20000)
+	tools="untraced kernel graph catch-errors catch-errors-user catch-slower catch-slower-user"
+	rm -f "$T"/w8.* "$T"/t8.*
+	for i in $(seq "$RUNS"); do
+		for how in $tools; do
+			b8_run $how $n
+			case $how in untraced | kernel) ;; *) b8_run $how 1 ;; esac
+		done
+	done
+	for how in $tools; do
+		wall=$(jq .wall_s "$T/w8.$how.$n.json" | median)
+		cpu=null
+		if [ -f "$T/t8.$how.$n.json" ]; then
+			# per run: (tool - workload) with n opens less the same with one
+			jq '.user_s + .sys_s' "$T/t8.$how.$n.json" > "$T/a"
+			jq '.user_s + .sys_s' "$T/w8.$how.$n.json" > "$T/b"
+			jq '.user_s + .sys_s' "$T/t8.$how.1.json" > "$T/c"
+			jq '.user_s + .sys_s' "$T/w8.$how.1.json" > "$T/d"
+			cpu=$(awk -v n=$n 'FILENAME == ARGV[1] { a[FNR] = $1 } FILENAME == ARGV[2] { b[FNR] = $1 }
+				FILENAME == ARGV[3] { c[FNR] = $1 } FILENAME == ARGV[4] { printf "%.3f\n", ((a[FNR] - b[FNR]) - (c[FNR] - $1)) * 1e6 / n }' \
+				"$T/a" "$T/b" "$T/c" "$T/d" | median)
+		fi
+		bench "\"bench\":\"B8\",\"tool\":\"$how\",\"opens\":$n,\"events\":$((n * PER)),\"wall_s\":$(jq -s -c 'map(.wall_s)' "$T/w8.$how.$n.json"),\"median_wall_s\":$wall,\"reader_us_per_root\":$cpu"
+	done
+	# a catch on stdout within 1 s of the root call's return: stuck()
+	# sleeps 1.5 s in hrtimer_nanosleep, the command lives 2 s more
+	for g in 1 0; do
+		rm -f "$T/lat8"
+		for i in $(seq "$RUNS"); do
+			env NOPCTL_CATCH_GATE=$g nopctl catch --slower-than 1s -j -b $BKB hrtimer_nanosleep -- \
+				sh -c "uslow hang 1500 2> $T/ret8; sleep 2" 2> /dev/null | stamp > "$T/st8"
+			ret=$(awk '$1 == "returned" { print $2 }' "$T/ret8")
+			got=$(awk '/"type":"catch"/ { print $1; exit }' "$T/st8")
+			[ -n "$ret" ] && [ -n "$got" ] || fail "B8 latency: no catch ($(head -c 300 "$T/st8"))"
+			echo "$got $ret" | awk '{ printf "%.3f\n", $1 - $2 }' >> "$T/lat8"
+		done
+		bench "\"bench\":\"B8\",\"tool\":\"latency-$([ $g = 1 ] && echo kernel || echo user)\",\"latency_s\":$(jq -s -c . "$T/lat8"),\"median_latency_s\":$(median < "$T/lat8")"
+	done
+	# peak RSS: root calls of getppid, the kernel's gate at 1M and 4M,
+	# user space at 0.2M and 1M (every call read)
+	root=$(nopctl list '__do_sys_getppid' | head -n 1)
+	[ -n "$root" ] || root=$(nopctl list '*sys_getppid' | head -n 1)
+	for g in 1 0; do
+		for m in $([ $g = 1 ] && echo "1 4" || echo "0.2 1"); do
+			calls=$(echo "$m $SCALE" | awk '{ printf "%d", $1 * $2 * 1000000 }')
+			rm -f "$T/m8.json"
+			rc=0
+			rusage -o "$T/m8.json" env NOPCTL_CATCH_GATE=$g nopctl catch --errors -j -b $BKB "$root" -- uslow sys $calls > "$T/m8.out" 2> "$T/m8.err" || rc=$?
+			bench "\"bench\":\"B8\",\"runs\":1,\"tool\":\"rss-$([ $g = 1 ] && echo kernel || echo user)\",\"roots\":$calls,\"exit\":$rc,\"maxrss_kb\":$(jq .maxrss_kb "$T/m8.json"),\"summary\":$(grep '"type":"summary"' "$T/m8.out" || echo null)"
+		done
 	done
 }

@@ -45,5 +45,12 @@ def r(x): (x * 100 | round) / 100;
   else empty end ),
 "  targets: cost per call within 1.5x of perf, tracer CPU <= 1/3 of perf, no loss at 100k calls/s",
 "B7 reading alone (trace_marker events, records walked): reader CPU ns per event, read() of trace_pipe_raw against the mapped ring buffer (6.10+)",
-( $r[] | select(.bench == "B7") | "  \(.tool | . + " " * (6 - length)) \(if .supported == false then "not offered by this kernel" else "\(.median_ns_per_event) ns/event (\(.read | min) to \(.read | max) of \(.events) read)" end)" )
+( $r[] | select(.bench == "B7") | "  \(.tool | . + " " * (6 - length)) \(if .supported == false then "not offered by this kernel" else "\(.median_ns_per_event) ns/event (\(.read | min) to \(.read | max) of \(.events) read)" end)" ),
+"B8 catch while nothing is caught (opens that succeed, root do_sys_openat2): workload wall time (median) and over the kernel alone; nopctl'"'"'s own CPU per root call (us); catch latency; peak RSS",
+( ($r | map(select(.bench == "B8" and .median_wall_s)) | map({(.tool): .}) | add) as $b |
+  $r[] | select(.bench == "B8" and .median_wall_s) |
+  "  \(.tool | . + " " * (18 - length)) wall \(r(.median_wall_s)) s\(if $b.kernel and .tool != "kernel" and .tool != "untraced" then " (x\(r(.median_wall_s / $b.kernel.median_wall_s)) the kernel alone)" else "" end)\(if .reader_us_per_root then "  reader \(.reader_us_per_root) us/root\(if $b.graph and .tool != "graph" then " (\(r(100 * .reader_us_per_root / $b.graph.reader_us_per_root)) % of graph)" else "" end)" else "" end)" ),
+( $r[] | select(.bench == "B8" and .median_latency_s) | "  \(.tool): a catch \(.median_latency_s) s after the root call returned (\(.latency_s | min) to \(.latency_s | max))" ),
+( $r[] | select(.bench == "B8" and .maxrss_kb) | "  \(.tool) \(.roots) root calls: \(.maxrss_kb) KB (exit \(.exit))" ),
+"  targets: reader CPU per root <= 1/10 of graph, wall within 10 % of the kernel alone, a catch within 1 s, RSS flat (1 MB)"
 ' "$f"

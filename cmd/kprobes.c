@@ -3,6 +3,7 @@
  * PATTERNs name (not on their callees: a probe per function registered
  * with the kernel, where function_graph traces thousands). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
@@ -92,5 +93,56 @@ int kernel_probes(struct run *r)
 			fprintf(stderr, "nopctl: arguments of %zu function%s through fprobe events with BTF"
 				" argument names\n", r->nkprobes - nr, r->nkprobes - nr == 1 ? "" : "s");
 	}
+	return 0;
+}
+
+/* catch: the kernel judges the root calls where it can (an errno returned,
+ * a latency over the limit), and nopctl reads the buffer only in the
+ * snapshots it takes then; elsewhere (user functions, --outliers, more
+ * than NOP_GATE_FUNCS roots, a kernel without snapshot or synthetic
+ * events, NOPCTL_CATCH_GATE=0) every call is read and judged here. Why
+ * not: r->gate_why. */
+int catch_gate(struct run *r)
+{
+	struct opts *o = r->o;
+	const char *env = getenv("NOPCTL_CATCH_GATE"), *names[NOP_GATE_FUNCS];
+	struct nop_funcs f;
+	struct nop_error e2;
+	size_t n = 0;
+	bool many = false;
+
+	if (!o->catching)
+		return 0;
+	if (o->outliers || r->nuser || !o->npatterns || r->tracer != NOP_TRACER_GRAPH ||
+	    (env && !strcmp(env, "0"))) {
+		snprintf(r->gate_why, sizeof(r->gate_why), "%s",
+			 env && !strcmp(env, "0") ? "NOPCTL_CATCH_GATE=0"
+			 : o->outliers		  ? "--outliers is judged against the calls seen"
+						  : "user functions are judged as they come");
+		return 0;
+	}
+	if (nop_funcs_load(r->tdir, &f, &r->err))
+		return -1;
+	for (size_t i = 0; i < f.n && !many; i++)
+		if (func_traced(&f.v[i], o)) {
+			if (n == NOP_GATE_FUNCS)
+				many = true;
+			else if (!(names[n++] = strdup(f.v[i].name)))
+				many = true;
+		}
+	if (!many) {
+		if (!(r->gate = malloc(sizeof(*r->gate)))) {
+			snprintf(r->gate_why, sizeof(r->gate_why), "out of memory");
+		} else if (nop_gate_plan(r->gate, r->tdir, names, n, o->module, o->errors, o->slower_ns, &e2)) {
+			snprintf(r->gate_why, sizeof(r->gate_why), "%s", e2.msg);
+			free(r->gate);
+			r->gate = NULL;
+		}
+	} else {
+		snprintf(r->gate_why, sizeof(r->gate_why), "more than %d root functions", NOP_GATE_FUNCS);
+	}
+	for (size_t i = 0; i < n; i++)
+		free((char *)names[i]);
+	nop_funcs_free(&f);
 	return 0;
 }

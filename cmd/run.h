@@ -59,6 +59,16 @@ struct run {
 	 * function_graph's own return values */
 	size_t nkprobes;
 	bool graph_retval;
+	/* catch (kprobes.c): the kernel's gate, the snapshots it takes read
+	 * through snap; or why every call is judged here */
+	struct nop_gate_plan *gate;
+	char gate_why[160];
+	struct nop_source *snap;
+	unsigned long long snapshots;
+	bool snap_asked; /* SIGUSR1: a snapshot to take and read */
+	/* after a fire, every event read until no more hits for a while */
+	bool following;
+	unsigned long long hits_at, follow_at, roots_seen, hits_seen;
 };
 
 /* uprobes.c: BINARY:GLOB patterns to r->uprobes (command: COMMAND's path) */
@@ -66,6 +76,9 @@ int user_probes(struct run *r, const char *command);
 
 /* kprobes.c: --retval, --args on the kernel PATTERNs' functions */
 int kernel_probes(struct run *r);
+
+/* kprobes.c: catch's kernel gate where the kernel can judge (r->gate) */
+int catch_gate(struct run *r);
 
 /* process.c: signals into a signalfd; COMMAND started and reaped */
 int signals_block(sigset_t *set);

@@ -110,6 +110,66 @@ static struct pollfd *poll_set(struct run *r, struct pollfd *pfd, int *nfd)
 	return p;
 }
 
+/* catch's gate: what the snapshot holds (the buffer as it was when a
+ * trigger fired, or when SIGUSR1 asked), through the pipeline */
+static int read_snapshot(struct run *r)
+{
+	bool more = true;
+
+	r->snapshots++;
+	while (more && !nop_pipeline_count_reached(r->pipe))
+		if (nop_pipeline_drain(r->pipe, r->snap, &more, &r->err) == NOP_FLOW_FAIL)
+			return -1;
+	return nop_pipeline_flush(r->pipe, &r->err) == NOP_FLOW_FAIL ? -1 : 0;
+}
+
+/* A trigger fired: its snapshot is read, then the buffer itself, every
+ * event, until the kernel has counted no more such calls for FOLLOW_MS
+ * (calls that meet the condition come in bursts: a command's loader
+ * fails 8 opens within a millisecond of its first, and what follows the
+ * first is overwritten long before a next snapshot); then the trigger is
+ * armed again. SIGUSR1 takes a snapshot of its own. A look every
+ * GATE_TICK_MS: a trigger file read. */
+#define GATE_TICK_MS 10
+#define FOLLOW_MS 1000
+static int gate_look(struct run *r)
+{
+	int fired = nop_session_gate_fired(r->sess, &r->err);
+
+	if (fired < 0 || (fired && read_snapshot(r)))
+		return -1;
+	if (fired) {
+		r->following = true;
+		r->hits_at = now_ns();
+		nop_session_gate_counts(r->sess, &r->roots_seen, &r->hits_seen);
+	}
+	if (r->snap_asked) {
+		r->snap_asked = false;
+		if (nop_session_snapshot(r->sess, &r->err) || read_snapshot(r))
+			return -1;
+	}
+	return 0;
+}
+
+/* following after a fire: done once the hits stopped; the trigger armed */
+static int follow_done(struct run *r)
+{
+	unsigned long long roots, hits, t = now_ns();
+
+	if (!due(&r->follow_at, TICK_MS))
+		return 0;
+	nop_session_gate_counts(r->sess, &roots, &hits);
+	if (hits != r->hits_seen) {
+		r->hits_seen = hits;
+		r->hits_at = t;
+		return 0;
+	}
+	if (t - r->hits_at < FOLLOW_MS * 1000000ULL)
+		return 0;
+	r->following = false;
+	return nop_session_gate_rearm(r->sess, &r->err);
+}
+
 static int loop(struct run *r)
 {
 	int nfd = 0;
@@ -125,6 +185,15 @@ static int loop(struct run *r)
 
 		if (!(pfd = poll_set(r, pfd, &nfd)))
 			return -1;
+		if (r->gate && !r->following) { /* the kernel judges: nothing read */
+			if ((ret = wait_for(r, pfd, 1, r->snap_asked ? 0 : GATE_TICK_MS, deadline)) || STOPPED)
+				break;
+			tasks_ended(r);
+			if ((ret = gate_look(r)))
+				break;
+			more = r->following;
+			continue;
+		}
 
 		if (!more && ((ret = wait_for(r, pfd, 1, rest, deadline)) || STOPPED ||
 			      (ret = wait_for(r, pfd, nfd + 1, wait - rest, deadline)) || STOPPED))
@@ -140,6 +209,8 @@ static int loop(struct run *r)
 		/* a round that could not read all there was: how full is it? */
 		if (more)
 			sample_fill(r);
+		if (r->gate && !more && (ret = follow_done(r)))
+			break;
 	}
 #undef STOPPED
 	free(pfd);
@@ -265,7 +336,8 @@ static int open_session(struct run *r)
 		}
 	}
 	if (!(r->tdir = prepare_tracefs(&r->err)) ||
-	    (r->tracer != NOP_TRACER_NONE && check_patterns(r->tdir, o, &r->err)) || kernel_probes(r))
+	    (r->tracer != NOP_TRACER_NONE && check_patterns(r->tdir, o, &r->err)) || kernel_probes(r) ||
+	    catch_gate(r))
 		return -1;
 	if (r->mode == RUN_RECORD) {
 		/* the trace.dat is created after the session: -o checked before */
@@ -298,12 +370,22 @@ static int open_session(struct run *r)
 		.exclude_self = !o->npids && !o->command,
 		.buffer_kb = buffer_kb(r), .cpus = r->cpusp, .force = o->force,
 		.top_level = o->top_level, .uprobes = &r->uprobes,
-		.stop = stop_pending, .stop_ctx = r,
+		.stop = stop_pending, .stop_ctx = r, .gate = r->gate,
 	};
 	struct signalfd_siginfo si;
 
 	if (nop_session_open(&r->sess, &cfg, &r->err) == 0)
 		return 0;
+	/* the kernel refused the gate (restored already): judged here */
+	if (r->gate && r->err.sys_errno != EINTR && strstr(r->err.msg, "catch's gate")) {
+		snprintf(r->gate_why, sizeof(r->gate_why), "%.150s", r->err.msg);
+		free(r->gate);
+		r->gate = NULL;
+		cfg.gate = NULL;
+		r->err = (struct nop_error){ 0 };
+		if (nop_session_open(&r->sess, &cfg, &r->err) == 0)
+			return 0;
+	}
 	/* stopped by a signal: restored already; a normal end, by it */
 	if (r->err.sys_errno == EINTR && read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		r->setup_signal = (int)si.ssi_signo;
@@ -336,8 +418,11 @@ static int open_pipeline(struct run *r)
 	    nop_source_live(&r->src, nop_session_dir(r->sess), r->cpusp, &r->err))
 		return -1;
 	pc.sink.res = r->res;
+	if (r->gate && nop_source_snapshot(&r->snap, nop_session_dir(r->sess), r->cpusp, &r->err))
+		return -1;
 	if (r->uprobes.n) {
-		if (nop_source_probes(r->src, nop_session_dir(r->sess), &r->uprobes, &r->err))
+		if (nop_source_probes(r->src, nop_session_dir(r->sess), &r->uprobes, &r->err) ||
+		    (r->snap && nop_source_probes(r->snap, nop_session_dir(r->sess), &r->uprobes, &r->err)))
 			return -1;
 		nop_resolver_set_probes(r->res, &r->uprobes);
 	}
@@ -378,6 +463,10 @@ static int start(struct run *r)
 			r->tracer != NOP_TRACER_NONE && r->uprobes.n > r->nkprobes ? " and uprobes" : "",
 			nop_session_instance(r->sess) ? "instance " : "the top-level buffer",
 			nop_session_instance(r->sess) ? nop_session_instance(r->sess) : "");
+	if (!o->quiet && o->catching)
+		fprintf(stderr, r->gate ? "nopctl: catch: the kernel judges each root call; nopctl reads the"
+			" buffer only when one is caught (snapshot triggers)\n"
+			: "nopctl: catch: every call read and judged here (%s)\n", r->gate_why);
 	if (!o->quiet && nop_session_note(r->sess))
 		fprintf(stderr, "nopctl: note: %s\n", nop_session_note(r->sess));
 	r->t0 = now_ns();
@@ -471,6 +560,7 @@ static int finish(struct run *r)
 {
 	enum nop_stop why = nop_pipeline_stopped(r->pipe);
 	long long ran1;
+	bool rest = true;
 
 	r->sum.duration_ns = why ? now_ns() - r->t0 : 0;
 	if (nop_session_stop(r->sess, &r->err))
@@ -478,14 +568,33 @@ static int finish(struct run *r)
 	ran1 = task_switches(r->o->pids, r->o->npids);
 	r->fill_at = 0; /* what tracing left behind, always */
 	sample_fill(r);
-	/* tracing is off: what is left is bounded by the buffer size */
+	/* the gate: a snapshot not read yet, before what the buffer holds */
+	if (r->gate && why != NOP_STOP_OUTPUT_CLOSED && nop_session_gate_fired(r->sess, &r->err) == 1 &&
+	    read_snapshot(r))
+		return -1;
+	/* tracing is off: what is left is bounded by the buffer size. The
+	 * gate, armed: the kernel found nothing since the buffer was last read
+	 * (the hits the same), nothing there to catch, none of it read */
 	nop_source_end(r->src);
-	for (bool more = why != NOP_STOP_OUTPUT_CLOSED; more && !nop_pipeline_count_reached(r->pipe);)
+	if (r->gate && !r->following) {
+		unsigned long long roots, hits;
+
+		nop_session_gate_counts(r->sess, &roots, &hits);
+		rest = hits != r->hits_seen;
+	}
+	for (bool more = rest && why != NOP_STOP_OUTPUT_CLOSED; more && !nop_pipeline_count_reached(r->pipe);)
 		if (nop_pipeline_drain(r->pipe, r->src, &more, &r->err) == NOP_FLOW_FAIL)
 			return -1;
 	if (tasks_ran_untraced(r, ran1))
 		return -1;
 	lost_counts(r, why);
+	if (r->gate) { /* overwriting is the gate's design; its counts say what was missed */
+		r->sum.overrun = r->sum.dropped = r->sum.unread = 0;
+		r->sum.peak_fill = 0;
+		r->sum.gated = true;
+		r->sum.snapshots = r->snapshots;
+		nop_session_gate_counts(r->sess, &r->sum.roots, &r->sum.hits);
+	}
 	/* the summary counts the file: with -c, what was counted as it came
 	 * stopped at the Nth event, while the pages read with it were saved */
 	if (r->dat && nop_pipeline_count_saved(r->pipe, r->src, r->dat, &r->err) == NOP_FLOW_FAIL)
@@ -517,9 +626,11 @@ static int teardown(struct run *r)
 	if (r->ef >= 0)
 		close(r->ef);
 	nop_source_close(r->src);
+	nop_source_close(r->snap);
 	if (r->sess && nop_session_close(r->sess, left, sizeof(left), r->err.status ? &e2 : &r->err) &&
 	    !r->err.status)
 		r->err.status = NOP_EINTERNAL;
+	free(r->gate); /* the session's cfg pointed to it */
 	if (left[0] && !r->o->quiet)
 		fprintf(stderr, "nopctl: note: changed by someone else while nopctl traced, so left"
 			" as they are now: %s\n", left);
@@ -565,7 +676,7 @@ static int teardown(struct run *r)
 	    !(r->child_ended && (why == NOP_STOP_COUNT || why == NOP_STOP_DURATION)))
 		code = r->child_status;
 	else if (r->sum.lost_pages || r->sum.overrun || r->sum.dropped || r->sum.unread || r->sum.gaps ||
-		 r->sum.not_whole)
+		 r->sum.not_whole || r->sum.missed)
 		code = NOP_ELOST;
 	return code;
 }

@@ -249,6 +249,44 @@ size_t nop_mem_free(void); /* the memory free now, in bytes; 0: unknown */
 /* ---- the tracing session: instance or top level, journal, restore --- */
 enum nop_tracer { NOP_TRACER_FUNCTION, NOP_TRACER_GRAPH, NOP_TRACER_NONE /* probe events only */ };
 
+/* catch's kernel gate: probe events on the root functions, triggers that
+ * take a snapshot of the top-level buffer when a root call fails or is
+ * slow (and count root calls and such calls), a synthetic latency event
+ * for slow ones. Every text is built from validated parts (a function
+ * name as available_filter_functions has it, a BTF type, numbers):
+ * nop_gate_plan (probes area); created journaled by the session (its cfg
+ * .gate) after everything else, removed at its close and by reset. */
+#define NOP_GATE_FUNCS 16
+#define NOP_GATE_TEXT 320
+struct nop_gate_plan {
+	char group[64];			     /* the probes' group (the session's) */
+	char probes[2 * NOP_GATE_FUNCS][NOP_GATE_TEXT]; /* kprobe_events lines, created in order */
+	size_t nprobes;
+	char synth[NOP_GATE_TEXT];	     /* synthetic_events line, or "" */
+	char synth_name[80];
+	struct nop_gate_trigger {
+		char rel[160];		     /* events/GROUP/EVENT/trigger */
+		char text[NOP_GATE_TEXT];
+	} trig[4 * NOP_GATE_FUNCS + 4];	     /* appended in order */
+	size_t ntrig;
+	/* of trig: the snapshot triggers ("snapshot:1 if ..."), armed again
+	 * after each time they fire */
+	size_t arm[NOP_GATE_FUNCS + 1];
+	size_t narm;
+	/* hist files ("events/.../hist") and the trigger whose counts they
+	 * sum: every root call's return; the calls that met the condition */
+	struct nop_gate_count { char rel[160]; char prefix[48]; } roots[NOP_GATE_FUNCS], hits[NOP_GATE_FUNCS + 1];
+	size_t nroots, nhits;
+};
+
+/* the gate for catch's condition on root functions funcs (names from
+ * available_filter_functions): errors (a negative errno returned) and/or
+ * slower_ns; 0, or 1 when this kernel or function cannot have one (why
+ * in err's message: catch then judges every call in user space), -1 with
+ * err */
+int nop_gate_plan(struct nop_gate_plan *g, const char *tracing_dir, const char *const *funcs, size_t n,
+		  const char *module, bool errors, unsigned long long slower_ns, struct nop_error *err);
+
 struct nop_session_cfg {
 	const char *tracing_dir;
 	enum nop_tracer tracer;
@@ -275,6 +313,7 @@ struct nop_session_cfg {
 	/* user-space functions: probes created in nopctl_<pid> (journaled),
 	 * enabled in the session's buffer, removed at close */
 	const struct nop_uprobes *uprobes;
+	const struct nop_gate_plan *gate; /* catch, in the kernel (NULL: none) */
 	/* asked between set-up steps: true stops the set-up there (open
 	 * fails with EINTR, everything set restored); NULL: never */
 	bool (*stop)(void *ctx);
@@ -291,6 +330,16 @@ int nop_session_open(struct nop_session **s, const struct nop_session_cfg *cfg,
 int nop_session_start(struct nop_session *s, struct nop_error *err);
 /* tracing off in the session's buffer; 0, or -1 with err */
 int nop_session_stop(struct nop_session *s, struct nop_error *err);
+/* the gate (cfg.gate): 1 when one of its snapshot triggers fired (the
+ * snapshot holds the buffer as it was), 0 if none, -1 with err */
+int nop_session_gate_fired(struct nop_session *s, struct nop_error *err);
+/* the gate's fired triggers armed again (after the snapshot was read) */
+int nop_session_gate_rearm(struct nop_session *s, struct nop_error *err);
+/* a snapshot taken now (SIGUSR1); 0, or -1 with err */
+int nop_session_snapshot(struct nop_session *s, struct nop_error *err);
+/* the gate's counts: root calls that returned, and those that met the
+ * condition (the kernel's hist triggers) */
+void nop_session_gate_counts(struct nop_session *s, unsigned long long *roots, unsigned long long *hits);
 /* Restores every file the session touched and removes its instance. A
  * file someone else changed while the session ran keeps their value:
  * named in left (if not NULL), "" when there was none. */
@@ -426,6 +475,12 @@ struct nop_summary {
 	/* --outliers: calls of each root function before it is judged, and
 	 * the root calls that came in those warm-ups */
 	unsigned long long warmup, warming;
+	/* catch's kernel gate (set before nop_pipeline_finish): the buffer is
+	 * read only in snapshots, what lies between them is overwritten by
+	 * design, so roots and hits are the kernel's counts; missed: calls
+	 * that met the condition and were not shown (a loss) */
+	bool gated;
+	unsigned long long snapshots, hits, missed;
 };
 
 
@@ -457,6 +512,10 @@ struct nop_source;
 /* the session's buffers (buffer_dir), CPUs in cpus (NULL: all) */
 int nop_source_live(struct nop_source **src, const char *buffer_dir, const struct nop_cpuset *cpus,
 		    struct nop_error *err);
+/* the same of the buffer's snapshot (catch's gate): each drain reads what
+ * the snapshot holds to its end */
+int nop_source_snapshot(struct nop_source **src, const char *buffer_dir, const struct nop_cpuset *cpus,
+			struct nop_error *err);
 /* record: every page read goes to the trace.dat as it is, only counted:
  * as it comes (count_now, for -c) or after the capture
  * (nop_pipeline_count_saved) */

@@ -1,11 +1,11 @@
 # tests.mk - make check: host unit tests, then the VM suites on real kernels.
 # static programs the guests run: opener (tests/progs: known system calls
-# at a known rate), latency, readcost, rusage (bench/progs)
-HELPERS := $(addprefix $(BUILD)/tests/helpers/,opener latency readcost rusage)
+# at a known rate), latency, readcost, rusage, stamp (bench/progs)
+HELPERS := $(addprefix $(BUILD)/tests/helpers/,opener latency readcost rusage stamp)
 $(BUILD)/tests/helpers/opener: $(BUILD)/tests/helpers/%: tests/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -static -o $@ $<
-$(addprefix $(BUILD)/tests/helpers/,latency readcost rusage): $(BUILD)/tests/helpers/%: bench/progs/%.c
+$(addprefix $(BUILD)/tests/helpers/,latency readcost rusage stamp): $(BUILD)/tests/helpers/%: bench/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -static -o $@ $<
 

@@ -312,6 +312,21 @@ static void check_settings(struct doc *d)
 		doc_say(d, "args", NULL, NOP_CHECK_WARN, "arguments by name need Linux 6.6 or later built"
 			" with CONFIG_PROBE_EVENTS_BTF_ARGS (Debian's 6.12 and 6.19)",
 			"no BTF probe arguments: --args exits 3 here");
+	/* catch: the kernel's gate (probes/catchgate.c) needs these three */
+	{
+		bool snap = nop_path_exists(d->tdir, "snapshot"), synth = nop_path_exists(d->tdir, "synthetic_events");
+
+		if (snap && c.kretprobe)
+			doc_say(d, "catch", NULL, NOP_CHECK_OK, NULL,
+				"kernel roots judged in the kernel: snapshot triggers on kretprobes (--errors)%s;"
+				" user functions and --outliers judged as they are read",
+				synth ? " and on a synthetic latency event (--slower-than)"
+				      : "; --slower-than judged as read (no synthetic_events)");
+		else
+			doc_say(d, "catch", NULL, NOP_CHECK_WARN, "CONFIG_TRACER_SNAPSHOT and CONFIG_KPROBE_EVENTS let"
+				" the kernel judge root calls", "no %s: catch reads and judges every call",
+				snap ? "kprobe_events" : "snapshot");
+	}
 	v = doc_read(d, "trace_clock", &e);
 	if (v && (b = strchr(v, '['))) {
 		b[strcspn(b, "]")] = 0;

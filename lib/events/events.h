@@ -187,6 +187,9 @@ struct nop_stream;
 
 int nop_stream_open(struct nop_stream **st, struct nop_decoder *d, const char *buffer_dir,
 		    const struct nop_cpuset *cpus, struct nop_error *err);
+/* the same of the buffer's snapshot (per_cpu/cpuN/snapshot_raw) */
+int nop_stream_open_snapshot(struct nop_stream **st, struct nop_decoder *d, const char *buffer_dir,
+			     const struct nop_cpuset *cpus, struct nop_error *err);
 
 /* Feed pre-recorded pages instead of a live buffer (tests, reports). */
 int nop_stream_open_files(struct nop_stream **st, struct nop_decoder *d,

@@ -39,8 +39,8 @@ static const struct nop_source_ops live_ops = {
 	.wait_ms = live_wait_ms, .close = live_close,
 };
 
-int nop_source_live(struct nop_source **src, const char *buffer_dir, const struct nop_cpuset *cpus,
-		    struct nop_error *err)
+static int open_live(struct nop_source **src, const char *buffer_dir, const struct nop_cpuset *cpus,
+		     bool snapshot, struct nop_error *err)
 {
 	struct nop_stream_source *l = nop_source_new(sizeof(*l), &live_ops, err);
 
@@ -49,12 +49,24 @@ int nop_source_live(struct nop_source **src, const char *buffer_dir, const struc
 		return -1;
 	if (!(l->dec = nop_decoder_new(buffer_dir, err)) ||
 	    nop_decoder_add_process_events(l->dec, buffer_dir, err) ||
-	    nop_stream_open(&l->st, l->dec, buffer_dir, cpus, err)) {
+	    (snapshot ? nop_stream_open_snapshot : nop_stream_open)(&l->st, l->dec, buffer_dir, cpus, err)) {
 		live_close(&l->base);
 		return -1;
 	}
 	*src = &l->base;
 	return 0;
+}
+
+int nop_source_live(struct nop_source **src, const char *buffer_dir, const struct nop_cpuset *cpus,
+		    struct nop_error *err)
+{
+	return open_live(src, buffer_dir, cpus, false, err);
+}
+
+int nop_source_snapshot(struct nop_source **src, const char *buffer_dir, const struct nop_cpuset *cpus,
+			struct nop_error *err)
+{
+	return open_live(src, buffer_dir, cpus, true, err);
 }
 
 int nop_source_page_size(const struct nop_source *src)

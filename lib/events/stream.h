@@ -56,6 +56,7 @@ struct nop_stream {
 	bool final;
 	struct nop_pagepool pool; /* live: the spools' pages */
 	const char *dir; /* live: the buffer's directory (its per-CPU sizes) */
+	bool snapshot; /* live: its snapshot (snapshot_raw), not trace_pipe_raw */
 	/* live: when a CPU's buffer, filling at the rate its last read showed,
 	 * is a quarter full (0: no CPU's rate known); late: a read found a
 	 * buffer half full or more, so the kernel's wake-up came late */

@@ -39,7 +39,8 @@ static int open_cpu(struct nop_stream *st, int cpu, struct nop_error *err)
 	struct cpu_buf *c = &st->cpus[st->ncpus];
 	char path[4200];
 
-	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", st->dir, cpu);
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/%s", st->dir, cpu,
+		 st->snapshot ? "snapshot_raw" : "trace_pipe_raw");
 	c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (c->fd < 0) {
 		if (errno == ENOENT || errno == ENODEV)
@@ -52,8 +53,24 @@ static int open_cpu(struct nop_stream *st, int cpu, struct nop_error *err)
 	return 0;
 }
 
+static int stream_open(struct nop_stream **stp, struct nop_decoder *d, const char *buffer_dir,
+		       const struct nop_cpuset *cpus, bool snapshot, struct nop_error *err);
+
 int nop_stream_open(struct nop_stream **stp, struct nop_decoder *d, const char *buffer_dir,
 		    const struct nop_cpuset *cpus, struct nop_error *err)
+{
+	return stream_open(stp, d, buffer_dir, cpus, false, err);
+}
+
+/* the buffer's snapshot: nothing writes it, each drain reads it empty */
+int nop_stream_open_snapshot(struct nop_stream **stp, struct nop_decoder *d, const char *buffer_dir,
+			     const struct nop_cpuset *cpus, struct nop_error *err)
+{
+	return stream_open(stp, d, buffer_dir, cpus, true, err);
+}
+
+static int stream_open(struct nop_stream **stp, struct nop_decoder *d, const char *buffer_dir,
+		       const struct nop_cpuset *cpus, bool snapshot, struct nop_error *err)
 {
 	int ncpus = nop_ncpus();
 	const struct nop_cpuset *on = nop_online_cpus();
@@ -68,6 +85,7 @@ int nop_stream_open(struct nop_stream **stp, struct nop_decoder *d, const char *
 	}
 	if (cpus)
 		*st->allow = *cpus;
+	st->snapshot = st->final = snapshot;
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		if ((cpus && !nop_cpuset_has(cpus, cpu)) || (on && !nop_cpuset_has(on, cpu)))
 			continue;

@@ -267,6 +267,9 @@ static int flush_whole(struct nop_errf *e, struct etask *t, nop_gitem_fn out, vo
 			c.limit_ns = p99;
 		}
 	}
+	/* a call whose entry or exit was lost inside it: not whole */
+	for (size_t i = 0; i < t->n && c.why && !t->over; i++)
+		t->over = t->v[i].gi.no_entry || (t->v[i].gi.kind != NOP_GI_ENTER && !t->v[i].gi.timed);
 	if (c.why && t->over) {
 		e->not_whole++;
 		c.why = NOP_CATCH_NONE;

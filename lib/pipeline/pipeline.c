@@ -626,10 +626,21 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 	sum->thresh_ns = p->cfg.graph ? p->cfg.thresh_ns : 0;
 	sum->returns_only = p->graph && p->saw_graph && nop_graph_returns_only(p->graph);
 	if ((sum->catching = p->cfg.catching && p->errf)) {
-		nop_errf_counts(p->errf, &sum->roots, &sum->caught);
+		unsigned long long roots;
+
+		nop_errf_counts(p->errf, &roots, &sum->caught);
+		if (!sum->gated)
+			sum->roots = roots;
 		sum->not_whole = nop_errf_not_whole(p->errf);
 		sum->warmup = p->cfg.outliers;
 		sum->warming = nop_errf_warming(p->errf);
+	}
+	if (sum->gated) { /* the windows between snapshots are not read */
+		sum->lost_pages = 0;
+		sum->no_entry = sum->no_exit = sum->gaps = 0;
+		/* -c N: the calls after the Nth were not asked for */
+		sum->missed = !p->counted && sum->hits > sum->caught + sum->not_whole
+				      ? sum->hits - sum->caught - sum->not_whole : 0;
 	}
 	if (p->stop == NOP_STOP_OUTPUT_CLOSED)
 		return 0;

@@ -11,6 +11,8 @@
  *	writing <rel path>        nopctl is about to write it
  *	holds <rel path> <hex>    what it read back after writing it
  *	probe <group>/<event>     a probe event nopctl is about to create
+ *	synthetic <name>          a synthetic event nopctl is about to create
+ *	snapshot <rel dir>        a snapshot buffer nopctl is about to allocate
  * The session holds an exclusive flock on its journal for its whole life:
  * a journal nobody holds belongs to a nopctl that is gone, whatever its
  * pid now names. Replaying a journal (replay.c) restores each file that
@@ -99,6 +101,14 @@ int nop_journal_probe(struct nop_journal *j, const char *ge, struct nop_error *e
 	char line[512];
 
 	snprintf(line, sizeof(line), "probe %s\n", ge);
+	return jwrite(j, line, err);
+}
+
+int nop_journal_note(struct nop_journal *j, const char *what, const char *name, struct nop_error *err)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line), "%s %s\n", what, name);
 	return jwrite(j, line, err);
 }
 

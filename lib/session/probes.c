@@ -229,6 +229,10 @@ int nop_probe_remove(const char *tracing_dir, const char *ge, struct nop_replay 
 	if ((v = nop_read_file(path, NULL, &e2)) && strcmp(nop_trim(v), "0"))
 		nop_write_file(path, "0", false, &e2);
 	free(v);
+	/* the kernel keeps a probe that has triggers (catch's gate: EBUSY) */
+	snprintf(path, sizeof(path), "events/%s/trigger", ge);
+	if (nop_path_exists(tracing_dir, path))
+		nop_clear_triggers(tracing_dir, path);
 	if (nop_probe_delete(tracing_dir, ge, err) == 0)
 		return 0;
 	nop_replay_left(rep, ge, err->sys_errno == EBUSY ? "probe in use by another tool (perf?):"

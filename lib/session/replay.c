@@ -98,7 +98,8 @@ static int replay_lines(const char *tracing, char **lines, size_t n, int fd,
 		char *l = lines[i], *rel = strchr(l, ' '), *val;
 		struct jfile *f;
 
-		if (!rel || !strncmp(l, "instance ", 9) || !strncmp(l, "probe ", 6))
+		if (!rel || !strncmp(l, "instance ", 9) || !strncmp(l, "probe ", 6) ||
+		    !strncmp(l, "synthetic ", 10) || !strncmp(l, "snapshot ", 9))
 			continue;
 		*rel++ = 0;
 		if ((val = strchr(rel, ' ')))
@@ -170,6 +171,18 @@ static int replay_lines(const char *tracing, char **lines, size_t n, int fd,
 		    nop_probe_remove(tracing, lines[k] + 6, rep, ret ? &e2 : err) < 0)
 			ret = -1;
 	}
+	/* catch's gate: its synthetic event once no probe's trigger names it,
+	 * then the snapshot buffer nopctl allocated */
+	for (size_t k = n; k-- > 0;) {
+		struct nop_error e2;
+
+		if (!strncmp(lines[k], "synthetic ", 10) &&
+		    nop_synth_remove(tracing, lines[k] + 10, rep, ret ? &e2 : err) < 0)
+			ret = -1;
+	}
+	for (size_t k = n; k-- > 0;)
+		if (!strncmp(lines[k], "snapshot ", 9))
+			nop_snapshot_free(tracing, lines[k] + 9);
 	nop_strmap_free(files);
 	return ret;
 }

@@ -67,8 +67,8 @@ const char *nop_list_writable(const char *rel, const char *l, char *buf, size_t 
 /* Lists read back one entry per line, "#..." comments and "no pid" meaning
  * empty; everything else reads back as the value it is written as, except
  * buffer_size_kb ("7 (expanded: 1408)": written back only where the kernel
- * dropped its promise), trace_clock ("[local] global") and an event's
- * filter (its first line; "none" written "0"). */
+ * dropped its promise), trace_clock ("[local] global"), an event's filter
+ * (its first line; "none" written "0") and enable ("0*" written "0"). */
 int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior,
 		     struct nop_error *err)
 {
@@ -115,6 +115,10 @@ int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior
 		v[strcspn(v, "\n")] = 0; /* after it, the error of a failed write */
 		if (!strcmp(v, "none"))
 			v = "0";
+	} else if (strlen(rel) > 7 && !strcmp(rel + strlen(rel) - 7, "/enable")) {
+		/* "0*": a trigger holds the event in soft mode; the mark is the
+		 * trigger's, not part of the value (the kernel refuses it) */
+		v[strcspn(v, "*")] = 0;
 	} else if (!strcmp(rel, "trace_clock")) {
 		char *open = strchr(v, '[');
 

@@ -67,7 +67,7 @@ static const char *pid_files(const struct nop_session *s, int i, bool notrace)
 
 	if (s->cfg.tracer == NOP_TRACER_NONE)
 		return i == 0 ? f[notrace][1] : NULL;
-	return i == 0 || (i == 1 && (has_probes(s) || follows(s))) ? f[notrace][i] : NULL;
+	return i == 0 || (i == 1 && (has_probes(s) || follows(s) || s->cfg.gate)) ? f[notrace][i] : NULL;
 }
 
 static const char *tracer_name(enum nop_tracer t)
@@ -469,7 +469,7 @@ static int apply(struct nop_session *s, struct nop_error *err)
 	    file_set(s, "options/function-fork", c->follow_fork ? "1" : "0", err))
 		return -1;
 	/* events follow set_event_pid, and children through event-fork */
-	if ((has_probes(s) || follows(s)) && (c->follow_fork || c->npids) &&
+	if ((has_probes(s) || follows(s) || c->gate) && (c->follow_fork || c->npids) &&
 	    file_set(s, "options/event-fork", c->follow_fork ? "1" : "0", err))
 		return -1;
 	if (!s->instance[0] && take_over_top(s, err))
@@ -738,6 +738,14 @@ int nop_session_open(struct nop_session **sp, const struct nop_session_cfg *cfg,
 	}
 	if (stop_asked(s, err) || apply(s, err))
 		goto fail;
+	/* catch's gate: the top level's snapshot, triggers on probes of the
+	 * top level's events (graph roots are traced there) */
+	if (cfg->gate && (s->instance[0] || stop_asked(s, err) ||
+			  nop_gate_create(s->journal, s->tracing_dir, cfg->gate, err))) {
+		if (s->instance[0])
+			nop_error_set(err, NOP_EINTERNAL, EINVAL, "catch's gate needs the top level");
+		goto fail;
+	}
 	*sp = s;
 	return 0;
 fail:
@@ -753,6 +761,32 @@ int nop_session_start(struct nop_session *s, struct nop_error *err)
 int nop_session_stop(struct nop_session *s, struct nop_error *err)
 {
 	return sess_write(s, "tracing_on", "0", false, err);
+}
+
+int nop_session_gate_fired(struct nop_session *s, struct nop_error *err)
+{
+	(void)err;
+	return s->cfg.gate ? nop_gate_fired(s->tracing_dir, s->cfg.gate) : 0;
+}
+
+int nop_session_gate_rearm(struct nop_session *s, struct nop_error *err)
+{
+	return s->cfg.gate ? nop_gate_rearm(s->tracing_dir, s->cfg.gate, err) : 0;
+}
+
+/* the buffer's contents swapped into the snapshot: data, not a setting */
+int nop_session_snapshot(struct nop_session *s, struct nop_error *err)
+{
+	char path[4200];
+
+	return nop_write_file(nop_path(path, sizeof(path), s->dir, "snapshot"), "1", false, err);
+}
+
+void nop_session_gate_counts(struct nop_session *s, unsigned long long *roots, unsigned long long *hits)
+{
+	*roots = *hits = 0;
+	if (s->cfg.gate)
+		nop_gate_counts(s->tracing_dir, s->cfg.gate, roots, hits);
 }
 
 int nop_session_close(struct nop_session *s, char *left, size_t leftlen, struct nop_error *err)

@@ -57,6 +57,10 @@ int nop_journal_holds(struct nop_journal *j, const char *rel, const char *now,
 
 /* a probe event ("group/event") nopctl is about to create */
 int nop_journal_probe(struct nop_journal *j, const char *ge, struct nop_error *err);
+/* "what name": a synthetic event nopctl is about to create ("synthetic"),
+ * a snapshot buffer it is about to allocate ("snapshot", the buffer's
+ * directory relative to tracefs) */
+int nop_journal_note(struct nop_journal *j, const char *what, const char *name, struct nop_error *err);
 
 /* Restore what the journal names (what still holds nopctl's values) and
  * delete it. */
@@ -108,6 +112,20 @@ int nop_probe_delete(const char *tracing_dir, const char *ge, struct nop_error *
 
 int nop_probes_reset_stale(const char *tracing_dir, struct nop_replay *rep, struct nop_error *err);
 
+/* catch's kernel gate (gate.c): made journaled; fired (1) or not; its
+ * spent snapshot triggers armed again; the kernel's counts */
+int nop_gate_create(struct nop_journal *j, const char *tracing_dir, const struct nop_gate_plan *g,
+		    struct nop_error *err);
+int nop_gate_fired(const char *tracing_dir, const struct nop_gate_plan *g);
+int nop_gate_rearm(const char *tracing_dir, const struct nop_gate_plan *g, struct nop_error *err);
+void nop_gate_counts(const char *tracing_dir, const struct nop_gate_plan *g, unsigned long long *roots,
+		     unsigned long long *hits);
+/* an event's triggers removed (rel: its trigger file) */
+void nop_clear_triggers(const char *tracing_dir, const char *rel);
+/* replay: nopctl's synthetic event removed; the snapshot buffer of the
+ * buffer at rel freed */
+int nop_synth_remove(const char *tracing_dir, const char *name, struct nop_replay *rep, struct nop_error *err);
+void nop_snapshot_free(const char *tracing_dir, const char *rel);
 /* Put back one tracefs file's prior value as read from it (restore.c). */
 int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior,
 		     struct nop_error *err);

@@ -62,6 +62,15 @@ int nop_summary_write(struct nop_sink *s, const struct nop_summary *sum)
 		nop_field_u64(&f, "caught", ", %llu caught", sum->caught);
 		nop_field_u64(&f, "not_whole", sum->not_whole ? ", %llu more too big to keep whole"
 							   " (over a million calls)" : NULL, sum->not_whole);
+		if (sum->gated) {
+			nop_field_str(&f, "gate", NULL, "kernel");
+			nop_field_u64(&f, "snapshots", ", judged in the kernel (%llu snapshots", sum->snapshots);
+			nop_field_u64(&f, "hits", ", %llu calls met the condition)", sum->hits);
+			nop_field_u64(&f, "missed", sum->missed ? ", %llu of them not shown (overwritten before"
+				      " a snapshot: a larger -b KB keeps them)" : NULL, sum->missed);
+		} else {
+			nop_field_str(&f, "gate", NULL, "user");
+		}
 		if (sum->warmup) {
 			nop_field_u64(&f, "warmup", ", outliers judged after %llu calls of a function", sum->warmup);
 			nop_field_u64(&f, "warming", " (%llu root calls came before)", sum->warming);

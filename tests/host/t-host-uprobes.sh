@@ -317,7 +317,8 @@ wait
 # once), 7 failed opens among 700; -c 2 stops after two whole trees
 truth uslow "$h/uslow" slow 700
 traced uslow.catch catch --slower-than 50ms -j -o "$T/slow.json" "$h/uslow:nap" -- "$h/uslow" slow 700
-jq -e -s 'map(select(.type == "summary"))[0] | .roots == 700 and .caught == 7 and .lost == 0' "$T/slow.json" > /dev/null && ok ||
+jq -e -s 'map(select(.type == "summary"))[0] | .roots == 700 and .caught == 7 and .lost == 0 and .gate == "user"' "$T/slow.json" > /dev/null &&
+	grep -q 'catch: every call read and judged here (user functions' "$T/uslow.catch.err" && ok ||
 	no "catch --slower-than: $(jq -c 'select(.type == "summary")' "$T/slow.json")"
 [ "$(jq -c 'select(.type == "exit" and .func == "nap" and .depth == 0 and .duration_ns > 50000000)' "$T/slow.json" | wc -l)" = 7 ] &&
 [ "$(jq -c 'select(.type == "call" and .func == "inner" and .depth == 1)' "$T/slow.json" | wc -l)" = 7 ] &&

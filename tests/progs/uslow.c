@@ -6,13 +6,17 @@
  *            exist and return -errno (-2), the rest open /etc/hostname
  *            and return 0
  *   hang N   nap() 100 times (1 us each), then stuck() once: inner(), a
- *            sleep of N ms, inner() again (a hang a user sees)
+ *            sleep of N ms, inner() again (a hang a user sees); on stderr
+ *            "returned S.NS", the time stuck() returned (CLOCK_REALTIME)
+ *   sys N    getppid() N times, the system call each time (bench B8:
+ *            memory over millions of root calls)
  * It prints "calls FUNC N" and "slow 7" or "failed 7" (hang: "stuck 1"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,10 +61,20 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "slow";
 	int n = argc > 2 ? atoi(argv[2]) : 1000, every = n / 7 > 0 ? n / 7 : 1, odd = 0;
 
+	if (!strcmp(mode, "sys")) {
+		for (int i = 0; i < n; i++)
+			sink += (int)syscall(SYS_getppid);
+		printf("calls getppid %d\n", n);
+		return 0;
+	}
 	if (!strcmp(mode, "hang")) {
 		for (int i = 0; i < 100; i++)
 			(void)nap(i, 0);
+		struct timespec at;
+
 		(void)stuck(n);
+		clock_gettime(CLOCK_REALTIME, &at);
+		fprintf(stderr, "returned %lld.%09ld\n", (long long)at.tv_sec, at.tv_nsec);
 		printf("stuck 1\n");
 		return 0;
 	}

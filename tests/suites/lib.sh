@@ -51,7 +51,7 @@ snap() {
 		for f in current_tracer tracing_on set_ftrace_filter set_ftrace_notrace set_ftrace_pid set_ftrace_notrace_pid \
 			set_graph_function set_graph_notrace max_graph_depth tracing_thresh \
 			tracing_cpumask trace_clock set_event_pid set_event_notrace_pid \
-			uprobe_events kprobe_events dynamic_events; do
+			uprobe_events kprobe_events dynamic_events synthetic_events; do
 			echo "== $f"
 			cat "$TR/$f" 2>&1
 		done
@@ -59,6 +59,8 @@ snap() {
 		echo "== buffer_size_kb"
 		cat "$TR/buffer_size_kb" 2>&1
 		for o in "$TR"/options/*; do echo "$o=$(cat "$o")"; done
+		# the top level's snapshot buffer: allocated or not (catch's gate)
+		echo "== snapshot freed: $(head -c 2000 "$TR/snapshot" 2>/dev/null | grep -c 'Snapshot is freed')"
 		echo "== event groups"
 		ls "$TR/events"
 		echo "== instances"

@@ -222,7 +222,11 @@ t_graph_top_shell_loop() {
 t_catch_exact() {
 	top_buffer_may_expand # graph roots take the top level (instances lack set_graph_function)
 	expect_rc 0 nopctl catch --slower-than 50ms -j -o "$T/k.json" hrtimer_nanosleep -- uslow slow 700
-	all_of summary '.roots == 700 and .caught == 7 and .lost == 0 and .overrun == 0 and .gaps == 0' "$T/k.json"
+	all_of summary '.roots == 700 and .caught == 7 and .lost == 0 and .overrun == 0 and .gaps == 0 and .gate == "kernel" and .hits == 7 and .missed == 0' "$T/k.json"
+	# the same judged in user space, every call read
+	expect_rc 0 env NOPCTL_CATCH_GATE=0 nopctl catch --slower-than 50ms -j -o "$T/ku.json" hrtimer_nanosleep -- uslow slow 700
+	all_of summary '.roots == 700 and .caught == 7 and .lost == 0 and .gaps == 0 and .gate == "user"' "$T/ku.json"
+	[ "$(jq -c 'select(.type == "catch" and .duration_ns > 50000000)' "$T/ku.json" | wc -l)" = 7 ] || fail "user space: not the 7 slow sleeps"
 	[ "$(jq -c 'select((.type == "exit" or .type == "call") and .func == "hrtimer_nanosleep" and .depth == 0 and .duration_ns > 50000000)' "$T/k.json" | wc -l)" = 7 ] ||
 		fail "not the 7 slow sleeps"
 	# whole: each caught sleep went to sleep inside (schedule at some depth)
@@ -232,7 +236,7 @@ t_catch_exact() {
 	[ "$(jq -c 'select(.func == "inner" and .depth == 1)' "$T/u.json" | wc -l)" = 7 ] || fail "user trees not whole"
 	# paced: 700 unpaced opens' trees overflowed 6.19's default buffer once
 	expect_rc 0 nopctl catch --errors -b 4096 -j -o "$T/e.json" do_sys_openat2 -- sh -c 'opener 700 /etc/hostname 300; for i in 1 2 3 4 5 6 7; do opener 1 /nonexistent; done; true'
-	all_of summary '.roots == 707 and .caught == 7' "$T/e.json"
+	all_of summary '.roots == 707 and .caught == 7 and .gate == "kernel" and .missed == 0' "$T/e.json"
 	[ "$(jq -c 'select(.func == "do_sys_openat2" and .depth == 0 and .error == "ENOENT")' "$T/e.json" | wc -l)" = 7 ] ||
 		fail "not the 7 failed opens, each with ENOENT"
 	expect_rc 0 nopctl catch --slower-than 50ms -c 2 -j -o "$T/two.json" hrtimer_nanosleep -- uslow slow 700
@@ -244,6 +248,41 @@ t_catch_exact() {
 		fail "the catch lines' calls are not the trees'"
 	[ "$(jq -c 'select(.type == "catch" and .reason == "error" and .errno == "ENOENT" and .function == "do_sys_openat2")' "$T/e.json" | wc -l)" = 7 ] ||
 		fail "not a catch line per failed open"
+}
+
+# issue 42: catch's gate (probe events, hist and snapshot triggers, a
+# synthetic latency event, the top level's snapshot buffer) is in place
+# while it runs and gone on every ending: the command's end, SIGINT, and
+# kill -9 then reset; another user's trigger stays
+t_catch_gate_restored() {
+	top_buffer_may_expand # graph roots take the top level (instances lack set_graph_function)
+	echo 'hist:keys=common_pid' >> "$TR/events/sched/sched_process_exec/trigger"
+	snap "$T/before"
+	expect_rc 0 nopctl catch --errors --slower-than 50ms -j -o "$T/c.json" do_sys_openat2 -- opener 20 /etc/hostname
+	all_of summary '.gate == "kernel" and .roots == 20 and .caught == 0 and .hits == 0' "$T/c.json"
+	snap "$T/after"
+	same "$T/before" "$T/after" || fail "catch's gate not removed at the command's end"
+	a=$(opener_loop)
+	for how in INT KILL; do
+		nopctl catch --errors --slower-than 1s -p "$a" do_sys_openat2 > /dev/null 2> "$T/bg.$how" &
+		n=$!
+		wait_for "$T/bg.$how" "the kernel judges"
+		cat "$TR/kprobe_events" "$TR/synthetic_events" "$TR/events/nopctl_$n/catch0_ret/trigger" \
+			"$TR/events/synthetic/nopctl_${n}_lat/trigger" > "$T/gate" 2>&1
+		head -c 2000 "$TR/snapshot" | grep -c 'Snapshot is freed' >> "$T/gate"
+		grep -q "^r[0-9]*:nopctl_$n/catch0_ret do_sys_openat2" "$T/gate" && grep -q "^nopctl_${n}_lat[[:space:]]u64 lat" "$T/gate" &&
+			grep -q '^snapshot:count=1 if ret < 0' "$T/gate" && grep -q '^snapshot:count=1 if lat > 1000000' "$T/gate" &&
+			[ "$(tail -n 1 "$T/gate")" = 0 ] ||
+			{ kill -INT "$n"; reap "$n"; fail "$how: the gate is not in place: $(cat "$T/gate")"; }
+		kill -$how "$n"
+		reap "$n"
+		[ $how = INT ] || expect_rc 0 nopctl reset
+		snap "$T/after"
+		same "$T/before" "$T/after" || fail "catch's gate not removed after SIG$how"
+	done
+	kill "$a"
+	grep -q '^hist:keys=common_pid' "$TR/events/sched/sched_process_exec/trigger" || fail "another user's trigger went"
+	echo '!hist:keys=common_pid' >> "$TR/events/sched/sched_process_exec/trigger"
 }
 
 # issue 42: --outliers catches the 7 slow sleeps among 1500 (the first,

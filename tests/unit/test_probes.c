@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -61,11 +63,75 @@ static void kernel_probes_by_what_the_kernel_offers(void **state)
 	nop_uprobes_free(&u);
 }
 
+static void touch(const char *dir, const char *name, const char *text)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+/* catch's gate (issue 42): its texts for do_sys_openat2 (BTF: an int on
+ * 6.19, fetched as s32 there), one arm per condition, the clock the
+ * buffer uses named (a hist trigger would set its own); a kernel without
+ * the snapshot file, or a function whose name no probe takes: none */
+static void catch_gate_texts(void **state)
+{
+	char dir[] = "/tmp/nopctl-gate-XXXXXX";
+	const char *f[] = { "do_sys_openat2" }, *bad[] = { "foo.isra.0" };
+	struct nop_gate_plan *g = calloc(1, sizeof(*g));
+	struct nop_error err;
+	char group[64], want[400];
+
+	assert_non_null(g);
+	assert_non_null(mkdtemp(dir));
+	touch(dir, "kprobe_events", "");
+	touch(dir, "synthetic_events", "");
+	touch(dir, "trace_clock", "[local] global counter\n");
+	assert_int_equal(nop_gate_plan(g, dir, f, 1, NULL, true, 0, &err), 1); /* no snapshot file */
+	touch(dir, "snapshot", "");
+	assert_int_equal(nop_gate_plan(g, dir, bad, 1, NULL, true, 0, &err), 1);
+	assert_int_equal(nop_gate_plan(g, dir, f, 1, NULL, true, 50000000, &err), 0);
+	nop_probe_group(group, sizeof(group), getpid());
+	assert_string_equal(g->group, group);
+	assert_int_equal(g->nprobes, 2);
+	snprintf(want, sizeof(want), "p:%s/catch0_in do_sys_openat2", group);
+	assert_string_equal(g->probes[0], want);
+	snprintf(want, sizeof(want), "r:%s/catch0_ret do_sys_openat2 ret=$retval:s", group);
+	assert_memory_equal(g->probes[1], want, strlen(want)); /* s32 or s64 by the host's BTF */
+	assert_int_equal(g->narm, 2);
+	assert_string_equal(g->trig[g->arm[0]].text, "snapshot:1 if ret < 0 && ret >= -4095");
+	snprintf(want, sizeof(want), "events/%s/catch0_ret/trigger", group);
+	assert_string_equal(g->trig[g->arm[0]].rel, want);
+	assert_string_equal(g->trig[g->arm[1]].text, "snapshot:1 if lat > 50000");
+	snprintf(want, sizeof(want), "events/synthetic/%s_lat/trigger", group);
+	assert_string_equal(g->trig[g->arm[1]].rel, want);
+	snprintf(want, sizeof(want), "%s_lat u64 lat", group);
+	assert_string_equal(g->synth, want);
+	for (size_t i = 0; i < g->ntrig; i++)
+		if (strstr(g->trig[i].text, "common_timestamp"))
+			assert_non_null(strstr(g->trig[i].text, ":clock=local"));
+	assert_int_equal(g->nroots, 1);
+	assert_int_equal(g->nhits, 2);
+	free(g);
+	for (const char *n = "kprobe_events\0synthetic_events\0trace_clock\0snapshot\0"; *n; n += strlen(n) + 1) {
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, n);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(signatures_from_btf),
 		cmocka_unit_test(kernel_probes_by_what_the_kernel_offers),
+		cmocka_unit_test(catch_gate_texts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
