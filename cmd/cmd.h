@@ -16,7 +16,7 @@ enum {
 	O_DEPTH = 1 << 15, O_THRESH = 1 << 16, O_RETVAL = 1 << 17, O_NOSLEEP = 1 << 18,
 	O_NOIRQS = 1 << 19, O_SORT = 1 << 20, O_HIST = 1 << 21, O_GRAPHFMT = 1 << 22,
 	O_GRAPHFLAG = 1 << 23, O_STATSFLAG = 1 << 24, O_OVERWRITE = 1 << 25, O_USER = 1 << 26,
-	O_ARGS = 1 << 27, O_ERRORS = 1 << 28, O_SLOWER = 1 << 29, O_OUTLIERS = 1 << 30,
+	O_ARGS = 1 << 27, O_ERRORS = 1 << 28, O_SLOWER = 1 << 29, O_OUTLIERS = 1 << 30, O_BEFORE = 1u << 31,
 };
 
 /* catch --outliers: calls of a root function before its p99 judges */
@@ -51,6 +51,8 @@ struct opts {
 	bool catching;
 	unsigned long long slower_ns;
 	unsigned long long outliers; /* their warm-up (calls of each root function); 0: not asked */
+	const char *catch_dir; /* -o DIR: each catch as DIR/catch-NNNN.dat */
+	unsigned long long before_ns; /* --before: what came before a root call too */
 	enum nop_sort sort;
 	const char *hist;
 	bool graph; /* record: function_graph */
@@ -87,6 +89,9 @@ int need_a_pattern(const struct opts *o, const char *example, const char *hint);
  * written as it is (1); never a symlink or directory (-1, checked before
  * tracefs is touched). */
 int output_check(const struct opts *o, bool stream_ok, struct nop_error *err);
+/* catch -o DIR checked: 0 a directory to write catches in, 1 -o names
+ * none, -1 with err */
+int catch_dir_check(const struct opts *o, struct nop_error *err);
 /* Open -o FILE (as output_check allows) or stdout. */
 FILE *open_output(const struct opts *o, struct nop_error *err);
 /* Look for a command in PATH as execvp would: 0 if runnable; its path in

@@ -15,7 +15,7 @@ const struct cmd nop_commands[] = {
 	  "Trace calls of kernel functions (function tracer) or of a program's, BINARY:GLOB (uprobes)." },
 	{ "graph", cmd_graph, GRAPH_OPTS | O_GRAPHFMT | O_ARGS | O_ERRORS, "[OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
 	  "Show call trees with durations (function_graph; uprobes for BINARY:GLOB); PATTERN sets the roots." },
-	{ "catch", cmd_catch, GRAPH_OPTS | O_GRAPHFMT | O_ARGS | O_ERRORS | O_SLOWER | O_OUTLIERS,
+	{ "catch", cmd_catch, GRAPH_OPTS | O_GRAPHFMT | O_ARGS | O_ERRORS | O_SLOWER | O_OUTLIERS | O_BEFORE,
 	  "--slower-than TIME|--errors|--outliers [OPTIONS] PATTERN... [-- COMMAND [ARG...]]",
 	  "Show only the call trees whose root call (a PATTERN's) was slow or failed, whole." },
 	{ "stats", cmd_stats, GRAPH_OPTS | O_FORMAT | O_SORT | O_HIST,

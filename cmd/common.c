@@ -1,5 +1,6 @@
 /* common.c - helpers every subcommand uses: errors, output files,
  * finding tracefs, and checking patterns against the kernel's list. */
+#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <fcntl.h>
@@ -142,6 +143,38 @@ int output_check(const struct opts *o, bool stream_ok, struct nop_error *err)
 	else
 		return 0;
 	return -1;
+}
+
+/* catch -o DIR: an existing directory (not a link), not on a kernel file
+ * system, without an earlier run's catch files unless --overwrite; 1 when
+ * -o names no directory (an output file, as for graph) */
+int catch_dir_check(const struct opts *o, struct nop_error *err)
+{
+	struct stat st;
+	const char *kfs;
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	if (!o->output || lstat(o->output, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 1;
+	if ((kfs = kernel_fs(o->output))) {
+		nop_error_set(err, NOP_EUSAGE, EINVAL, "directory %s is on %s, a kernel file system: give"
+			      " a directory elsewhere for the catches", o->output, kfs);
+		return -1;
+	}
+	if (!(d = opendir(o->output))) {
+		nop_error_set(err, NOP_EUSAGE, errno, "cannot read directory %s: %s", o->output, strerror(errno));
+		return -1;
+	}
+	while (!o->overwrite && !ret && (de = readdir(d)))
+		if (!strncmp(de->d_name, "catch-", 6) && strstr(de->d_name, ".dat")) {
+			nop_error_set(err, NOP_EUSAGE, EEXIST, "%s holds %s of an earlier run; remove the"
+				      " catch files or add --overwrite to replace them", o->output, de->d_name);
+			ret = -1;
+		}
+	closedir(d);
+	return ret;
 }
 
 /* A FIFO or character device the user named (-o /dev/null, -o a.fifo):

@@ -45,6 +45,16 @@ int cmd_catch(struct opts *o)
 			      " --outliers (one slower than its function's p99 so far)");
 		return report_error(o, &err);
 	}
+	if ((rc = catch_dir_check(o, &err)) < 0)
+		return report_error(o, &err);
+	if (rc == 0) { /* -o DIR: the catches there, their lines on stdout */
+		o->catch_dir = o->output;
+		o->output = NULL;
+	} else if (o->before_ns) {
+		nop_error_set(&err, NOP_EUSAGE, 0, "--before keeps what came before a root call in the catch's"
+			      " trace.dat: give -o DIR, an existing directory");
+		return report_error(o, &err);
+	}
 	o->catching = true;
 	return run_capture(o, RUN_GRAPH);
 }

@@ -37,6 +37,7 @@ static const struct optdef defs[] = {
 	{ O_ARGS, { "args", no_argument, 0, 307 }, NULL, "show PATTERN's kernel functions' arguments by name (BTF; fprobe events, 6.6+)" },
 	{ O_ERRORS, { "errors", no_argument, 0, 308 }, NULL, "only calls that returned a negative errno, and the calls they came from" },
 	{ O_SLOWER, { "slower-than", required_argument, 0, 309 }, "TIME", "catch a root call that lasts longer than TIME (10ms, 1s)" },
+	{ O_BEFORE, { "before", required_argument, 0, 311 }, "TIME", "catch -o DIR: each file also holds the TIME before the root call, and context switches" },
 	{ O_OUTLIERS, { "outliers", optional_argument, 0, 310 }, "N", "catch a root call slower than its function's p99 so far, after N calls of it (1000)" },
 	{ O_NOSLEEP, { "no-sleep-time", no_argument, 0, 301 }, NULL, "do not count time a task sleeps in a call" },
 	{ O_NOIRQS, { "no-irqs", no_argument, 0, 302 }, NULL, "leave out interrupt handlers" },
@@ -291,6 +292,10 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o, str
 		case 308: o->errors = o->retval = true; break;
 		case 309:
 			if (duration(optarg, &o->slower_ns) || o->slower_ns < 1000)
+				return bad(err, name, optarg, "give a time of at least 1us, such as 10ms or 1s");
+			break;
+		case 311:
+			if (duration(optarg, &o->before_ns) || o->before_ns < 1000)
 				return bad(err, name, optarg, "give a time of at least 1us, such as 10ms or 1s");
 			break;
 		case 310:

@@ -66,6 +66,7 @@ struct run {
 	struct nop_source *snap;
 	unsigned long long snapshots;
 	bool snap_asked; /* SIGUSR1: a snapshot to take and read */
+	struct nop_pagering *ring; /* catch -o DIR: the pages each catch is written from */
 	/* after a fire, every event read until no more hits for a while */
 	bool following;
 	unsigned long long hits_at, follow_at, roots_seen, hits_seen;

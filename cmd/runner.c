@@ -147,6 +147,10 @@ static int gate_look(struct run *r)
 		r->snap_asked = false;
 		if (nop_session_snapshot(r->sess, &r->err) || read_snapshot(r))
 			return -1;
+		/* the trees open then, read on to their ends */
+		r->following = true;
+		r->hits_at = now_ns();
+		nop_session_gate_counts(r->sess, &r->roots_seen, &r->hits_seen);
 	}
 	return 0;
 }
@@ -164,7 +168,7 @@ static int follow_done(struct run *r)
 		r->hits_at = t;
 		return 0;
 	}
-	if (t - r->hits_at < FOLLOW_MS * 1000000ULL)
+	if (t - r->hits_at < FOLLOW_MS * 1000000ULL || nop_pipeline_catch_running(r->pipe))
 		return 0;
 	r->following = false;
 	return nop_session_gate_rearm(r->sess, &r->err);
@@ -370,7 +374,7 @@ static int open_session(struct run *r)
 		.exclude_self = !o->npids && !o->command,
 		.buffer_kb = buffer_kb(r), .cpus = r->cpusp, .force = o->force,
 		.top_level = o->top_level, .uprobes = &r->uprobes,
-		.stop = stop_pending, .stop_ctx = r, .gate = r->gate,
+		.stop = stop_pending, .stop_ctx = r, .gate = r->gate, .context_switches = o->before_ns > 0,
 	};
 	struct signalfd_siginfo si;
 
@@ -394,6 +398,40 @@ static int open_session(struct run *r)
 	return -1;
 }
 
+/* catch -o DIR: the pages that cover the caught call (and --before the
+ * time before it) as DIR/catch-NNNN.dat, a trace.dat like record's */
+static int write_catch(void *ctx, unsigned long long seq, unsigned long long from, unsigned long long to,
+		       char *path, size_t len)
+{
+	struct run *r = ctx;
+	struct nop_dat *w;
+	bool whole;
+	char group[64];
+
+	snprintf(path, len, "%s/catch-%04llu.dat", r->o->catch_dir, seq);
+	from = from > r->o->before_ns ? from - r->o->before_ns : 0;
+	if (nop_dat_open(&w, path, r->o->overwrite, r->tdir, NULL, nop_source_page_size(r->src), &r->err))
+		return errno = r->err.sys_errno ? r->err.sys_errno : EIO, -1;
+	if (r->o->npids || r->o->command)
+		nop_dat_follows(w);
+	if (r->o->before_ns)
+		nop_dat_switches(w);
+	if (r->uprobes.n) {
+		nop_probe_group(group, sizeof(group), getpid());
+		nop_dat_probes(w, group, &r->uprobes);
+	}
+	if (nop_pagering_write(r->ring, w, from, to, &whole)) {
+		nop_dat_free(w, false);
+		return -1;
+	}
+	if (nop_dat_finish(w, &r->err)) {
+		nop_dat_free(w, false);
+		return errno = r->err.sys_errno ? r->err.sys_errno : EIO, -1;
+	}
+	nop_dat_free(w, true);
+	return 0;
+}
+
 /* the session's buffers as a source, into a pipeline (or a trace.dat) */
 static int open_pipeline(struct run *r)
 {
@@ -412,6 +450,7 @@ static int open_pipeline(struct run *r)
 		.show_others = r->mode == RUN_GRAPH && o->view == NOP_VIEW_LINES,
 		.probes = &r->uprobes, .errors = o->errors,
 		.catching = o->catching, .slower_ns = o->slower_ns, .outliers = o->outliers,
+		.catch_file = o->catch_dir ? write_catch : NULL, .catch_ctx = r,
 	};
 
 	if (!(r->res = nop_resolver_new(r->tdir, &r->err)) ||
@@ -420,6 +459,17 @@ static int open_pipeline(struct run *r)
 	pc.sink.res = r->res;
 	if (r->gate && nop_source_snapshot(&r->snap, nop_session_dir(r->sess), r->cpusp, &r->err))
 		return -1;
+	if (o->catch_dir) { /* twice the buffer per CPU: a tree and what came before it */
+		size_t kb = buffer_kb(r) ? buffer_kb(r) : 1408, ps = (size_t)nop_source_page_size(r->src);
+
+		if (!(r->ring = nop_pagering_new(nop_ncpus(), ps, kb * 1024 * 2 / ps))) {
+			nop_error_set(&r->err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			return -1;
+		}
+		nop_source_keep_pages(r->src, nop_pagering_put, nop_pagering_span, r->ring);
+		if (r->snap)
+			nop_source_keep_pages(r->snap, nop_pagering_put, nop_pagering_span, r->ring);
+	}
 	if (r->uprobes.n) {
 		if (nop_source_probes(r->src, nop_session_dir(r->sess), &r->uprobes, &r->err) ||
 		    (r->snap && nop_source_probes(r->snap, nop_session_dir(r->sess), &r->uprobes, &r->err)))
@@ -627,6 +677,7 @@ static int teardown(struct run *r)
 		close(r->ef);
 	nop_source_close(r->src);
 	nop_source_close(r->snap);
+	nop_pagering_free(r->ring);
 	if (r->sess && nop_session_close(r->sess, left, sizeof(left), r->err.status ? &e2 : &r->err) &&
 	    !r->err.status)
 		r->err.status = NOP_EINTERNAL;

@@ -93,8 +93,9 @@ int user_probes(struct run *r, const char *command)
 	int ret = 0;
 
 	/* live runs: one event per binary and kind of probe; a recording
-	 * keeps an event per probe, whose name tells its function to a reader */
-	r->uprobes.share = r->mode != RUN_RECORD;
+	 * (and catch -o DIR's files) keeps an event per probe, whose name
+	 * tells its function to a reader */
+	r->uprobes.share = r->mode != RUN_RECORD && !o->catch_dir;
 	/* --retval (and --errors): user functions' values from their exits */
 	r->uprobes.retval = o->retval;
 	/* --args: the parameters of the functions the patterns name */

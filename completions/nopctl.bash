@@ -11,7 +11,7 @@ _nopctl() {
 	case $cmd in
 	trace) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --stack --output --overwrite --format --json --quiet --user --top-level --force --retval --args --errors --help" ;;
 	graph) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --errors --no-sleep-time --no-irqs --help" ;;
-	catch) opts="--slower-than --errors --outliers --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
+	catch) opts="--slower-than --errors --outliers --before --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
 	stats) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --sort --hist --help" ;;
 	record) opts="--output --overwrite --graph --pid --module --notrace --duration --count --buffer-kb --cpus --stack --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
 	report) opts="--format --json --output --overwrite --quiet --count --stats --sort --hist --errors --help" ;;
@@ -32,7 +32,7 @@ _nopctl() {
 		return ;;
 	--sort) COMPREPLY=($(compgen -W "total self calls avg max name" -- "$cur")); return ;;
 	--hist) [[ ${#cur} -ge 2 ]] && COMPREPLY=($(nopctl list "$cur*" 2>/dev/null | cut -d' ' -f1 | head -n 500)); return ;;
-	-D | --depth | -t | --threshold | --slower-than) return ;;
+	-D | --depth | -t | --threshold | --slower-than | --before) return ;;
 	-m | --module) COMPREPLY=($(compgen -W "$(cut -d' ' -f1 /proc/modules 2>/dev/null)" -- "$cur")); return ;;
 	-d | --duration | -c | --count | -b | --buffer-kb | -C | --cpus) return ;;
 	esac

@@ -314,6 +314,7 @@ struct nop_session_cfg {
 	 * enabled in the session's buffer, removed at close */
 	const struct nop_uprobes *uprobes;
 	const struct nop_gate_plan *gate; /* catch, in the kernel (NULL: none) */
+	bool context_switches; /* sched_switch and sched_wakeup recorded too */
 	/* asked between set-up steps: true stops the set-up there (open
 	 * fails with EINTR, everything set restored); NULL: never */
 	bool (*stop)(void *ctx);
@@ -423,7 +424,23 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err);
 void nop_dat_probes(struct nop_dat *w, const char *group, const struct nop_uprobes *u);
 /* the session follows tasks (COMMAND, -p): its fork and exec events kept */
 void nop_dat_follows(struct nop_dat *w);
+/* the file's pages hold sched_switch and sched_wakeup events: their formats too */
+void nop_dat_switches(struct nop_dat *w);
 void nop_dat_free(struct nop_dat *w, bool keep); /* keep: false removes the file */
+
+/* The newest pages of each CPU as they were read (pagering.c): a ring of
+ * pages_per_cpu per CPU; put takes a page as read (ctx: the ring; 0, or -1
+ * with errno), span gives the newest page of a CPU its events' stamps.
+ * write: the pages whose events touch [from, to] (trace clock ns) into
+ * w; *whole false when pages from before from had to be dropped. Free
+ * with nop_pagering_free. */
+struct nop_pagering;
+struct nop_pagering *nop_pagering_new(int ncpus, size_t page_size, size_t pages_per_cpu);
+int nop_pagering_put(void *ring, int cpu, const void *page, size_t len);
+void nop_pagering_span(void *ring, int cpu, unsigned long long first, unsigned long long last);
+int nop_pagering_write(const struct nop_pagering *r, struct nop_dat *w, unsigned long long from,
+		       unsigned long long to, bool *whole);
+void nop_pagering_free(struct nop_pagering *r);
 
 
 /* ---- output sinks --------------------------------------------------- */
@@ -520,6 +537,12 @@ int nop_source_snapshot(struct nop_source **src, const char *buffer_dir, const s
  * as it comes (count_now, for -c) or after the capture
  * (nop_pipeline_count_saved) */
 int nop_source_record_to(struct nop_source *src, struct nop_dat *dat, bool count_now);
+/* a live source's pages also to fn (a copy: catch -o DIR), each before
+ * it is decoded, and after it the first and last stamps of its events to
+ * span (the ring's nop_pagering_put and nop_pagering_span) */
+void nop_source_keep_pages(struct nop_source *src, int (*fn)(void *ctx, int cpu, const void *page, size_t len),
+			   void (*span)(void *ctx, int cpu, unsigned long long first, unsigned long long last),
+			   void *ctx);
 /* the ring buffer's page size the source reads */
 int nop_source_page_size(const struct nop_source *src);
 /* the live source decodes the session's probe events (user functions) */
@@ -584,6 +607,13 @@ struct nop_pipeline_cfg {
 	/* catch: also a root slower than its function's running p99, judged
 	 * after this many calls of it (0: not) */
 	unsigned long long outliers;
+	/* catch -o DIR: each caught tree written by catch_file (seq: the
+	 * catch's number; from, to: the root call's span, to ~0 while it
+	 * runs) as a file it names in path (0, or -1 with errno); the trees
+	 * then go there only, the output gets the catch lines */
+	int (*catch_file)(void *ctx, unsigned long long seq, unsigned long long from, unsigned long long to,
+			  char *path, size_t len);
+	void *catch_ctx;
 };
 struct nop_pipeline;
 /* *p a pipeline as cfg asks (view, filters, stop conditions); 0, or -1
@@ -604,6 +634,8 @@ void nop_pipeline_stop(struct nop_pipeline *p, enum nop_stop why, int signo);
 /* catch: the trees open now are caught (a user saw a hang), at the next
  * event; nothing otherwise */
 void nop_pipeline_catch_now(struct nop_pipeline *p);
+/* catch: a tree caught open (nop_pipeline_catch_now) still runs */
+bool nop_pipeline_catch_running(const struct nop_pipeline *p);
 /* the output's reader went away (| head), whatever stopped the run first:
  * a normal end (exit 0) */
 bool nop_pipeline_output_closed(const struct nop_pipeline *p);

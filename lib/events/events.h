@@ -224,6 +224,9 @@ int nop_stream_wait_ms(const struct nop_stream *st, int most);
 typedef int (*nop_raw_fn)(void *ctx, int cpu, const void *page, size_t len);
 
 void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx);
+/* after each raw page is decoded: the first and last stamps of its events */
+typedef void (*nop_span_fn)(void *ctx, int cpu, unsigned long long first, unsigned long long last);
+void nop_stream_set_span(struct nop_stream *st, nop_span_fn fn);
 
 /* A recording's pages: NOP_PAGES_COUNT only counted (nop_count_page),
  * NOP_PAGES_SAVE not even that (counted from the trace.dat afterwards) */

@@ -87,6 +87,12 @@ int nop_source_record_to(struct nop_source *src, struct nop_dat *dat, bool count
 	return 0;
 }
 
+void nop_source_keep_pages(struct nop_source *src, nop_raw_fn fn, nop_span_fn span, void *ctx)
+{
+	nop_stream_set_raw(((struct nop_stream_source *)src)->st, fn, ctx);
+	nop_stream_set_span(((struct nop_stream_source *)src)->st, span);
+}
+
 struct count_saved {
 	struct nop_decoder *dec;
 	nop_emit_fn emit;

@@ -24,6 +24,11 @@ void nop_stream_source_release(struct nop_stream_source *s)
 	nop_decoder_free(s->dec);
 }
 
+void nop_stream_set_span(struct nop_stream *st, nop_span_fn fn)
+{
+	st->span = fn;
+}
+
 void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx)
 {
 	st->raw = fn;
@@ -227,9 +232,14 @@ int nop_stream_take_page(struct nop_stream *st, struct cpu_buf *c, void *page, s
 	if (st->pages == NOP_PAGES_SAVE)
 		return 0;
 	/* a damaged page: said so in the stream (a lost mark), and on */
+	size_t before = c->nev;
+
 	nop_decoder_append_to(st->dec, &c->ev, &c->nev, &c->capev); /* what collect would do */
 	ret = nop_page_events(st->dec, c->cpu, page, st->pages == NOP_PAGES_COUNT, collect, c);
 	nop_decoder_append_to(st->dec, NULL, NULL, NULL);
+	/* the kept page's time span: its events' first and last stamps */
+	if (st->span && c->nev > before)
+		st->span(st->raw_ctx, c->cpu, c->ev[before].ts, c->ev[c->nev - 1].ts);
 	if (ret) {
 		nop_error_set(err, NOP_EINTERNAL, ret < 0 ? -ret : 0,
 			      "cannot decode a ring-buffer page of CPU %d", c->cpu);

@@ -88,6 +88,11 @@ unsigned long long nop_errf_out_whole(const struct nop_errf *e)
 	return e->caught - e->passing;
 }
 
+unsigned long long nop_errf_passing(const struct nop_errf *e)
+{
+	return e->passing;
+}
+
 unsigned long long nop_errf_not_whole(const struct nop_errf *e)
 {
 	return e->not_whole;
@@ -238,6 +243,16 @@ static size_t ncalls(const struct etask *t)
 	return n;
 }
 
+/* the held tree's span: its first item's stamp (an entry's is its
+ * event's, on the buffer's clock) to now: a return's stamp is
+ * function_graph's own rettime, taken before its event was written (and
+ * on 6.1 on another clock), so the tree ends in what was read so far */
+static void span(const struct etask *t, struct nop_caught *c)
+{
+	c->from = t->v[0].gi.ts;
+	c->to = ~0ULL;
+}
+
 static bool failed(const struct nop_gitem *gi)
 {
 	return gi->kind != NOP_GI_ENTER && gi->has_retval && nop_is_errno(gi->retval);
@@ -278,6 +293,7 @@ static int flush_whole(struct nop_errf *e, struct etask *t, nop_gitem_fn out, vo
 	if (c.why) {
 		c.seq = ++e->caught;
 		c.calls = ncalls(t);
+		span(t, &c);
 		if (e->on_catch)
 			ret = e->on_catch(e->on_catch_ctx, &c);
 		for (size_t i = 0; i < t->n && !ret; i++)
@@ -302,6 +318,7 @@ static int catch_open(struct nop_errf *e, nop_gitem_fn out, void *ctx)
 			continue;
 		c.root = &t->v[0].gi;
 		c.seq = ++e->caught;
+		span(t, &c);
 		if (e->on_catch)
 			ret = e->on_catch(e->on_catch_ctx, &c);
 		for (size_t i = 0; i < t->n && !ret; i++)

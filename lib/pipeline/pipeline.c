@@ -145,6 +145,11 @@ static const char *stop_name(enum nop_stop why, int signo, char *buf, size_t len
 	return why > NOP_STOP_NONE && (size_t)why < ARRAY_SIZE(names) ? names[why] : NULL;
 }
 
+bool nop_pipeline_catch_running(const struct nop_pipeline *p)
+{
+	return p->errf && nop_errf_passing(p->errf) > 0;
+}
+
 void nop_pipeline_catch_now(struct nop_pipeline *p)
 {
 	if (p->errf && p->cfg.catching)
@@ -352,9 +357,15 @@ static int on_catch(void *ctx, const struct nop_caught *c)
 {
 	struct nop_pipeline *p = ctx;
 
+	char path[4200];
+
 	if (p->counted)
 		return NOP_FLOW_STOP;
-	return nop_catch_write(&p->sink, c, NULL) ? sink_failed(p) : NOP_FLOW_GO;
+	if (p->cfg.catch_file) {
+		if (p->cfg.catch_file(p->cfg.catch_ctx, c->seq, c->from, c->to, path, sizeof(path)))
+			return fail(p, errno, "cannot write catch %llu", c->seq);
+	}
+	return nop_catch_write(&p->sink, c, p->cfg.catch_file ? path : NULL) ? sink_failed(p) : NOP_FLOW_GO;
 }
 
 /* a call to show: counted, to the sink */
@@ -378,7 +389,8 @@ NOP_HOT static int show_call(void *ctx, const struct nop_gitem *gi)
 		p->sum.gaps += (gi->no_entry && gi->began > p->first) ||
 			       (!gi->timed && !gi->at_end && (gi->func & NOP_UKEY_MASK) != NOP_UKEY);
 	}
-	if (p->sink.ops->graph(&p->sink, gi))
+	/* catch -o DIR: the trees are in their files */
+	if (!p->cfg.catch_file && p->sink.ops->graph(&p->sink, gi))
 		return sink_failed(p);
 	/* catch: counted once its tree is out whole (on_call) */
 	return p->cfg.catching ? NOP_FLOW_GO : count_reached(p);

@@ -41,6 +41,9 @@ void nop_errf_counts(const struct nop_errf *e, unsigned long long *roots, unsign
 /* catch: trees caught and out to their root's end */
 unsigned long long nop_errf_out_whole(const struct nop_errf *e);
 
+/* catch: trees caught open (nop_errf_catch_now) whose root runs still */
+unsigned long long nop_errf_passing(const struct nop_errf *e);
+
 /* catch: at most max_held items held per task (tests lower it) */
 void nop_errf_limit(struct nop_errf *e, size_t max_held);
 

@@ -502,6 +502,12 @@ static int apply(struct nop_session *s, struct nop_error *err)
 		if (nop_path_exists(s->dir, buf) && sess_write(s, buf, "1", false, err))
 			return -1;
 	}
+	/* catch --before: who ran on the CPU meanwhile, in the catch's file */
+	for (size_t i = 0; i < 2 && c->context_switches; i++) {
+		snprintf(buf, sizeof(buf), "events/sched/%s/enable", i ? "sched_wakeup" : "sched_switch");
+		if (nop_path_exists(s->dir, buf) && sess_write(s, buf, "1", false, err))
+			return -1;
+	}
 	if (c->tracer == NOP_TRACER_FUNCTION && c->stack &&
 	    sess_write(s, "options/func_stack_trace", "1", false, err))
 		return -1;

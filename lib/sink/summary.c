@@ -122,7 +122,7 @@ int nop_catch_write(struct nop_sink *s, const struct nop_caught *c, const char *
 	nop_field_str(&f, "function", " %s", nop_sink_func(s, r->func));
 	nop_field_str(&f, "task", " %s", nop_sink_comm(s, r->pid));
 	nop_field_i64(&f, "pid", "-%lld", r->pid);
-	nop_field_u64(&f, "ts_ns", NULL, done && timed ? r->ts - r->duration : r->ts);
+	nop_field_u64(&f, "ts_ns", NULL, c->from);
 	if (timed)
 		nop_field_u64(&f, "duration_ns", NULL, r->duration);
 	else

@@ -32,6 +32,7 @@ struct nop_dat {
 	char group[64];		 /* probe events' system ("": none) */
 	const struct nop_uprobes *uprobes;
 	bool follows;		 /* the session follows tasks: their process events */
+	bool switches;		 /* sched_switch and sched_wakeup were recorded */
 };
 
 static int note(void *ctx, const struct nop_event *ev)
@@ -314,14 +315,24 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 	 * rename (the session enables them then), each in its system */
 	bool probes = w->group[0] && w->uprobes && w->uprobes->n;
 	unsigned int nproc = 0;
+	/* the process events where tasks are followed, the context switches
+	 * where they were recorded (catch --before) */
+	const char *evs[NOP_NPROCESS_EVENTS + 2];
+	size_t nevs = 0;
 
-	for (size_t i = 0; w->follows && i < NOP_NPROCESS_EVENTS; i++) {
-		snprintf(path, sizeof(path), "%s/events/%s/format", w->tracing_dir, nop_process_events[i]);
+	for (size_t i = 0; w->follows && i < NOP_NPROCESS_EVENTS; i++)
+		evs[nevs++] = nop_process_events[i];
+	if (w->switches) {
+		evs[nevs++] = "sched/sched_switch";
+		evs[nevs++] = "sched/sched_wakeup";
+	}
+	for (size_t i = 0; i < nevs; i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/format", w->tracing_dir, evs[i]);
 		nproc += access(path, R_OK) == 0;
 	}
 	put32(&o, (probes ? 1 : 0) + nproc);
-	for (size_t i = 0; w->follows && i < NOP_NPROCESS_EVENTS; i++) {
-		const char *ev = nop_process_events[i], *slash = strchr(ev, '/');
+	for (size_t i = 0; i < nevs; i++) {
+		const char *ev = evs[i], *slash = strchr(ev, '/');
 
 		snprintf(path, sizeof(path), "%s/events/%s/format", w->tracing_dir, ev);
 		if (access(path, R_OK))
@@ -389,6 +400,11 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 void nop_dat_follows(struct nop_dat *w)
 {
 	w->follows = true;
+}
+
+void nop_dat_switches(struct nop_dat *w)
+{
+	w->switches = true;
 }
 
 void nop_dat_probes(struct nop_dat *w, const char *group, const struct nop_uprobes *u)

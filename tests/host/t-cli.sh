@@ -165,6 +165,8 @@ run 2 "$n" catch do_sys_openat2
 has err "or --outliers"
 run 0 "$n" catch --help
 has out -- "--outliers\[=N\]"
+run 2 "$n" catch --slower-than 1s --before 10ms do_sys_openat2
+has err "give -o DIR, an existing directory"
 
 # issue 14: a binary's functions, listed without the kernel (an alias once)
 h=$b/tests/helpers

@@ -334,6 +334,26 @@ jq -e -s 'map(select(.type == "summary"))[0] | .roots == 700 and .caught == 7' "
 	no "catch --errors: $(jq -c 'select(.type == "summary")' "$T/fail.json")"
 [ "$(jq -c 'select(.type == "catch" and .reason == "error" and .function == "tryopen" and .errno == "ENOENT" and .retval == -2)' "$T/fail.json" | wc -l)" = 7 ] && ok ||
 	no "catch --errors: not a catch line per failed open: $(jq -c 'select(.type == "catch")' "$T/fail.json" | head -2)"
+# -o DIR: each catch its own trace.dat, the catch lines (naming the
+# files) on stdout and no tree there; nopctl report of each file shows
+# its slow nap whole; an earlier run's files are not replaced
+mkdir -p "$T/cdir"
+rc=0
+"$bin" catch --slower-than 50ms -j -o "$T/cdir" "$h/uslow:nap" -- "$h/uslow" slow 700 > "$T/cdir.out" 2> "$T/cdir.err" || rc=$?
+n=0
+for f in "$T"/cdir/catch-000[1-7].dat; do
+	"$bin" report -j "$f" 2> /dev/null | jq -e -s 'map(select(.type == "exit" and .func == "nap" and .duration_ns > 50000000)) | length == 1' > /dev/null &&
+		n=$((n + 1))
+done
+[ "$rc" = 0 ] && [ "$n" = 7 ] && [ ! -e "$T/cdir/catch-0008.dat" ] &&
+	[ "$(grep '^{' "$T/cdir.out" | jq -c "select(.type == \"catch\" and (.file | startswith(\"$T/cdir/catch-000\")))" | wc -l)" = 7 ] &&
+	[ "$(grep '^{' "$T/cdir.out" | jq -c 'select(.type == "exit" or .type == "call")' | wc -l)" = 0 ] && ok ||
+	no "catch -o DIR: exit $rc, $n of 7 files show their slow nap: $(ls "$T/cdir") $(head -c 300 "$T/cdir.out") $(tail -2 "$T/cdir.err")"
+rc=0
+"$bin" catch --slower-than 50ms -j -o "$T/cdir" "$h/uslow:nap" -- "$h/uslow" slow 700 > /dev/null 2> "$T/cdir.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "holds catch-000[0-9].dat of an earlier run" "$T/cdir.err" && ok ||
+	no "catch -o DIR over an earlier run: exit $rc: $(cat "$T/cdir.err")"
+
 # --outliers: among 3000 naps, the 7 of 100 ms (calls 0, 428, ...) are
 # over the p99 of the rest (about 1 % of those are too, by definition);
 # with 200 calls of warm-up the first of them is not judged: 6

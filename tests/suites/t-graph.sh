@@ -285,6 +285,29 @@ t_catch_gate_restored() {
 	echo '!hist:keys=common_pid' >> "$TR/events/sched/sched_process_exec/trigger"
 }
 
+# issue 42: catch -o DIR writes each catch as a trace.dat that trace-cmd
+# and nopctl report read, its sleep whole; --before adds what came before
+# and the context switches (sched_switch in the file)
+t_catch_files() {
+	top_buffer_may_expand # graph roots take the top level (instances lack set_graph_function)
+	mkdir -p "$T/d"
+	expect_rc 0 nopctl catch --slower-than 50ms --before 20ms -j -o "$T/d" hrtimer_nanosleep -- uslow slow 700
+	[ "$(grep '^{' "$T/out" | jq -c 'select(.type == "catch" and (.file | test("/catch-000[1-7].dat$")))' | wc -l)" = 7 ] ||
+		fail "not a catch line with its file per slow sleep: $(head -3 "$T/out")"
+	n=0
+	for i in 1 2 3 4 5 6 7; do
+		f=$T/d/catch-000$i.dat
+		d=$(grep '^{' "$T/out" | jq -s "map(select(.type == \"catch\"))[$((i - 1))].duration_ns")
+		nopctl report -j "$f" 2> /dev/null > "$T/r.json"
+		# the caught tree whole: its root's entry and exit, the call
+		# and its duration as the catch line said
+		jq -e -s "map(select(.type == \"exit\" and .func == \"hrtimer_nanosleep\" and .depth == 0 and .duration_ns == $d)) | length == 1" "$T/r.json" > /dev/null &&
+			trace-cmd report "$f" 2> /dev/null | grep -q 'sched_switch:.*prev_comm=uslow' && n=$((n + 1))
+	done
+	[ "$n" = 7 ] || fail "$n of 7 catch files hold their sleep whole and its context switches"
+	trace-cmd report "$T/d/catch-0001.dat" > "$T/tc" 2>&1 || fail "trace-cmd report: $(tail -2 "$T/tc")"
+}
+
 # issue 42: --outliers catches the 7 slow sleeps among 1500 (the first,
 # call 0, comes in the warm-up and is not judged: 6), and about 1 % of the
 # rest as p99 means; SIGUSR1 catches a sleep still running at once. The
