@@ -45,15 +45,6 @@ struct nop_gitem {
 	unsigned long long uip, ucaller;
 };
 
-/* when a call began and ended (trace clock ns); end ~0 when not timed */
-static inline void nop_gitem_span(const struct nop_gitem *gi, unsigned long long *from, unsigned long long *to)
-{
-	bool ret = gi->kind == NOP_GI_RETURN;
-
-	*from = ret && gi->timed ? gi->ts - gi->duration : gi->ts;
-	*to = !gi->timed ? ~0ULL : ret ? gi->ts : gi->ts + gi->duration;
-}
-
 #define NOP_GRAPH_MAX_DEPTH 256
 
 struct nop_graph;
