@@ -106,17 +106,16 @@ int catch_gate(struct run *r)
 {
 	struct opts *o = r->o;
 	const char *env = getenv("NOPCTL_CATCH_GATE"), *names[NOP_GATE_FUNCS];
+	bool off = env && !strcmp(env, "0"), many = false;
 	struct nop_funcs f;
 	struct nop_error e2;
 	size_t n = 0;
-	bool many = false;
 
 	if (!o->catching)
 		return 0;
-	if (o->outliers || r->nuser || !o->npatterns || r->tracer != NOP_TRACER_GRAPH ||
-	    (env && !strcmp(env, "0"))) {
+	if (o->outliers || r->nuser || !o->npatterns || r->tracer != NOP_TRACER_GRAPH || off) {
 		snprintf(r->gate_why, sizeof(r->gate_why), "%s",
-			 env && !strcmp(env, "0") ? "NOPCTL_CATCH_GATE=0"
+			 off ? "NOPCTL_CATCH_GATE=0"
 			 : o->outliers		  ? "--outliers is judged against the calls seen"
 						  : "user functions are judged as they come");
 		return 0;

@@ -69,7 +69,7 @@ struct run {
 	struct nop_pagering *ring; /* catch -o DIR: the pages each catch is written from */
 	/* after a fire, every event read until no more hits for a while */
 	bool following;
-	unsigned long long hits_at, follow_at, roots_seen, hits_seen;
+	unsigned long long hits_at, follow_at, hits_seen;
 };
 
 /* uprobes.c: BINARY:GLOB patterns to r->uprobes (command: COMMAND's path) */

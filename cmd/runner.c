@@ -132,25 +132,27 @@ static int read_snapshot(struct run *r)
  * GATE_TICK_MS: a trigger file read. */
 #define GATE_TICK_MS 10
 #define FOLLOW_MS 1000
+static void follow(struct run *r)
+{
+	unsigned long long roots;
+
+	r->following = true;
+	r->hits_at = now_ns();
+	nop_session_gate_counts(r->sess, &roots, &r->hits_seen);
+}
+
 static int gate_look(struct run *r)
 {
-	int fired = nop_session_gate_fired(r->sess, &r->err);
-
-	if (fired < 0 || (fired && read_snapshot(r)))
-		return -1;
-	if (fired) {
-		r->following = true;
-		r->hits_at = now_ns();
-		nop_session_gate_counts(r->sess, &r->roots_seen, &r->hits_seen);
+	if (nop_session_gate_fired(r->sess)) {
+		if (read_snapshot(r))
+			return -1;
+		follow(r);
 	}
 	if (r->snap_asked) {
 		r->snap_asked = false;
 		if (nop_session_snapshot(r->sess, &r->err) || read_snapshot(r))
 			return -1;
-		/* the trees open then, read on to their ends */
-		r->following = true;
-		r->hits_at = now_ns();
-		nop_session_gate_counts(r->sess, &r->roots_seen, &r->hits_seen);
+		follow(r); /* the trees open then, read on to their ends */
 	}
 	return 0;
 }
@@ -400,12 +402,10 @@ static int open_session(struct run *r)
 
 /* catch -o DIR: the pages that cover the caught call (and --before the
  * time before it) as DIR/catch-NNNN.dat, a trace.dat like record's */
-static int write_catch(void *ctx, unsigned long long seq, unsigned long long from, unsigned long long to,
-		       char *path, size_t len)
+static int write_catch(void *ctx, unsigned long long seq, unsigned long long from, char *path, size_t len)
 {
 	struct run *r = ctx;
 	struct nop_dat *w;
-	bool whole;
 	char group[64];
 
 	snprintf(path, len, "%s/catch-%04llu.dat", r->o->catch_dir, seq);
@@ -420,7 +420,7 @@ static int write_catch(void *ctx, unsigned long long seq, unsigned long long fro
 		nop_probe_group(group, sizeof(group), getpid());
 		nop_dat_probes(w, group, &r->uprobes);
 	}
-	if (nop_pagering_write(r->ring, w, from, to, &whole)) {
+	if (nop_pagering_write(r->ring, w, from)) {
 		nop_dat_free(w, false);
 		return -1;
 	}
@@ -460,7 +460,9 @@ static int open_pipeline(struct run *r)
 	if (r->gate && nop_source_snapshot(&r->snap, nop_session_dir(r->sess), r->cpusp, &r->err))
 		return -1;
 	if (o->catch_dir) { /* twice the buffer per CPU: a tree and what came before it */
-		size_t kb = buffer_kb(r) ? buffer_kb(r) : 1408, ps = (size_t)nop_source_page_size(r->src);
+		size_t kb = buffer_kb(r), ps = (size_t)nop_source_page_size(r->src);
+
+		kb = kb ? kb : 1408;
 
 		if (!(r->ring = nop_pagering_new(nop_ncpus(), ps, kb * 1024 * 2 / ps))) {
 			nop_error_set(&r->err, NOP_EINTERNAL, ENOMEM, "out of memory");
@@ -619,18 +621,16 @@ static int finish(struct run *r)
 	r->fill_at = 0; /* what tracing left behind, always */
 	sample_fill(r);
 	/* the gate: a snapshot not read yet, before what the buffer holds */
-	if (r->gate && why != NOP_STOP_OUTPUT_CLOSED && nop_session_gate_fired(r->sess, &r->err) == 1 &&
-	    read_snapshot(r))
+	if (r->gate && why != NOP_STOP_OUTPUT_CLOSED && nop_session_gate_fired(r->sess) && read_snapshot(r))
 		return -1;
 	/* tracing is off: what is left is bounded by the buffer size. The
 	 * gate, armed: the kernel found nothing since the buffer was last read
-	 * (the hits the same), nothing there to catch, none of it read */
+	 * (the hits the same), nothing there to catch, none of it read. Its
+	 * counts are final now */
 	nop_source_end(r->src);
-	if (r->gate && !r->following) {
-		unsigned long long roots, hits;
-
-		nop_session_gate_counts(r->sess, &roots, &hits);
-		rest = hits != r->hits_seen;
+	if (r->gate) {
+		nop_session_gate_counts(r->sess, &r->sum.roots, &r->sum.hits);
+		rest = r->following || r->sum.hits != r->hits_seen;
 	}
 	for (bool more = rest && why != NOP_STOP_OUTPUT_CLOSED; more && !nop_pipeline_count_reached(r->pipe);)
 		if (nop_pipeline_drain(r->pipe, r->src, &more, &r->err) == NOP_FLOW_FAIL)
@@ -643,7 +643,6 @@ static int finish(struct run *r)
 		r->sum.peak_fill = 0;
 		r->sum.gated = true;
 		r->sum.snapshots = r->snapshots;
-		nop_session_gate_counts(r->sess, &r->sum.roots, &r->sum.hits);
 	}
 	/* the summary counts the file: with -c, what was counted as it came
 	 * stopped at the Nth event, while the pages read with it were saved */

@@ -331,9 +331,9 @@ int nop_session_open(struct nop_session **s, const struct nop_session_cfg *cfg,
 int nop_session_start(struct nop_session *s, struct nop_error *err);
 /* tracing off in the session's buffer; 0, or -1 with err */
 int nop_session_stop(struct nop_session *s, struct nop_error *err);
-/* the gate (cfg.gate): 1 when one of its snapshot triggers fired (the
- * snapshot holds the buffer as it was), 0 if none, -1 with err */
-int nop_session_gate_fired(struct nop_session *s, struct nop_error *err);
+/* the gate (cfg.gate): one of its snapshot triggers fired (the snapshot
+ * holds the buffer as it was); false without a gate */
+bool nop_session_gate_fired(struct nop_session *s);
 /* the gate's fired triggers armed again (after the snapshot was read) */
 int nop_session_gate_rearm(struct nop_session *s, struct nop_error *err);
 /* a snapshot taken now (SIGUSR1); 0, or -1 with err */
@@ -431,15 +431,13 @@ void nop_dat_free(struct nop_dat *w, bool keep); /* keep: false removes the file
 /* The newest pages of each CPU as they were read (pagering.c): a ring of
  * pages_per_cpu per CPU; put takes a page as read (ctx: the ring; 0, or -1
  * with errno), span gives the newest page of a CPU its events' stamps.
- * write: the pages whose events touch [from, to] (trace clock ns) into
- * w; *whole false when pages from before from had to be dropped. Free
- * with nop_pagering_free. */
+ * write: the pages with events from from (trace clock ns) on into w.
+ * Free with nop_pagering_free. */
 struct nop_pagering;
 struct nop_pagering *nop_pagering_new(int ncpus, size_t page_size, size_t pages_per_cpu);
 int nop_pagering_put(void *ring, int cpu, const void *page, size_t len);
 void nop_pagering_span(void *ring, int cpu, unsigned long long first, unsigned long long last);
-int nop_pagering_write(const struct nop_pagering *r, struct nop_dat *w, unsigned long long from,
-		       unsigned long long to, bool *whole);
+int nop_pagering_write(const struct nop_pagering *r, struct nop_dat *w, unsigned long long from);
 void nop_pagering_free(struct nop_pagering *r);
 
 
@@ -608,11 +606,10 @@ struct nop_pipeline_cfg {
 	 * after this many calls of it (0: not) */
 	unsigned long long outliers;
 	/* catch -o DIR: each caught tree written by catch_file (seq: the
-	 * catch's number; from, to: the root call's span, to ~0 while it
-	 * runs) as a file it names in path (0, or -1 with errno); the trees
-	 * then go there only, the output gets the catch lines */
-	int (*catch_file)(void *ctx, unsigned long long seq, unsigned long long from, unsigned long long to,
-			  char *path, size_t len);
+	 * catch's number; from: its first event's stamp; it ends in what was
+	 * read so far) as a file it names in path (0, or -1 with errno); the
+	 * trees then go there only, the output gets the catch lines */
+	int (*catch_file)(void *ctx, unsigned long long seq, unsigned long long from, char *path, size_t len);
 	void *catch_ctx;
 };
 struct nop_pipeline;

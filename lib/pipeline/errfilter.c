@@ -243,19 +243,27 @@ static size_t ncalls(const struct etask *t)
 	return n;
 }
 
-/* the held tree's span: its first item's stamp (an entry's is its
- * event's, on the buffer's clock) to now: a return's stamp is
- * function_graph's own rettime, taken before its event was written (and
- * on 6.1 on another clock), so the tree ends in what was read so far */
-static void span(const struct etask *t, struct nop_caught *c)
-{
-	c->from = t->v[0].gi.ts;
-	c->to = ~0ULL;
-}
-
 static bool failed(const struct nop_gitem *gi)
 {
 	return gi->kind != NOP_GI_ENTER && gi->has_retval && nop_is_errno(gi->retval);
+}
+
+/* a caught tree: numbered, told of (its calls, and its first item's
+ * stamp: an entry's is its event's, on the buffer's clock, where a
+ * return's is function_graph's own rettime), then its items passed on */
+static int pass_caught(struct nop_errf *e, const struct etask *t, struct nop_caught *c, nop_gitem_fn out,
+		       void *ctx)
+{
+	int ret = 0;
+
+	c->seq = ++e->caught;
+	c->calls = ncalls(t);
+	c->from = t->v[0].gi.ts;
+	if (e->on_catch)
+		ret = e->on_catch(e->on_catch_ctx, c);
+	for (size_t i = 0; i < t->n && !ret; i++)
+		ret = out(ctx, &t->v[i].gi);
+	return ret;
 }
 
 /* catch: the tree is complete (its root's return last), or cut short
@@ -290,15 +298,8 @@ static int flush_whole(struct nop_errf *e, struct etask *t, nop_gitem_fn out, vo
 		c.why = NOP_CATCH_NONE;
 	}
 	t->over = false;
-	if (c.why) {
-		c.seq = ++e->caught;
-		c.calls = ncalls(t);
-		span(t, &c);
-		if (e->on_catch)
-			ret = e->on_catch(e->on_catch_ctx, &c);
-		for (size_t i = 0; i < t->n && !ret; i++)
-			ret = out(ctx, &t->v[i].gi);
-	}
+	if (c.why)
+		ret = pass_caught(e, t, &c, out, ctx);
 	clear(t);
 	return ret;
 }
@@ -312,17 +313,12 @@ static int catch_open(struct nop_errf *e, nop_gitem_fn out, void *ctx)
 	e->now = false;
 	for (size_t k = 0; k < e->n && !ret; k++) {
 		struct etask *t = &e->t[k];
-		struct nop_caught c = { .why = NOP_CATCH_ASKED, .calls = ncalls(t) };
+		struct nop_caught c = { .why = NOP_CATCH_ASKED };
 
 		if (!t->n || t->passing || t->over || t->v[0].gi.depth != 0)
 			continue;
 		c.root = &t->v[0].gi;
-		c.seq = ++e->caught;
-		span(t, &c);
-		if (e->on_catch)
-			ret = e->on_catch(e->on_catch_ctx, &c);
-		for (size_t i = 0; i < t->n && !ret; i++)
-			ret = out(ctx, &t->v[i].gi);
+		ret = pass_caught(e, t, &c, out, ctx);
 		clear(t);
 		t->passing = true;
 		e->passing++;

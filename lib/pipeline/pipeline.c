@@ -362,7 +362,7 @@ static int on_catch(void *ctx, const struct nop_caught *c)
 	if (p->counted)
 		return NOP_FLOW_STOP;
 	if (p->cfg.catch_file) {
-		if (p->cfg.catch_file(p->cfg.catch_ctx, c->seq, c->from, c->to, path, sizeof(path)))
+		if (p->cfg.catch_file(p->cfg.catch_ctx, c->seq, c->from, path, sizeof(path)))
 			return fail(p, errno, "cannot write catch %llu", c->seq);
 	}
 	return nop_catch_write(&p->sink, c, p->cfg.catch_file ? path : NULL) ? sink_failed(p) : NOP_FLOW_GO;

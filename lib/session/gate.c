@@ -94,12 +94,12 @@ static bool spent(const char *tracing_dir, const char *rel)
 	return yes;
 }
 
-int nop_gate_fired(const char *tracing_dir, const struct nop_gate_plan *g)
+bool nop_gate_fired(const char *tracing_dir, const struct nop_gate_plan *g)
 {
 	for (size_t i = 0; i < g->narm; i++)
 		if (spent(tracing_dir, g->trig[g->arm[i]].rel))
-			return 1;
-	return 0;
+			return true;
+	return false;
 }
 
 int nop_gate_rearm(const char *tracing_dir, const struct nop_gate_plan *g, struct nop_error *err)

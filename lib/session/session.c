@@ -16,6 +16,7 @@
 
 const char *const nop_process_events[NOP_NPROCESS_EVENTS] = { "task/task_newtask", "sched/sched_process_exec",
 								 "task/task_rename" };
+const char *const nop_switch_events[NOP_NSWITCH_EVENTS] = { "sched/sched_switch", "sched/sched_wakeup" };
 
 struct nop_session {
 	const char *tracing_dir;
@@ -503,8 +504,8 @@ static int apply(struct nop_session *s, struct nop_error *err)
 			return -1;
 	}
 	/* catch --before: who ran on the CPU meanwhile, in the catch's file */
-	for (size_t i = 0; i < 2 && c->context_switches; i++) {
-		snprintf(buf, sizeof(buf), "events/sched/%s/enable", i ? "sched_wakeup" : "sched_switch");
+	for (size_t i = 0; i < NOP_NSWITCH_EVENTS && c->context_switches; i++) {
+		snprintf(buf, sizeof(buf), "events/%s/enable", nop_switch_events[i]);
 		if (nop_path_exists(s->dir, buf) && sess_write(s, buf, "1", false, err))
 			return -1;
 	}
@@ -769,10 +770,9 @@ int nop_session_stop(struct nop_session *s, struct nop_error *err)
 	return sess_write(s, "tracing_on", "0", false, err);
 }
 
-int nop_session_gate_fired(struct nop_session *s, struct nop_error *err)
+bool nop_session_gate_fired(struct nop_session *s)
 {
-	(void)err;
-	return s->cfg.gate ? nop_gate_fired(s->tracing_dir, s->cfg.gate) : 0;
+	return s->cfg.gate && nop_gate_fired(s->tracing_dir, s->cfg.gate);
 }
 
 int nop_session_gate_rearm(struct nop_session *s, struct nop_error *err)

@@ -27,6 +27,9 @@ void nop_walk_end(struct nop_walk *w);
 #define NOP_NPROCESS_EVENTS 3
 
 extern const char *const nop_process_events[NOP_NPROCESS_EVENTS];
+/* catch --before: the context switches recorded too ("SYSTEM/EVENT") */
+#define NOP_NSWITCH_EVENTS 2
+extern const char *const nop_switch_events[NOP_NSWITCH_EVENTS];
 
 extern const char *nop_pidns_link; /* /proc/self/ns/pid; tests point it elsewhere */
 
@@ -116,7 +119,7 @@ int nop_probes_reset_stale(const char *tracing_dir, struct nop_replay *rep, stru
  * spent snapshot triggers armed again; the kernel's counts */
 int nop_gate_create(struct nop_journal *j, const char *tracing_dir, const struct nop_gate_plan *g,
 		    struct nop_error *err);
-int nop_gate_fired(const char *tracing_dir, const struct nop_gate_plan *g);
+bool nop_gate_fired(const char *tracing_dir, const struct nop_gate_plan *g);
 int nop_gate_rearm(const char *tracing_dir, const struct nop_gate_plan *g, struct nop_error *err);
 void nop_gate_counts(const char *tracing_dir, const struct nop_gate_plan *g, unsigned long long *roots,
 		     unsigned long long *hits);

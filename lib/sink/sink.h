@@ -95,11 +95,10 @@ struct nop_caught {
 	const struct nop_gitem *root;
 	unsigned long long limit_ns; /* SLOWER: the threshold; OUTLIER: the p99 it passed */
 	size_t calls; /* in the tree (ASKED: so far) */
-	/* the tree's span on the buffer's clock: its first event's stamp, and
-	 * ~0 (it ended in what was read so far); a return's stamp is
-	 * function_graph's own clock, which can run apart from the buffer's
-	 * (6.1) */
-	unsigned long long from, to;
+	/* the tree's first event's stamp on the buffer's clock (it ends in
+	 * what was read so far: a return's stamp is function_graph's own
+	 * clock, which can run apart from the buffer's, 6.1) */
+	unsigned long long from;
 };
 /* catch: the line that tells of a catch, before its tree: on the output
  * (text: a '#' line; JSON: a "catch" object), for pictures as text on the

@@ -95,21 +95,15 @@ void nop_pagering_span(void *ctx, int cpu, unsigned long long first, unsigned lo
 	c->v[(c->head + c->used - 1) % r->n].last = last;
 }
 
-int nop_pagering_write(const struct nop_pagering *r, struct nop_dat *w, unsigned long long from,
-		       unsigned long long to, bool *whole)
+int nop_pagering_write(const struct nop_pagering *r, struct nop_dat *w, unsigned long long from)
 {
-	*whole = true;
 	for (int cpu = 0; cpu < r->ncpus; cpu++) {
 		const struct cpu_ring *c = &r->cpus[cpu];
 
 		for (size_t i = 0; i < c->used; i++) {
 			const struct kept *k = &c->v[(c->head + i) % r->n];
 
-			/* pages were dropped, the oldest kept begins after from:
-			 * what came before it is gone */
-			if (i == 0 && c->used == r->n && k->last && k->first > from)
-				*whole = false;
-			if (!k->last || k->first > to || k->last < from)
+			if (!k->last || k->last < from)
 				continue;
 			if (nop_dat_page(w, cpu, k->page, k->len))
 				return -1;

@@ -317,15 +317,13 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 	unsigned int nproc = 0;
 	/* the process events where tasks are followed, the context switches
 	 * where they were recorded (catch --before) */
-	const char *evs[NOP_NPROCESS_EVENTS + 2];
+	const char *evs[NOP_NPROCESS_EVENTS + NOP_NSWITCH_EVENTS];
 	size_t nevs = 0;
 
 	for (size_t i = 0; w->follows && i < NOP_NPROCESS_EVENTS; i++)
 		evs[nevs++] = nop_process_events[i];
-	if (w->switches) {
-		evs[nevs++] = "sched/sched_switch";
-		evs[nevs++] = "sched/sched_wakeup";
-	}
+	for (size_t i = 0; w->switches && i < NOP_NSWITCH_EVENTS; i++)
+		evs[nevs++] = nop_switch_events[i];
 	for (size_t i = 0; i < nevs; i++) {
 		snprintf(path, sizeof(path), "%s/events/%s/format", w->tracing_dir, evs[i]);
 		nproc += access(path, R_OK) == 0;
