@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "session/session.h"
@@ -35,6 +36,9 @@ struct nop_session {
 	/* in a nested PID namespace (pidns.c): cfg.pids and nopctl itself
 	 * as the kernel knows them; else cfg.pids and getpid() */
 	pid_t *kpids, self;
+	/* when the pid lists were written, in clock ticks since boot (as
+	 * /proc/PID/stat's starttime): a task started before was not followed */
+	unsigned long long started;
 };
 
 /* a set-up step may take long (function_graph patches every function;
@@ -581,6 +585,13 @@ static int apply_graph(struct nop_session *s, struct nop_error *err)
 
 static int set_pids(struct nop_session *s, const pid_t *pids, size_t n, struct nop_error *err)
 {
+	if (!s->started) { /* the kernel follows the forks from here on */
+		struct timespec ts;
+
+		clock_gettime(CLOCK_BOOTTIME, &ts);
+		s->started = ((unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec) /
+			     (1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK));
+	}
 	char buf[32];
 
 	for (int pass = 0; pid_files(s, pass, false); pass++) {
@@ -838,7 +849,7 @@ bool nop_session_traces(struct nop_session *s, int pid)
 		return true;
 	free(s->pids);
 	s->pids = read_trimmed(s->dir, pid_files(s, 0, false));
-	return nop_pid_traced(s->pids, pid);
+	return nop_pid_traced(s->pids, pid, s->started);
 }
 
 bool nop_session_tasks_alive(struct nop_session *s)

@@ -145,7 +145,9 @@ const char *nop_list_writable(const char *rel, const char *entry, char *buf, siz
  * listed task; some task of a list still running */
 bool nop_pid_listed(const char *list, int pid);
 
-bool nop_pid_traced(const char *list, int pid);
+bool nop_pid_traced(const char *list, int pid, unsigned long long since);
+/* when pid started, in clock ticks since boot; 0 if unknown */
+unsigned long long nop_task_started(int pid);
 
 bool nop_pids_run(const char *list);
 

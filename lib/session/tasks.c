@@ -31,17 +31,44 @@ static int parent_of(int pid)
 	return ppid > 0 ? ppid : -1;
 }
 
+/* when pid started, in clock ticks since boot (/proc/PID/stat's 22nd
+ * field); 0 if it cannot be read */
+unsigned long long nop_task_started(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long t = 0;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* after the name's ')': state is field 3, starttime field 22 */
+	if ((p = strrchr(buf, ')')))
+		sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", &t);
+	return t;
+}
+
 /* The kernel drops a child from set_ftrace_pid when it exits, often
  * before nopctl reads its calls: a task that is gone counts as traced
  * (the kernel recorded it because it was in the list), and so does one
- * with a listed ancestor; the idle task never is. */
-bool nop_pid_traced(const char *list, int pid)
+ * with a listed ancestor, if it started after since (ticks since boot, 0:
+ * any time; a child that existed before the list was written was never
+ * followed: the kernel adds a child to it at its fork); the idle task
+ * never is. */
+bool nop_pid_traced(const char *list, int pid, unsigned long long since)
 {
 	int up = pid;
+	unsigned long long st;
 
 	if (nop_pid_listed(list, pid))
 		return true;
 	if (pid <= 0)
+		return false;
+	if (since && (st = nop_task_started(pid)) && st < since)
 		return false;
 	for (int hops = 0; hops < 64; hops++) {
 		int parent = parent_of(up);

@@ -42,10 +42,15 @@ static void traced_tasks(void **state)
 	char list[64];
 
 	snprintf(list, sizeof(list), "%d", (int)getppid());
-	assert_true(nop_pid_traced(list, (int)getpid())); /* the parent is listed */
-	assert_false(nop_pid_traced("999999999", (int)getpid()));
-	assert_true(nop_pid_traced("999999999", gone_pid()));
-	assert_false(nop_pid_traced("999999999", 0)); /* the idle task */
+	assert_true(nop_pid_traced(list, (int)getpid(), 0)); /* the parent is listed */
+	assert_false(nop_pid_traced("999999999", (int)getpid(), 0));
+	assert_true(nop_pid_traced("999999999", gone_pid(), 0));
+	assert_false(nop_pid_traced("999999999", 0, 0)); /* the idle task */
+	/* a child that existed before the list was written was never
+	 * followed (issue 43: uoff's feeder under graph -p) */
+	assert_false(nop_pid_traced(list, (int)getpid(), nop_task_started((int)getpid()) + 1));
+	assert_true(nop_pid_traced(list, (int)getpid(), nop_task_started((int)getpid())));
+	assert_true(nop_task_started((int)getpid()) > 0);
 }
 
 static void running_tasks(void **state)
