@@ -18,6 +18,8 @@ enum {
 	O_GRAPHFLAG = 1 << 23, O_STATSFLAG = 1 << 24, O_OVERWRITE = 1 << 25, O_USER = 1 << 26,
 	O_ARGS = 1 << 27, O_ERRORS = 1 << 28, O_SLOWER = 1 << 29, O_OUTLIERS = 1 << 30, O_BEFORE = 1u << 31,
 };
+#define O_EVENTS (1ULL << 32) /* -e EVENT, --filter EXPR */
+#define O_CALLERS (1ULL << 33) /* stats --callers */
 
 /* catch --outliers: calls of a root function before its p99 judges */
 #define OUTLIERS_WARMUP 1000
@@ -57,12 +59,18 @@ struct opts {
 	const char *hist;
 	bool graph; /* record: function_graph */
 	bool stats; /* report: the stats summary */
+	bool callers; /* stats: each function's callers (kernel stacks) */
+	/* -e SYSTEM:EVENT as given, each with the --filter after it (NULL:
+	 * none); matched against available_events into events (run_capture) */
+	struct event_arg { const char *spec, *filter; } *event_args;
+	size_t nevent_args;
+	struct nop_kevents events;
 };
 
 struct cmd {
 	const char *name;
 	int (*run)(struct opts *o);
-	unsigned opts;
+	unsigned long long opts;
 	const char *args;    /* synopsis after the command name */
 	const char *summary; /* one line */
 };

@@ -4,11 +4,11 @@
 
 #define TRACE_OPTS (O_PATTERNS | O_PID | O_MODULE | O_NOTRACE | O_DURATION | O_COUNT | \
 		    O_BUFFER | O_CPUS | O_STACK | O_OUTPUT | O_OVERWRITE | O_FORMAT | O_QUIET | O_FORCE | O_COMMAND | O_USER | O_TOPLEVEL | \
-		    O_RETVAL | O_ARGS | O_ERRORS)
+		    O_RETVAL | O_ARGS | O_ERRORS | O_EVENTS)
 
 #define GRAPH_OPTS (O_PATTERNS | O_PID | O_MODULE | O_NOTRACE | O_DURATION | O_COUNT | \
 		    O_BUFFER | O_CPUS | O_OUTPUT | O_OVERWRITE | O_QUIET | O_FORCE | O_COMMAND | O_USER | O_TOPLEVEL | \
-		    O_DEPTH | O_THRESH | O_RETVAL | O_NOSLEEP | O_NOIRQS)
+		    O_DEPTH | O_THRESH | O_RETVAL | O_NOSLEEP | O_NOIRQS | O_EVENTS)
 
 const struct cmd nop_commands[] = {
 	{ "trace", cmd_trace, TRACE_OPTS, "[OPTIONS] PATTERN... [-- COMMAND [ARG...]]",
@@ -18,13 +18,13 @@ const struct cmd nop_commands[] = {
 	{ "catch", cmd_catch, GRAPH_OPTS | O_GRAPHFMT | O_ARGS | O_ERRORS | O_SLOWER | O_OUTLIERS | O_BEFORE,
 	  "--slower-than TIME|--errors|--outliers [OPTIONS] PATTERN... [-- COMMAND [ARG...]]",
 	  "Show only the call trees whose root call (a PATTERN's) was slow or failed, whole." },
-	{ "stats", cmd_stats, GRAPH_OPTS | O_FORMAT | O_SORT | O_HIST,
+	{ "stats", cmd_stats, GRAPH_OPTS | O_FORMAT | O_SORT | O_HIST | O_CALLERS,
 	  "[OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
 	  "Summarize calls per function: count, total, self, avg, min, max, p50, p99, depth." },
 	{ "record", cmd_record, GRAPH_OPTS | O_STACK | O_GRAPHFLAG | O_ARGS, "-o FILE [OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
 	  "Record raw events into a trace.dat (trace-cmd's format) to look at later or elsewhere." },
 	{ "report", cmd_report, O_PATTERNS | O_GRAPHFMT | O_OUTPUT | O_OVERWRITE | O_QUIET | O_COUNT | O_STATSFLAG |
-	  O_SORT | O_HIST | O_ERRORS, "[OPTIONS] FILE",
+	  O_SORT | O_HIST | O_ERRORS | O_CALLERS, "[OPTIONS] FILE",
 	  "Show a trace.dat (nopctl's or trace-cmd's) in any format trace, graph and stats print." },
 	{ "list", cmd_list, O_PATTERNS | O_MODULE | O_FORMAT, "[OPTIONS] [PATTERN...]",
 	  "List the traceable kernel functions, with their module." },

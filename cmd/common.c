@@ -48,6 +48,8 @@ static const char *const remedies[] = {
 	[NOP_REMEDY_TAKE_OVER] = ". Use --force to take it over (its settings are restored on exit)",
 	[NOP_REMEDY_RECORD_GRAPH] = ". Record with 'nopctl record -G' (trace-cmd record -p"
 				    " function_graph), or show the hits with plain 'nopctl report'",
+	[NOP_REMEDY_RECORD_STACKS] = ". Record with 'nopctl record -s PATTERN' (trace-cmd record -p function"
+				     " -l PATTERN --func-stack)",
 	[NOP_REMEDY_MODULE] = "; a kernel module's functions are -m MODULE PATTERN, its exclusions"
 			      " -n PATTERN",
 };

@@ -10,7 +10,7 @@
 #include "cmd.h"
 
 struct optdef {
-	unsigned flag;
+	unsigned long long flag;
 	struct option lo;
 	const char *arg, *help;
 };
@@ -47,7 +47,10 @@ static const struct optdef defs[] = {
 	{ O_STATSFLAG, { "stats", no_argument, 0, 305 }, NULL, "print the stats summary instead of the stream" },
 	{ O_TOPLEVEL, { "top-level", no_argument, 0, 'T' }, NULL, "use the top-level buffer, not a private instance" },
 	{ O_FORCE, { "force", no_argument, 0, 'f' }, NULL, "take over a busy top-level tracer (its settings restored on exit)" },
-	{ ~0u, { "help", no_argument, 0, 'h' }, NULL, "show this help" },
+	{ O_EVENTS, { "event", required_argument, 0, 'e' }, "EVENT", "record kernel event EVENT (SYSTEM:EVENT, globs) beside the calls (repeatable)" },
+	{ O_EVENTS, { "filter", required_argument, 0, 312 }, "EXPR", "only the -e EVENT before it that match EXPR (the kernel's filter syntax)" },
+	{ O_CALLERS, { "callers", no_argument, 0, 313 }, NULL, "count each PATTERN function's callers: its hits' unique kernel stacks (-F folded: a flame graph's input)" },
+	{ ~0ULL, { "help", no_argument, 0, 'h' }, NULL, "show this help" },
 };
 
 void usage(const struct cmd *c, FILE *out)
@@ -58,7 +61,7 @@ void usage(const struct cmd *c, FILE *out)
 	for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
 		char left[64];
 
-		if (!(defs[i].flag & c->opts) || defs[i].flag == ~0u)
+		if (!(defs[i].flag & c->opts) || defs[i].flag == ~0ULL)
 			continue;
 		if (defs[i].lo.val < 256)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", defs[i].lo.val, defs[i].lo.name,
@@ -267,13 +270,14 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o, str
 				{ "folded", NOP_VIEW_FOLDED, NOP_ENC_TEXT }, { "dot", NOP_VIEW_DOT, NOP_ENC_TEXT },
 				{ "chrome", NOP_VIEW_CHROME, NOP_ENC_TEXT },
 			};
-			size_t k, nfmt = c->opts & O_GRAPHFMT ? 5 : 2;
+			size_t k, nfmt = c->opts & O_GRAPHFMT ? 5 : c->opts & O_CALLERS ? 3 : 2;
 
 			for (k = 0; k < nfmt && strcmp(optarg, f[k].name); k++)
 				;
 			if (k == nfmt)
 				return bad(err, name, optarg, nfmt == 5 ? "formats are text, json, folded, dot and chrome"
-									: "formats are text and json");
+							      : nfmt == 3 ? "formats are text, json and folded (with --callers)"
+									  : "formats are text and json");
 			o->view = f[k].view;
 			o->enc = f[k].enc;
 			break;
@@ -335,6 +339,23 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o, str
 				return bad(err, name, optarg, "give a user name or uid");
 			o->user = optarg;
 			break;
+		case 'e': {
+			struct event_arg a = { .spec = optarg };
+
+			if (push((void **)&o->event_args, &o->nevent_args, sizeof(a), &a))
+				goto oom;
+			break;
+		}
+		case 312:
+			if (!o->nevent_args)
+				return bad(err, name, optarg, "give it after the -e EVENT it filters");
+			if (o->event_args[o->nevent_args - 1].filter)
+				return bad(err, name, optarg, "one filter per -e EVENT: join them with && or ||");
+			if (nop_event_filter_check(optarg, err))
+				return -1;
+			o->event_args[o->nevent_args - 1].filter = optarg;
+			break;
+		case 313: o->callers = true; break;
 		case 'G': o->graph = true; break;
 		case 305: o->stats = true; break;
 		case 306: o->overwrite = true; break;
@@ -366,8 +387,12 @@ void opts_free(struct opts *o)
 	free(o->patterns);
 	free(o->notrace);
 	free(o->pids);
+	free(o->event_args);
+	nop_kevents_free(&o->events);
 	o->patterns = o->notrace = NULL;
 	o->pids = NULL;
+	o->event_args = NULL;
+	o->nevent_args = 0;
 }
 
 /* on failure nothing is left allocated (found by fuzz_args) */

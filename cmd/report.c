@@ -23,9 +23,9 @@ int cmd_report(struct opts *o)
 	signal(SIGPIPE, SIG_IGN);
 	if (nop_source_file(&src, o->patterns[0], &res, &err) == 0 && (out = open_output(o, &err))) {
 		struct nop_pipeline_cfg pc = {
-			.sink = { .view = o->stats ? NOP_VIEW_STATS : o->view, .enc = o->enc, .out = out,
-				  .diag = stderr, .res = res, .quiet = o->quiet,
-				  .stats = { .sort = o->sort, .hist_func = o->hist } },
+			.sink = { .view = o->callers ? NOP_VIEW_CALLERS : o->stats ? NOP_VIEW_STATS : o->view,
+				  .enc = o->enc, .out = out, .diag = stderr, .res = res, .quiet = o->quiet,
+				  .stats = { .sort = o->sort, .hist_func = o->hist, .folded = o->view == NOP_VIEW_FOLDED } },
 			.out_name = o->output, .graph = true, .count = o->count, .recorded = true,
 			.errors = o->errors,
 		};

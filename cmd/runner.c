@@ -326,6 +326,20 @@ static size_t buffer_kb(const struct run *r)
 	return kb > 1408 ? kb : 0;
 }
 
+/* -e EVENTs matched against available_events (before anything is set up) */
+static int kernel_events(struct run *r)
+{
+	for (size_t i = 0; i < r->o->nevent_args; i++)
+		if (nop_kevents_add(&r->o->events, r->tdir, r->o->event_args[i].spec, r->o->event_args[i].filter,
+				    &r->err)) {
+			if (strstr(r->err.msg, "no kernel event matches"))
+				snprintf(r->err.msg + strlen(r->err.msg), sizeof(r->err.msg) - strlen(r->err.msg),
+					 "; %s/available_events lists them", r->tdir);
+			return -1;
+		}
+	return 0;
+}
+
 /* tracefs, the patterns against this kernel, the output, the session */
 static int open_session(struct run *r)
 {
@@ -342,8 +356,8 @@ static int open_session(struct run *r)
 		}
 	}
 	if (!(r->tdir = prepare_tracefs(&r->err)) ||
-	    (r->tracer != NOP_TRACER_NONE && check_patterns(r->tdir, o, &r->err)) || kernel_probes(r) ||
-	    catch_gate(r))
+	    (r->tracer != NOP_TRACER_NONE && check_patterns(r->tdir, o, &r->err)) || kernel_events(r) ||
+	    kernel_probes(r) || catch_gate(r))
 		return -1;
 	if (r->mode == RUN_RECORD) {
 		/* the trace.dat is created after the session: -o checked before */
@@ -377,6 +391,9 @@ static int open_session(struct run *r)
 		.buffer_kb = buffer_kb(r), .cpus = r->cpusp, .force = o->force,
 		.top_level = o->top_level, .uprobes = &r->uprobes,
 		.stop = stop_pending, .stop_ctx = r, .gate = r->gate, .context_switches = o->before_ns > 0,
+		.events = o->events.v, .nevents = o->events.n,
+		/* calls' time off CPU, where their durations hold it (sleep-time) */
+		.off_cpu = (r->mode == RUN_GRAPH || r->mode == RUN_STATS) && !o->no_sleep_time && !o->callers,
 	};
 	struct signalfd_siginfo si;
 
@@ -416,6 +433,10 @@ static int write_catch(void *ctx, unsigned long long seq, unsigned long long fro
 		nop_dat_follows(w);
 	if (r->o->before_ns)
 		nop_dat_switches(w);
+	if (nop_dat_events(w, r->o->events.v, r->o->events.n)) {
+		nop_dat_free(w, false);
+		return errno = ENOMEM, -1;
+	}
 	if (r->uprobes.n) {
 		nop_probe_group(group, sizeof(group), getpid());
 		nop_dat_probes(w, group, &r->uprobes);
@@ -437,11 +458,11 @@ static int open_pipeline(struct run *r)
 {
 	struct opts *o = r->o;
 	struct nop_pipeline_cfg pc = {
-		.sink = { .view = r->mode == RUN_STATS ? NOP_VIEW_STATS : o->view, .enc = o->enc,
-			  .out = r->out, .diag = stderr, .quiet = o->quiet,
-			  .stats = { .sort = o->sort, .hist_func = o->hist } },
+		.sink = { .view = r->mode != RUN_STATS ? o->view : o->callers ? NOP_VIEW_CALLERS : NOP_VIEW_STATS,
+			  .enc = o->enc, .out = r->out, .diag = stderr, .quiet = o->quiet,
+			  .stats = { .sort = o->sort, .hist_func = o->hist, .folded = o->view == NOP_VIEW_FOLDED } },
 		.out_name = o->output,
-		.graph = r->mode == RUN_GRAPH || r->mode == RUN_STATS,
+		.graph = (r->mode == RUN_GRAPH || r->mode == RUN_STATS) && !o->callers,
 		.recording = r->mode == RUN_RECORD,
 		.roots = r->nuser ? r->proots : r->roots, .nroots = r->nuser ? r->nproots : r->nroots,
 		.count = o->count, .thresh_ns = (o->thresh_ns + 999) / 1000 * 1000, /* the kernel's us */
@@ -472,6 +493,10 @@ static int open_pipeline(struct run *r)
 		if (r->snap)
 			nop_source_keep_pages(r->snap, nop_pagering_put, nop_pagering_span, r->ring);
 	}
+	if (o->events.n && (nop_source_events(r->src, nop_session_dir(r->sess), o->events.v, o->events.n, &r->err) ||
+			    (r->snap && nop_source_events(r->snap, nop_session_dir(r->sess), o->events.v, o->events.n,
+							  &r->err))))
+		return -1;
 	if (r->uprobes.n) {
 		if (nop_source_probes(r->src, nop_session_dir(r->sess), &r->uprobes, &r->err) ||
 		    (r->snap && nop_source_probes(r->snap, nop_session_dir(r->sess), &r->uprobes, &r->err)))
@@ -487,6 +512,10 @@ static int open_pipeline(struct run *r)
 		nop_source_record_to(r->src, r->dat, o->count > 0);
 		if (o->npids || o->command)
 			nop_dat_follows(r->dat);
+		if (nop_dat_events(r->dat, o->events.v, o->events.n)) {
+			nop_error_set(&r->err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			return -1;
+		}
 		if (r->uprobes.n) {
 			char group[64];
 
@@ -652,6 +681,7 @@ static int finish(struct run *r)
 		return -1;
 	reap_child(r);
 	r->sum.exit_status = r->o->command ? r->child_status : -1;
+	r->sum.kevents_asked = r->o->events.n > 0;
 	if (nop_pipeline_finish(r->pipe, &r->sum, &r->err))
 		return -1;
 	/* a buffer seen 3/4 full came close to losing events */
@@ -736,8 +766,8 @@ int run_capture(struct opts *o, enum run_mode mode)
 	struct run r = {
 		.o = o, .mode = mode, .sigfd = -1, .child_status = -1, .go = -1, .ef = -1, .ran0 = -1,
 		.t0 = now_ns(),
-		.tracer = mode == RUN_TRACE || (mode == RUN_RECORD && !o->graph) ? NOP_TRACER_FUNCTION
-										 : NOP_TRACER_GRAPH,
+		.tracer = mode == RUN_TRACE || (mode == RUN_RECORD && !o->graph) || (mode == RUN_STATS && o->callers)
+				  ? NOP_TRACER_FUNCTION : NOP_TRACER_GRAPH,
 	};
 
 	if (check_input(&r) || fd_limit_for_cpus(&r.err))

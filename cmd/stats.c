@@ -3,7 +3,32 @@
 
 int cmd_stats(struct opts *o)
 {
+	struct nop_error err = { 0 };
 	int rc = graph_needs_a_root(o);
 
-	return rc ? rc : run_capture(o, RUN_STATS);
+	if (rc)
+		return rc;
+	if (o->view == NOP_VIEW_FOLDED && !o->callers) {
+		nop_error_set(&err, NOP_EUSAGE, 0, "-F folded is the format of --callers; stats' table is text or json"
+			      " (graph -F folded draws the calls' time)");
+		return report_error(o, &err);
+	}
+	if (o->callers) {
+		/* the function tracer's stack of each hit of the PATTERNs */
+		for (size_t i = 0; i < o->npatterns; i++)
+			if (nop_upattern(o->patterns[i])) {
+				nop_error_set(&err, NOP_EUSAGE, 0, "--callers counts kernel stacks: a user function's callers"
+					      " need its user stack, which nopctl does not record yet; give kernel functions"
+					      " (e.g. 'nopctl stats --callers do_sys_openat2')");
+				return report_error(o, &err);
+			}
+		if (!o->npatterns || o->depth || o->thresh_ns || o->no_sleep_time || o->no_irqs || o->retval || o->hist) {
+			nop_error_set(&err, NOP_EUSAGE, 0, "--callers counts the stacks of the PATTERN functions' hits"
+				      " (the function tracer): give PATTERNs, and none of -D, -t, --no-sleep-time,"
+				      " --no-irqs, --retval, --hist");
+			return report_error(o, &err);
+		}
+		o->stack = true;
+	}
+	return run_capture(o, RUN_STATS);
 }

@@ -1,7 +1,7 @@
 # bash completion for nopctl
 _nopctl() {
 	local cur prev words cword
-	_init_completion || return
+	_init_completion -n : || return
 	local cmds="trace graph catch stats record report list status reset doctor inspect help"
 	if [[ $cword -eq 1 ]]; then
 		COMPREPLY=($(compgen -W "$cmds --version --help" -- "$cur"))
@@ -9,12 +9,12 @@ _nopctl() {
 	fi
 	local cmd=${words[1]} opts
 	case $cmd in
-	trace) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --stack --output --overwrite --format --json --quiet --user --top-level --force --retval --args --errors --help" ;;
-	graph) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --errors --no-sleep-time --no-irqs --help" ;;
-	catch) opts="--slower-than --errors --outliers --before --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
-	stats) opts="--pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --sort --hist --help" ;;
-	record) opts="--output --overwrite --graph --pid --module --notrace --duration --count --buffer-kb --cpus --stack --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
-	report) opts="--format --json --output --overwrite --quiet --count --stats --sort --hist --errors --help" ;;
+	trace) opts="--event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --stack --output --overwrite --format --json --quiet --user --top-level --force --retval --args --errors --help" ;;
+	graph) opts="--event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --errors --no-sleep-time --no-irqs --help" ;;
+	catch) opts="--event --filter --slower-than --errors --outliers --before --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
+	stats) opts="--callers --event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --sort --hist --help" ;;
+	record) opts="--event --filter --output --overwrite --graph --pid --module --notrace --duration --count --buffer-kb --cpus --stack --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
+	report) opts="--callers --format --json --output --overwrite --quiet --count --stats --sort --hist --errors --help" ;;
 	list) opts="--module --format --json --help" ;;
 	status) opts="--format --json --help" ;;
 	reset) opts="--format --json --quiet --help" ;;
@@ -28,11 +28,14 @@ _nopctl() {
 	-o | --output) _filedir; return ;;
 	-F | --format)
 		if [[ $cmd == graph || $cmd == catch || $cmd == report ]]; then COMPREPLY=($(compgen -W "text json folded dot chrome" -- "$cur"))
+		elif [[ $cmd == stats ]]; then COMPREPLY=($(compgen -W "text json folded" -- "$cur"))
 		else COMPREPLY=($(compgen -W "text json" -- "$cur")); fi
 		return ;;
 	--sort) COMPREPLY=($(compgen -W "total self calls avg max name" -- "$cur")); return ;;
 	--hist) [[ ${#cur} -ge 2 ]] && COMPREPLY=($(nopctl list "$cur*" 2>/dev/null | cut -d' ' -f1 | head -n 500)); return ;;
-	-D | --depth | -t | --threshold | --slower-than | --before) return ;;
+	-D | --depth | -t | --threshold | --slower-than | --before | --filter) return ;;
+	-e | --event) COMPREPLY=($(compgen -W "$(cat /sys/kernel/tracing/available_events 2>/dev/null)" -- "$cur"))
+		__ltrim_colon_completions "$cur"; return ;;
 	-m | --module) COMPREPLY=($(compgen -W "$(cut -d' ' -f1 /proc/modules 2>/dev/null)" -- "$cur")); return ;;
 	-d | --duration | -c | --count | -b | --buffer-kb | -C | --cpus) return ;;
 	esac

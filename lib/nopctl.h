@@ -32,6 +32,7 @@ enum nop_remedy {
 	NOP_REMEDY_OVERWRITE,	 /* an output file exists: replace it */
 	NOP_REMEDY_TAKE_OVER,	 /* someone else's top-level tracer: take it over */
 	NOP_REMEDY_RECORD_GRAPH, /* a recording of hits: record calls instead */
+	NOP_REMEDY_RECORD_STACKS, /* a recording of calls: record hits with their stacks */
 	NOP_REMEDY_MODULE,	 /* a module's functions are named apart */
 };
 
@@ -213,6 +214,29 @@ size_t nop_funcs_count(const struct nop_funcs *f, const char *pat, const char *m
 size_t nop_funcs_suggest(const struct nop_funcs *f, const char *pat,
 			 const char **out, size_t max);
 
+/* ---- kernel events (tracepoints) recorded beside the calls ---------- */
+#define NOP_EVENT_FILTER_MAX 1024
+struct nop_kevent {
+	char system[64], name[128]; /* as available_events names them */
+	const char *filter;	    /* the kernel's filter syntax, checked (NULL: none); the caller's */
+};
+struct nop_kevents {
+	struct nop_kevent *v;
+	size_t n;
+};
+/* every event of available_events spec names (SYSTEM:EVENT, globs in
+ * either part; one word: a system's events, or an event of any system),
+ * with filter (NULL: none), added to ev once each; 0, or -1 with err
+ * (exit 2: malformed, no match (the closest names), two filters for one
+ * event). nopctl's own probe events are never matched. */
+int nop_kevents_add(struct nop_kevents *ev, const char *tracing_dir, const char *spec, const char *filter,
+		    struct nop_error *err);
+/* releases what nop_kevents_add took (not ev itself) */
+void nop_kevents_free(struct nop_kevents *ev);
+/* 0 if filter is one line of printable ASCII of at most
+ * NOP_EVENT_FILTER_MAX bytes (the kernel parses the rest), else -1 with err */
+int nop_event_filter_check(const char *filter, struct nop_error *err);
+
 /* ---- CPU lists ------------------------------------------------------ */
 #define NOP_MAX_CPUS 4096
 struct nop_cpuset {
@@ -315,6 +339,11 @@ struct nop_session_cfg {
 	const struct nop_uprobes *uprobes;
 	const struct nop_gate_plan *gate; /* catch, in the kernel (NULL: none) */
 	bool context_switches; /* sched_switch and sched_wakeup recorded too */
+	bool off_cpu;	       /* sched_switch recorded: calls' time off CPU */
+	/* kernel events recorded beside the calls (nop_kevents_add), each
+	 * with its filter written to its own filter file first */
+	const struct nop_kevent *events;
+	size_t nevents;
 	/* asked between set-up steps: true stops the set-up there (open
 	 * fails with EINTR, everything set restored); NULL: never */
 	bool (*stop)(void *ctx);
@@ -426,6 +455,9 @@ void nop_dat_probes(struct nop_dat *w, const char *group, const struct nop_uprob
 void nop_dat_follows(struct nop_dat *w);
 /* the file's pages hold sched_switch and sched_wakeup events: their formats too */
 void nop_dat_switches(struct nop_dat *w);
+/* the file's pages hold these kernel events: their formats too; 0, or -1
+ * (out of memory) */
+int nop_dat_events(struct nop_dat *w, const struct nop_kevent *k, size_t n);
 void nop_dat_free(struct nop_dat *w, bool keep); /* keep: false removes the file */
 
 /* The newest pages of each CPU as they were read (pagering.c): a ring of
@@ -450,11 +482,17 @@ enum nop_view {
 	NOP_VIEW_DOT,	 /* Graphviz call graph */
 	NOP_VIEW_CHROME, /* Chrome trace-event JSON (Perfetto, chrome://tracing) */
 	NOP_VIEW_STATS,	 /* per-function summary at the end */
+	NOP_VIEW_CALLERS, /* per function, its hits' unique kernel stacks, counted */
 };
 enum nop_encoding { NOP_ENC_TEXT, NOP_ENC_JSON };
 
 struct nop_summary {
 	unsigned long long events;
+	unsigned long long kevents; /* kernel events shown (-e) */
+	bool kevents_asked;	    /* some were asked for (set before nop_pipeline_finish) */
+	/* the time root calls (depth 0) took, and of it the time their task
+	 * was off CPU, by state: running (preempted), sleeping, D, other */
+	unsigned long long root_ns, root_off[4];
 	long long lost_pages; /* events reported lost in page headers */
 	unsigned long long overrun, dropped; /* from per-CPU stats */
 	bool live;		   /* a capture, not a recording's report */
@@ -505,6 +543,7 @@ enum nop_sort { NOP_SORT_TOTAL, NOP_SORT_SELF, NOP_SORT_CALLS, NOP_SORT_AVG, NOP
 struct nop_stats_cfg {
 	enum nop_sort sort;
 	const char *hist_func; /* NULL: no histogram */
+	bool folded;	       /* NOP_VIEW_CALLERS: as folded stacks (a flame graph's input) */
 };
 
 struct nop_sink_cfg {
@@ -545,6 +584,9 @@ void nop_source_keep_pages(struct nop_source *src, int (*fn)(void *ctx, int cpu,
 int nop_source_page_size(const struct nop_source *src);
 /* the live source decodes the session's probe events (user functions) */
 int nop_source_probes(struct nop_source *src, const char *buffer_dir, const struct nop_uprobes *u,
+		      struct nop_error *err);
+/* the live source decodes these kernel events (nop_kevents_add's) */
+int nop_source_events(struct nop_source *src, const char *buffer_dir, const struct nop_kevent *k, size_t n,
 		      struct nop_error *err);
 /* a trace.dat; *res: the names it carries (kallsyms, task names), to be
  * freed before the source is closed */

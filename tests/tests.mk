@@ -1,8 +1,8 @@
 # tests.mk - make check: host unit tests, then the VM suites on real kernels.
 # static programs the guests run: opener (tests/progs: known system calls
-# at a known rate), latency, readcost, rusage, stamp (bench/progs)
-HELPERS := $(addprefix $(BUILD)/tests/helpers/,opener latency readcost rusage stamp)
-$(BUILD)/tests/helpers/opener: $(BUILD)/tests/helpers/%: tests/progs/%.c
+# at a known rate), ucallers (one function from two known paths), latency, readcost, rusage, stamp (bench/progs)
+HELPERS := $(addprefix $(BUILD)/tests/helpers/,opener ucallers latency readcost rusage stamp)
+$(addprefix $(BUILD)/tests/helpers/,opener ucallers): $(BUILD)/tests/helpers/%: tests/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -static -o $@ $<
 $(addprefix $(BUILD)/tests/helpers/,latency readcost rusage stamp): $(BUILD)/tests/helpers/%: bench/progs/%.c
@@ -11,7 +11,7 @@ $(addprefix $(BUILD)/tests/helpers/,latency readcost rusage stamp): $(BUILD)/tes
 
 UPROG := $(addprefix $(BUILD)/tests/helpers/,ufuncs-static ufuncs-pie ufuncs-nopie \
 	ufuncs-stripped ufuncs-go libnopdemo.so ucxx udlopen ubench libubench.so libuwrap.so ubench-finstr \
-	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2 ureal-dbglink ureal-buildid umany uslow)
+	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2 ureal-dbglink ureal-buildid umany uslow uoff)
 HELPERS += $(UPROG)
 UPROG_CFLAGS := -O0 -g -fno-omit-frame-pointer -pthread
 $(BUILD)/tests/helpers/libnopdemo.so: tests/progs/nopdemo.c
@@ -38,6 +38,10 @@ $(BUILD)/tests/helpers/ufuncs-go: $(BUILD)/tests/helpers/ufuncs-pie
 # a known few slow or failing calls (issue 42); dynamic: a graph of a
 # user root probes every function of the binary, a static one's libc too
 $(BUILD)/tests/helpers/uslow: tests/progs/uslow.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UPROG_CFLAGS) -o $@ $<
+# known waits and a known run (issue 43): kernel events, off-CPU time
+$(BUILD)/tests/helpers/uoff: tests/progs/uoff.c
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -o $@ $<
 # known system calls (issue 15): PIE for the joined user/kernel trees,

@@ -88,25 +88,63 @@ static bool value(const struct tep_format_field *f, const char *data, int size, 
 	return true;
 }
 
+/* an array's elements (a stack's callers, a device's bytes): numbers as
+ * its element size reads them, in brackets */
+static void elements(struct out *o, const char *p, size_t len, unsigned int esize, bool is_signed)
+{
+	char num[32];
+
+	put(o, "[", 1);
+	if (esize != 1 && esize != 2 && esize != 4 && esize != 8)
+		esize = 1;
+	for (size_t i = 0; i + esize <= len; i += esize) {
+		uint64_t x = 0;
+
+		memcpy(&x, p + i, esize); /* little-endian: x86 */
+		if (is_signed && esize < 8 && (x >> (esize * 8 - 1)) & 1)
+			x |= ~0ULL << (esize * 8);
+		if (is_signed)
+			snprintf(num, sizeof(num), "%s%lld", i ? "," : "", (long long)x);
+		else
+			snprintf(num, sizeof(num), "%s%llu", i ? "," : "", (unsigned long long)x);
+		puts_(o, num);
+	}
+	put(o, "]", 1);
+}
+
 static void one(struct out *o, const struct tep_format_field *f, const char *data, int size,
 		bool native, bool json)
 {
 	unsigned long long v;
+	bool str = (f->flags & TEP_FIELD_IS_STRING) || (f->type && strstr(f->type, "char"));
 	char num[32];
 
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		/* __data_loc: offset in the low 16 bits, length in the high */
-		uint32_t loc;
+		/* __data_loc: offset in the low 16 bits, length in the high;
+		 * __rel_loc: the offset from the field's end */
+		uint32_t loc, off;
 
 		if (f->offset < 0 || f->offset + 4 > size) {
 			puts_(o, "null");
 			return;
 		}
 		memcpy(&loc, data + f->offset, 4);
-		if ((loc & 0xffff) + (loc >> 16) > (uint32_t)size || !(loc >> 16))
+		off = (loc & 0xffff) + ((f->flags & TEP_FIELD_IS_RELATIVE) ? (uint32_t)f->offset + 4 : 0);
+		if (off + (loc >> 16) > (uint32_t)size || !(loc >> 16))
 			puts_(o, json ? "null" : "(fault)"); /* the kernel could not read it */
+		else if (str)
+			put_str(o, data + off, loc >> 16, json);
 		else
-			put_str(o, data + (loc & 0xffff), loc >> 16, json);
+			elements(o, data + off, loc >> 16, f->elementsize, f->flags & TEP_FIELD_IS_SIGNED);
+		return;
+	}
+	if (f->flags & TEP_FIELD_IS_ARRAY) { /* in place: char comm[16], u8 cmd[16] */
+		if (f->offset < 0 || f->offset + f->size > size)
+			puts_(o, "null");
+		else if (str)
+			put_str(o, data + f->offset, (size_t)f->size, json);
+		else
+			elements(o, data + f->offset, (size_t)f->size, f->elementsize, f->flags & TEP_FIELD_IS_SIGNED);
 		return;
 	}
 	if (!value(f, data, size, native, &v)) {
@@ -128,7 +166,9 @@ const char *nop_args_format(struct tep_event *ev, const char *after, const void 
 
 	if (!ev)
 		return NULL;
-	for (struct tep_format_field *f = ev->format.fields; f; f = f->next)
+	if (!after)
+		args = ev->format.fields;
+	for (struct tep_format_field *f = ev->format.fields; f && after; f = f->next)
 		if (!strcmp(f->name, after)) {
 			args = f->next;
 			break;

@@ -225,6 +225,22 @@ static unsigned long long shared_key(struct nop_decoder *d, const struct nop_uev
 	return d->uid[id].key;
 }
 
+/* a kernel event shown beside the calls (-e), if type is one: 1 if not */
+static int kevent(struct nop_decoder *d, const struct rec *rec, int type, nop_emit_fn emit, void *ctx)
+{
+	const struct nop_kev *k;
+	struct nop_event ev;
+
+	if (type < 0 || (size_t)type >= d->nkev_of || !d->kev_of[type])
+		return 1;
+	k = &d->kev[d->kev_of[type] - 1];
+	ev = (struct nop_event){ .type = NOP_EV_KEVENT, .cpu = rec->cpu, .ts = rec->ts, .pid = rec_pid(d, rec),
+				 .ename = k->name, .about = k->about ? (int)num(d, k->about, rec) : 0 };
+	if (!(ev.args = nop_args_format(k->ev, NULL, rec->data, rec->size, d->native, &d->kevbuf, &d->kevcap)))
+		return 0; /* out of memory: left out */
+	return emit(ctx, &ev);
+}
+
 NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, const char *end,
 			 nop_emit_fn emit, void *ctx)
 {
@@ -277,23 +293,33 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 		}
 		return emit(ctx, &ev);
 	}
-	if (type == d->fork_id) {
-		ev.type = NOP_EV_FORK;
-		ev.child = (int)num(d, d->fk_child, rec);
-		ev.thread = num(d, d->fk_flags, rec) & 0x00010000; /* CLONE_THREAD */
-		ev.args = task_name(d, d->fk_comm, false, rec);
-		return emit(ctx, &ev);
+	if (type == d->switch_id) {
+		ev.type = NOP_EV_SWITCH;
+		ev.pid = (int)num(d, d->sw_prev, rec);
+		ev.next = (int)num(d, d->sw_next, rec);
+		ev.state = snum(d, d->sw_state, rec);
+		if ((ret = emit(ctx, &ev)))
+			return ret;
+		return (ret = kevent(d, rec, type, emit, ctx)) > 0 ? 0 : ret;
 	}
-	if (type == d->exec_id) {
-		ev.type = NOP_EV_EXEC;
-		ev.args = task_name(d, d->ex_file, true, rec);
-		return emit(ctx, &ev);
-	}
-	if (type == d->rename_id) {
-		ev.type = NOP_EV_RENAME;
-		ev.pid = (int)num(d, d->rn_pid, rec);
-		ev.args = task_name(d, d->rn_comm, false, rec);
-		return emit(ctx, &ev);
+	if (type == d->fork_id || type == d->exec_id || type == d->rename_id) {
+		if (type == d->fork_id) {
+			ev.type = NOP_EV_FORK;
+			ev.child = (int)num(d, d->fk_child, rec);
+			ev.thread = num(d, d->fk_flags, rec) & 0x00010000; /* CLONE_THREAD */
+			ev.args = task_name(d, d->fk_comm, false, rec);
+		} else if (type == d->exec_id) {
+			ev.type = NOP_EV_EXEC;
+			ev.args = task_name(d, d->ex_file, true, rec);
+		} else {
+			ev.type = NOP_EV_RENAME;
+			ev.pid = (int)num(d, d->rn_pid, rec);
+			ev.args = task_name(d, d->rn_comm, false, rec);
+		}
+		/* asked for beside the calls as well: shown after it */
+		if ((ret = emit(ctx, &ev)))
+			return ret;
+		return (ret = kevent(d, rec, type, emit, ctx)) > 0 ? 0 : ret;
 	}
 	if (type >= d->uev_base && type - d->uev_base < d->nuev && d->uev[type - d->uev_base].key) {
 		/* a user function's probe: with returns probed, depth and
@@ -352,7 +378,8 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 		}
 		return emit(ctx, &ev);
 	}
-	return 0; /* an event nopctl does not show */
+	/* a kernel event shown beside the calls, or one nopctl does not show */
+	return (ret = kevent(d, rec, type, emit, ctx)) > 0 ? 0 : ret;
 }
 
 static uint32_t rd4(const struct nop_decoder *d, const char *p)
@@ -487,6 +514,7 @@ NOP_HOT static int walk_page(struct nop_decoder *d, int cpu, void *page, nop_emi
 				type = d->native ? type : __builtin_bswap16(type);
 				counts->nfunc += type == d->fn_id;
 				counts->nexit += type == d->exit_id;
+				counts->nkev += type < d->nkev_of && d->kev_of[type];
 				if (type >= d->uev_base && type - d->uev_base < d->nuev &&
 				    d->uev[type - d->uev_base].key) {
 					/* a user function: a call is its return where
@@ -537,7 +565,7 @@ int nop_count_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit,
 
 	if (ret && ret != -EINVAL)
 		return ret;
-	if (c.nfunc || c.nexit) {
+	if (c.nfunc || c.nexit || c.nkev) {
 		int r2 = emit(ctx, &c);
 
 		if (r2)

@@ -14,6 +14,9 @@
 #include "events/decoder.h"
 
 static int find_fields(struct nop_decoder *d, struct nop_error *err);
+static bool recorded_group(const char *system);
+static void find_switch(struct nop_decoder *d);
+static int recorded_events(struct nop_decoder *d, struct nop_error *err);
 
 static struct tep_format_field *field(struct tep_event *ev, const char *name)
 {
@@ -237,7 +240,8 @@ struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop
 	d->tsc_mult = in->tsc_mult;
 	d->tsc_shift = in->tsc_shift;
 	d->ts_offset = in->ts_offset;
-	ret = find_fields(d, err) || nop_decoder_recorded_probes(d, up, in->binaries.p, err) ? -1 : 0;
+	ret = find_fields(d, err) || nop_decoder_recorded_probes(d, up, in->binaries.p, err) ||
+	      recorded_events(d, err) ? -1 : 0;
 out:
 	for (int i = 0; fmt && i < in->nfmt; i++)
 		free(fmt[i].p);
@@ -286,20 +290,35 @@ static void find_process_events(struct nop_decoder *d)
 	d->rn_pid = field(n, "pid");
 	d->rn_comm = field(n, "newcomm");
 	d->rename_id = n && d->rn_pid && d->rn_comm ? n->id : -1;
+	find_switch(d);
+}
+
+/* sched_switch, where the formats hold it: the task that left the CPU,
+ * its state, the one that took it */
+static void find_switch(struct nop_decoder *d)
+{
+	struct tep_event *s = tep_find_event_by_name(d->tep, "sched", "sched_switch");
+
+	d->sw_prev = field(s, "prev_pid");
+	d->sw_state = field(s, "prev_state");
+	d->sw_next = field(s, "next_pid");
+	d->switch_id = s && d->sw_prev && d->sw_state && d->sw_next ? s->id : -1;
 }
 
 int nop_decoder_add_process_events(struct nop_decoder *d, const char *dir, struct nop_error *err)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(nop_process_events); i++) {
+	/* the process events, and the context switch (off-CPU time) */
+	for (size_t i = 0; i <= ARRAY_SIZE(nop_process_events); i++) {
+		const char *name = i < ARRAY_SIZE(nop_process_events) ? nop_process_events[i] : nop_switch_events[0];
 		char path[4400], sys[32], *fmt;
-		const char *slash = strchr(nop_process_events[i], '/');
+		const char *slash = strchr(name, '/');
 		struct nop_error e2;
 		size_t len;
 
-		snprintf(path, sizeof(path), "%s/events/%s/format", dir, nop_process_events[i]);
+		snprintf(path, sizeof(path), "%s/events/%s/format", dir, name);
 		if (!(fmt = nop_read_file(path, &len, &e2)))
 			continue; /* not in this kernel: no process is followed */
-		snprintf(sys, sizeof(sys), "%.*s", (int)(slash - nop_process_events[i]), nop_process_events[i]);
+		snprintf(sys, sizeof(sys), "%.*s", (int)(slash - name), name);
 		if (tep_parse_event(d->tep, fmt, len, sys) != 0) {
 			free(fmt);
 			nop_error_set(err, NOP_EKERNEL, 0, "cannot parse the format of %s", path);
@@ -331,7 +350,7 @@ static int find_fields(struct nop_decoder *d, struct nop_error *err)
 #undef AT
 	struct tep_event *ev;
 
-	d->fork_id = d->exec_id = d->rename_id = -1;
+	d->fork_id = d->exec_id = d->rename_id = d->switch_id = -1;
 	find_process_events(d);
 	d->native = tep_is_file_bigendian(d->tep) == tep_is_local_bigendian(d->tep);
 	d->kword = tep_get_header_page_size(d->tep) == 4 ? 4 : 8;
@@ -627,10 +646,104 @@ oom:
 	return -1;
 }
 
+/* ev shown as a KEVENT; 0, or -1 out of memory */
+static int kev_add(struct nop_decoder *d, struct tep_event *ev)
+{
+	/* the field naming the other task an event concerns */
+	static const struct { const char *event, *field; } about[] = {
+		{ "sched_switch", "next_pid" }, { "sched_wakeup", "pid" }, { "sched_waking", "pid" },
+		{ "sched_wakeup_new", "pid" },  { "sched_migrate_task", "pid" },
+	};
+	struct nop_kev *k;
+	size_t cap;
+
+	if (ev->id < 0 || ev->id > 65535)
+		return 0;
+	if ((size_t)ev->id < d->nkev_of && d->kev_of[ev->id])
+		return 0; /* once */
+	if ((size_t)ev->id >= d->nkev_of) {
+		unsigned int *of = realloc(d->kev_of, ((size_t)ev->id + 1) * sizeof(*of));
+
+		if (!of)
+			return -1;
+		memset(of + d->nkev_of, 0, ((size_t)ev->id + 1 - d->nkev_of) * sizeof(*of));
+		d->kev_of = of;
+		d->nkev_of = (size_t)ev->id + 1;
+	}
+	cap = d->nkev;
+	if (nop_grow((void **)&d->kev, &cap, d->nkev + 1, sizeof(*d->kev)))
+		return -1;
+	k = &d->kev[d->nkev++];
+	memset(k, 0, sizeof(*k));
+	k->ev = ev;
+	snprintf(k->name, sizeof(k->name), "%s:%s", ev->system, ev->name);
+	for (size_t i = 0; i < ARRAY_SIZE(about); i++)
+		if (!strcmp(ev->system, "sched") && !strcmp(ev->name, about[i].event))
+			k->about = field(ev, about[i].field);
+	d->kev_of[ev->id] = (unsigned int)d->nkev;
+	return 0;
+}
+
+int nop_decoder_add_events(struct nop_decoder *d, const char *dir, const struct nop_kevent *k, size_t n,
+			   struct nop_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct tep_event *ev = tep_find_event_by_name(d->tep, k[i].system, k[i].name);
+		char path[4400], *fmt;
+		size_t len;
+
+		if (!ev) {
+			snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, k[i].system, k[i].name);
+			if (!(fmt = nop_read_file(path, &len, err)))
+				return -1;
+			if (tep_parse_event(d->tep, fmt, len, k[i].system) != 0 ||
+			    !(ev = tep_find_event_by_name(d->tep, k[i].system, k[i].name))) {
+				free(fmt);
+				nop_error_set(err, NOP_EKERNEL, 0, "cannot parse the format of %s", path);
+				return -1;
+			}
+			free(fmt);
+		}
+		if (kev_add(d, ev)) {
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* a recording's kernel events: every event it holds but the tracers'
+ * own and nopctl's probes (decoded as calls) */
+static int recorded_events(struct nop_decoder *d, struct nop_error *err)
+{
+	struct tep_event **all = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
+
+	for (int i = 0; all && all[i]; i++) {
+		char name[200];
+		bool process = false;
+
+		snprintf(name, sizeof(name), "%s/%s", all[i]->system, all[i]->name);
+		for (size_t k = 0; k < ARRAY_SIZE(nop_process_events); k++)
+			process |= !strcmp(name, nop_process_events[k]);
+		/* process events nopctl records to follow tasks are decoded as
+		 * such (a fork, an exec, a new name), not shown */
+		if (!strcmp(all[i]->system, "ftrace") || recorded_group(all[i]->system) || process)
+			continue;
+		if (kev_add(d, all[i])) {
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 void nop_decoder_free(struct nop_decoder *d)
 {
 	if (!d)
 		return;
+	free(d->kev);
+	free(d->kev_of);
+	free(d->kevbuf);
 	free_uev(d);
 	free(d->argsbuf);
 	tep_free(d->tep);

@@ -33,6 +33,9 @@ struct nop_decoder {
 	/* a traced task forked (task_newtask: the child's pid, its clone
 	 * flags) or exec'd (sched_process_exec); -1: not decoded */
 	int fork_id, exec_id, rename_id;
+	/* sched_switch (off-CPU time): -1 where the formats lack it */
+	int switch_id;
+	const struct tep_format_field *sw_prev, *sw_state, *sw_next;
 	const struct tep_format_field *fk_child, *fk_flags, *fk_comm, *ex_file, *rn_pid, *rn_comm;
 	char comm[16]; /* a FORK's or EXEC's task name (the event's args) */
 	/* probe events (uprobes): by id - uev_base, the key of the function
@@ -73,6 +76,20 @@ struct nop_decoder {
 	struct nop_uid { unsigned long long key; unsigned char rv; bool shared; } *uid;
 	size_t nuid;
 	bool uev_returns; /* some are returns */
+	/* kernel events shown beside the calls: kev_of[id] is the index in
+	 * kev + 1 (0, or an id past nkev_of: not one); about: the field
+	 * naming the other task an event concerns (a switch's next, a
+	 * wakeup's woken task) */
+	struct nop_kev {
+		struct tep_event *ev;
+		char name[200]; /* "system:event" */
+		const struct tep_format_field *about;
+	} *kev;
+	size_t nkev;
+	unsigned int *kev_of;
+	size_t nkev_of;
+	char *kevbuf; /* the last event's fields as text and JSON */
+	size_t kevcap;
 };
 
 #endif

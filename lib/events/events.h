@@ -26,6 +26,12 @@ enum nop_ev_type {
 	NOP_EV_EXEC,
 	/* a traced task took a new name (prctl, a thread's name): pid, args */
 	NOP_EV_RENAME,
+	/* a kernel event recorded beside the calls (-e): its name, its fields
+	 * in args ("TEXT\0JSON"), the other task it concerns (about) */
+	NOP_EV_KEVENT,
+	/* a context switch: pid left the CPU in state (the kernel's
+	 * prev_state), next took it */
+	NOP_EV_SWITCH,
 };
 
 struct nop_event {
@@ -70,8 +76,16 @@ struct nop_event {
 			int child;
 			bool thread; /* CLONE_THREAD: a thread of the same process */
 		};
-		struct { /* COUNTS: hits and exits on the page */
-			unsigned long long nfunc, nexit;
+		struct { /* COUNTS: hits and exits on the page, kernel events */
+			unsigned long long nfunc, nexit, nkev;
+		};
+		struct { /* SWITCH */
+			int next;
+			long long state;
+		};
+		struct { /* KEVENT: "system:event", the decoder's while it lives */
+			const char *ename;
+			int about; /* a switch's next task, a wakeup's woken one (0: none) */
 		};
 	};
 };
@@ -157,12 +171,18 @@ int nop_decoder_add_process_events(struct nop_decoder *d, const char *dir, struc
 int nop_decoder_add_probes(struct nop_decoder *d, const char *dir, const char *group,
 			   const struct nop_uprobes *u, struct nop_error *err);
 
+/* kernel events decoded as KEVENTs: their formats from dir/events (n of
+ * them, as nop_kevents_add chose them) */
+int nop_decoder_add_events(struct nop_decoder *d, const char *dir, const struct nop_kevent *k, size_t n,
+			   struct nop_error *err);
+
 /* a recording's probe events (system nopctl_<pid>) into u, decoded */
 int nop_decoder_recorded_probes(struct nop_decoder *d, struct nop_uprobes *u, const char *binaries,
 				struct nop_error *err);
 
-/* an argument probe's record to "TEXT\0JSON" in *buf (grown as needed);
- * NULL: out of memory */
+/* an argument probe's record to "TEXT\0JSON" in *buf (grown as needed):
+ * the fields after the one named after (NULL: every field but the common
+ * ones, a kernel event's); NULL: out of memory */
 struct tep_event;
 
 const char *nop_args_format(struct tep_event *ev, const char *after, const void *rec, int size, bool native,

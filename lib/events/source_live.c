@@ -130,3 +130,9 @@ int nop_source_probes(struct nop_source *src, const char *buffer_dir, const stru
 	return nop_decoder_add_probes(((struct nop_stream_source *)src)->dec, buffer_dir, group, u,
 				      err);
 }
+
+int nop_source_events(struct nop_source *src, const char *buffer_dir, const struct nop_kevent *k, size_t n,
+		      struct nop_error *err)
+{
+	return nop_decoder_add_events(((struct nop_stream_source *)src)->dec, buffer_dir, k, n, err);
+}

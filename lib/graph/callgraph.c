@@ -32,6 +32,13 @@ int cg_task_room(struct task *t, int need)
 	if (!(f = realloc(t->f, (size_t)cap * sizeof(*f))))
 		return -1;
 	t->f = f;
+	if (t->off) {
+		struct frame_off *o = realloc(t->off, (size_t)cap * sizeof(*o));
+
+		if (!o)
+			return -1;
+		t->off = o;
+	}
 	t->cap = cap;
 	return 0;
 }
@@ -40,6 +47,7 @@ static void task_free(struct task *t)
 {
 	if (t) {
 		free(t->held);
+		free(t->off);
 		free(t->func);
 		free(t->f);
 		free(t);
@@ -120,11 +128,14 @@ NOP_HOT int cg_emit(struct nop_graph *g, struct task *t, struct nop_gitem *gi, i
 }
 
 /* a user function's entry address and return address, from its frame */
-static void from_frame(struct nop_gitem *gi, const struct frame *f)
+static void from_frame(struct nop_gitem *gi, const struct task *t, int i)
 {
+	const struct frame *f = &t->f[i];
+
 	gi->uip = f->uip;
 	gi->ucaller = f->ucaller;
 	gi->args = f->args;
+	cg_off(gi->off, gi->off_self, t, i);
 }
 
 /* Credit a finished call to its caller's callee time. */
@@ -145,7 +156,7 @@ NOP_HOT static int show_pending(struct nop_graph *g, nop_gitem_fn fn, void *ctx)
 	gi.cpu = g->pend_cpu;
 	gi.ts = g->pend_ts;
 	gi.func = g->pend_ip;
-	from_frame(&gi, &t->f[t->n - 1]);
+	from_frame(&gi, t, t->n - 1);
 	return cg_emit(g, t, &gi, t->n - 1, fn, ctx);
 }
 
@@ -177,7 +188,7 @@ static int drop_to(struct nop_graph *g, struct task *t, int keep, int cpu, unsig
 		if (cpu < 0)
 			gi.cpu = t->f[t->n].cpu;
 		gi.func = t->func[t->n];
-		from_frame(&gi, &t->f[t->n]);
+		from_frame(&gi, t, t->n);
 		ret = cg_emit(g, t, &gi, t->n, fn, ctx);
 	}
 	return ret;
@@ -237,7 +248,7 @@ NOP_HOT int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_g
 		gi.kind = NOP_GI_LEAF;
 		gi.ts = t->f[i].entry_ts;
 		gi.self = gi.duration;
-		from_frame(&gi, &t->f[i]);
+		from_frame(&gi, t, i);
 		t->n--;
 		ret = cg_emit(g, t, &gi, t->n, fn, ctx);
 		credit(t, &gi);
@@ -268,17 +279,84 @@ NOP_HOT int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_g
 	gi.kind = NOP_GI_RETURN;
 	gi.ts = ev->rettime;
 	gi.self = cg_self(&t->f[i], gi.duration);
-	from_frame(&gi, &t->f[i]);
+	from_frame(&gi, t, i);
 	t->n--;
 	ret = cg_emit(g, t, &gi, t->n, fn, ctx);
 	credit(t, &gi);
 	return ret;
 }
 
+/* A kernel event where its task is: inside its open calls (the held
+ * entry, if the task's, shown first: the call has something inside it) */
+static int graph_event(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
+{
+	struct task *t = cg_task(g, ev->pid);
+	struct nop_gitem gi = { .kind = NOP_GI_EVENT, .cpu = ev->cpu, .ts = ev->ts, .pid = ev->pid,
+				.args = ev->args, .event = ev->ename };
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	if (g->pending == t && (ret = show_pending(g, fn, ctx)))
+		return ret;
+	gi.path = t->func;
+	gi.npath = gi.depth = t->n;
+	return fn(ctx, &gi);
+}
+
+/* the kernel's prev_state (TASK_REPORT bits; TASK_REPORT_MAX, 0x100:
+ * preempted) as the states off-CPU time is told by */
+static int off_state(long long state)
+{
+	switch (state & 0xff) {
+	case 0: return NOP_OFF_R;
+	case 1: return NOP_OFF_S;
+	case 2: return NOP_OFF_D;
+	default: return NOP_OFF_OTHER;
+	}
+}
+
+static struct task *task_if_any(struct nop_graph *g, int pid)
+{
+	struct task *t = g->used ? *slot(g->slots, g->cap, pid) : NULL;
+
+	return t && t->pid == pid ? t : NULL;
+}
+
+/* A context switch: the task that left the CPU is off from now (in calls
+ * it has open); the one that took it was off since it left: that time
+ * goes to each call it has open, and as its own to the innermost */
+static void graph_switch(struct nop_graph *g, const struct nop_event *ev)
+{
+	struct task *out = task_if_any(g, ev->pid), *in = ev->next ? task_if_any(g, ev->next) : NULL;
+
+	if (in && in->off_since && ev->ts > in->off_since && in->n &&
+	    (in->off || (in->off = calloc((size_t)in->cap, sizeof(*in->off))))) {
+		unsigned long long d = ev->ts - in->off_since;
+
+		for (int i = 0; i < in->n; i++)
+			in->off[i].off[in->off_state] += d;
+		in->off[in->n - 1].self[in->off_state] += d;
+	}
+	if (in)
+		in->off_since = 0;
+	/* the idle task (pid 0) is no task of a tree */
+	if (out && ev->pid && out->n) {
+		out->off_since = ev->ts;
+		out->off_state = off_state(ev->state);
+	}
+}
+
 NOP_HOT int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
 {
 	int ret = 0;
 
+	if (ev->type == NOP_EV_KEVENT)
+		return graph_event(g, ev, fn, ctx);
+	if (ev->type == NOP_EV_SWITCH) {
+		graph_switch(g, ev);
+		return 0;
+	}
 	if (g->sum_fn && cg_summary_feed(g, ev, &ret))
 		return ret;
 	if (ev->type == NOP_EV_EXIT)

@@ -4,6 +4,8 @@
 #ifndef NOPCTL_CALLGRAPH_H
 #define NOPCTL_CALLGRAPH_H
 
+#include <string.h>
+
 #include "graph/graph.h"
 
 struct frame {
@@ -12,6 +14,13 @@ struct frame {
 	int cpu; /* of the entry */
 	unsigned long long uip, ucaller; /* a user function's entry (uprobe) */
 	const char *args; /* a kernel function's, joined to its entry (--args) */
+};
+
+/* a frame's time off CPU while the call was open, and while it was the
+ * task's innermost; kept apart, for the tasks that were switched out
+ * inside a call only (most tasks of a system-wide graph never are) */
+struct frame_off {
+	unsigned long long off[NOP_OFF_STATES], self[NOP_OFF_STATES];
 };
 
 /* A task's stack grows as deep as its calls go: most tasks of a
@@ -53,6 +62,11 @@ struct task {
 	 * whose entry was not seen) */
 	unsigned long long *func;
 	struct frame *f;
+	/* switched out at off_since (0: on CPU, or not known), in off_state;
+	 * off: by frame, as f (NULL until the first such switch) */
+	unsigned long long off_since;
+	int off_state;
+	struct frame_off *off;
 };
 
 struct nop_graph {
@@ -77,6 +91,9 @@ static inline void cg_push(struct task *t, const struct nop_event *ev)
 	t->func[t->n] = ev->ip;
 	t->f[t->n++] = (struct frame){ .entry_ts = ev->ts, .kdepth = ev->depth, .cpu = ev->cpu,
 				       .uip = ev->uip, .ucaller = ev->ucaller, .args = ev->args };
+	if (t->off)
+		memset(&t->off[t->n - 1], 0, sizeof(*t->off));
+	t->off_since = 0; /* it runs: a switch in that was not seen */
 }
 
 /* what a returned call of frame f took itself: its duration less its
@@ -84,6 +101,15 @@ static inline void cg_push(struct task *t, const struct nop_event *ev)
 static inline unsigned long long cg_self(const struct frame *f, unsigned long long duration)
 {
 	return duration > f->child_ns ? duration - f->child_ns : 0;
+}
+
+/* a returned call's off-CPU time, from its frame */
+static inline void cg_off(unsigned long long *off, unsigned long long *self, const struct task *t, int i)
+{
+	if (t->off) {
+		memcpy(off, t->off[i].off, sizeof(t->off[i].off));
+		memcpy(self, t->off[i].self, sizeof(t->off[i].self));
+	}
 }
 
 /* room for need open calls (need <= NOP_GRAPH_MAX_DEPTH) */

@@ -48,6 +48,7 @@ NOP_HOT bool cg_summary_feed(struct nop_graph *g, const struct nop_event *ev, in
 	f = &t->f[--t->n];
 	c = (struct nop_gcall){ .func = ev->ip, .duration = cg_duration(ev->calltime, ev->rettime),
 				.retval = ev->retval, .depth = t->n, .has_retval = ev->has_retval };
+	cg_off(c.off, c.off_self, t, t->n);
 	c.self = cg_self(f, c.duration);
 	if (t->n)
 		t->f[t->n - 1].child_ns += c.duration;

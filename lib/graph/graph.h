@@ -14,7 +14,27 @@ enum nop_gi_kind {
 	NOP_GI_ENTER,  /* a call that has callees: opens a level */
 	NOP_GI_LEAF,   /* a call with no callees, entry and exit at once */
 	NOP_GI_RETURN, /* the end of an ENTER */
+	/* a kernel event (-e), at the depth of its task's open calls (path:
+	 * them, npath = depth; 0: outside any call): func 0, args its
+	 * fields, event its name */
+	NOP_GI_EVENT,
 };
+
+/* Off-CPU time by the state a task left the CPU in (sched_switch's
+ * prev_state): preempted (still runnable), sleeping, uninterruptible
+ * (D: disk, lock), anything else (stopped, idle) */
+enum nop_off_state { NOP_OFF_R, NOP_OFF_S, NOP_OFF_D, NOP_OFF_OTHER, NOP_OFF_STATES };
+/* the letter a state is shown as */
+static inline char nop_off_letter(int st)
+{
+	return "RSD?"[st & 3];
+}
+
+/* the total of a call's off-CPU time */
+static inline unsigned long long nop_off_total(const unsigned long long *off)
+{
+	return off[0] + off[1] + off[2] + off[3];
+}
 
 struct nop_gitem {
 	enum nop_gi_kind kind;
@@ -38,12 +58,23 @@ struct nop_gitem {
 	unsigned long long func;
 	unsigned long long duration, self; /* ns, when timed */
 	long long retval;
-	const char *args; /* ENTER, LEAF: as nop_event's (NULL: none) */
+	const char *args; /* ENTER, LEAF, EVENT: as nop_event's (NULL: none) */
+	const char *event; /* EVENT: "system:event" (the decoder's, as long as it lives) */
 	const unsigned long long *path; /* outermost .. func */
 	/* a user function (ENTER, LEAF, RETURN): the address its entry ran at
 	 * and its return address, as the process had them (0: not known) */
 	unsigned long long uip, ucaller;
+	/* LEAF, RETURN: the time its task was off CPU during the call, by
+	 * state (sched_switch recorded; 0 otherwise), and of that the time
+	 * no callee of it was open (its own wait) */
+	unsigned long long off[NOP_OFF_STATES], off_self[NOP_OFF_STATES];
 };
+
+/* the item ends a call (a LEAF or a RETURN): it has a duration and is counted */
+static inline bool nop_gi_ends_call(const struct nop_gitem *gi)
+{
+	return gi->kind == NOP_GI_LEAF || gi->kind == NOP_GI_RETURN;
+}
 
 #define NOP_GRAPH_MAX_DEPTH 256
 
@@ -53,7 +84,9 @@ typedef int (*nop_gitem_fn)(void *ctx, const struct nop_gitem *gi);
 
 struct nop_graph *nop_graph_new(struct nop_error *err);
 
-/* Feed ENTRY/EXIT/LOST events in time order; items go to fn. */
+/* Feed ENTRY/EXIT/LOST/KEVENT/SWITCH events in time order; items go to
+ * fn. A SWITCH makes no item: the time its task is off CPU goes to the
+ * calls it has open. */
 int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx);
 
 /* tracing_thresh: the kernel records only the returns of calls at or
@@ -76,6 +109,7 @@ void nop_graph_free(struct nop_graph *g);
  * nothing of (callgraph_summary.c) */
 struct nop_gcall {
 	unsigned long long func, duration, self;
+	unsigned long long off[NOP_OFF_STATES], off_self[NOP_OFF_STATES]; /* as nop_gitem's */
 	long long retval;
 	int depth; /* in its task's tree, 0 outermost */
 	bool has_retval;

@@ -239,13 +239,13 @@ static size_t ncalls(const struct etask *t)
 	size_t n = 0;
 
 	for (size_t i = 0; i < t->n; i++)
-		n += t->v[i].gi.kind != NOP_GI_RETURN;
+		n += t->v[i].gi.kind == NOP_GI_ENTER || t->v[i].gi.kind == NOP_GI_LEAF;
 	return n;
 }
 
 static bool failed(const struct nop_gitem *gi)
 {
-	return gi->kind != NOP_GI_ENTER && gi->has_retval && nop_is_errno(gi->retval);
+	return nop_gi_ends_call(gi) && gi->has_retval && nop_is_errno(gi->retval);
 }
 
 /* a caught tree: numbered, told of (its calls, and its first item's
@@ -276,7 +276,7 @@ static int flush_whole(struct nop_errf *e, struct etask *t, nop_gitem_fn out, vo
 	bool slow_too;
 	int ret = 0;
 
-	if (root && root->depth == 0 && root->kind != NOP_GI_ENTER) {
+	if (root && root->depth == 0 && nop_gi_ends_call(root)) {
 		e->roots++;
 		/* each root joins its function's durations, caught or not */
 		slow_too = outlier(e, root, &p99);
@@ -292,7 +292,7 @@ static int flush_whole(struct nop_errf *e, struct etask *t, nop_gitem_fn out, vo
 	}
 	/* a call whose entry or exit was lost inside it: not whole */
 	for (size_t i = 0; i < t->n && c.why && !t->over; i++)
-		t->over = t->v[i].gi.no_entry || (t->v[i].gi.kind != NOP_GI_ENTER && !t->v[i].gi.timed);
+		t->over = t->v[i].gi.no_entry || (nop_gi_ends_call(&t->v[i].gi) && !t->v[i].gi.timed);
 	if (c.why && t->over) {
 		e->not_whole++;
 		c.why = NOP_CATCH_NONE;
@@ -383,7 +383,7 @@ int nop_errf_item(struct nop_errf *e, const struct nop_gitem *gi, nop_gitem_fn o
 {
 	struct held_item *h;
 	unsigned long long *path;
-	bool root_end = gi->depth == 0 && gi->kind != NOP_GI_ENTER;
+	bool root_end = gi->depth == 0 && nop_gi_ends_call(gi);
 	struct etask *t = task(e, gi->pid);
 
 	if (t && t->passing) { /* caught while open: counted a root at its end */
@@ -394,6 +394,8 @@ int nop_errf_item(struct nop_errf *e, const struct nop_gitem *gi, nop_gitem_fn o
 		}
 		return out(ctx, gi);
 	}
+	if (gi->kind == NOP_GI_EVENT && (!gi->depth || !e->whole))
+		return 0; /* outside any tree; --errors shows failed calls alone */
 	if (t && e->whole && t->n >= e->max_held && !root_end) {
 		t->over = true; /* the root's return alone is kept, to judge it */
 		return 0;

@@ -330,12 +330,13 @@ NOP_HOT static int on_call(void *ctx, const struct nop_gitem *gi)
 	if (ret)
 		gi = &joined;
 	/* user calls come from ucalls.c inside their roots only (a forked
-	 * child's from the fork point, under no root of its own) */
-	if ((gi->path[0] & NOP_UKEY_MASK) != NOP_UKEY && !root_wanted(p, gi))
+	 * child's from the fork point, under no root of its own); an event
+	 * outside any call is in no root's tree */
+	if (!gi->npath ? p->cfg.nroots > 0 : (gi->path[0] & NOP_UKEY_MASK) != NOP_UKEY && !root_wanted(p, gi))
 		return NOP_FLOW_GO;
 	if (p->cfg.by_task && !traced_task(p, gi->pid)) {
 		/* shown, marked, in the tree view; left out of sums and pictures */
-		if (gi->kind != NOP_GI_ENTER)
+		if (nop_gi_ends_call(gi))
 			p->sum.other_tasks++;
 		if (!p->cfg.show_others || p->errf)
 			return NOP_FLOW_GO;
@@ -368,6 +369,14 @@ static int on_catch(void *ctx, const struct nop_caught *c)
 	return nop_catch_write(&p->sink, c, p->cfg.catch_file ? path : NULL) ? sink_failed(p) : NOP_FLOW_GO;
 }
 
+/* a root call's time, and its task's off-CPU time in it, to the summary */
+static void root_time(struct nop_pipeline *p, unsigned long long duration, const unsigned long long *off)
+{
+	p->sum.root_ns += duration;
+	for (int i = 0; i < NOP_OFF_STATES; i++)
+		p->sum.root_off[i] += off[i];
+}
+
 /* a call to show: counted, to the sink */
 NOP_HOT static int show_call(void *ctx, const struct nop_gitem *gi)
 {
@@ -375,8 +384,12 @@ NOP_HOT static int show_call(void *ctx, const struct nop_gitem *gi)
 
 	if (p->counted)
 		return NOP_FLOW_STOP;
-	if (gi->kind != NOP_GI_ENTER) {
+	if (gi->kind == NOP_GI_EVENT) {
+		p->sum.kevents++;
+	} else if (gi->kind != NOP_GI_ENTER) {
 		p->sum.events++;
+		if (!gi->depth && gi->timed)
+			root_time(p, gi->duration, gi->off);
 		p->sum.no_entry += gi->no_entry;
 		p->sum.no_exit += !gi->timed;
 		/* an exit whose call began inside the capture, or a call whose
@@ -403,6 +416,8 @@ NOP_HOT static int on_summary_call(void *ctx, const struct nop_gcall *c)
 	struct nop_pipeline *p = ctx;
 
 	p->sum.events++;
+	if (!c->depth)
+		root_time(p, c->duration, c->off);
 	return nop_stats_call(&p->sink, c) ? sink_failed(p) : NOP_FLOW_GO;
 }
 
@@ -443,6 +458,37 @@ static int on_user_call(struct nop_pipeline *p, const struct nop_event *ev)
 }
 
 static int route(void *ctx, const struct nop_event *ev);
+
+/* pid has calls open on either timeline */
+static bool in_calls(struct nop_pipeline *p, int pid)
+{
+	const unsigned long long *path;
+
+	return (p->graph && nop_graph_open_calls(p->graph, pid, &path)) ||
+	       (p->ugraph && nop_graph_open_calls(p->ugraph, pid, &path));
+}
+
+/* A kernel event (-e): in call trees where its task is, else a line of
+ * its own. One that concerns a traced task (a switch to it, its wakeup)
+ * goes to that task's tree when the task it came from is not traced, or
+ * is in no call (a short-lived task that has gone counts as traced) */
+static int on_kevent(struct nop_pipeline *p, const struct nop_event *ev)
+{
+	struct nop_event moved;
+
+	if (p->cfg.by_task && ev->about && traced_task(p, ev->about) &&
+	    (!traced_task(p, ev->pid) || (p->graph && !in_calls(p, ev->pid)))) {
+		moved = *ev;
+		moved.pid = ev->about;
+		ev = &moved;
+	}
+	/* a recording is a graph's once a call came (before, events are
+	 * outside any tree either way); the pictures take them as items */
+	if (p->graph && (!p->cfg.recorded || p->saw_graph || !p->sink.ops->event))
+		return engine_result(p, nop_graph_feed(p->graph, ev, on_call, p));
+	p->sum.kevents++;
+	return p->sink.ops->event && p->sink.ops->event(&p->sink, ev) ? sink_failed(p) : NOP_FLOW_GO;
+}
 
 /* the events' time span (a damaged page's mark has no time: 0) */
 static inline void note_time(struct nop_pipeline *p, unsigned long long ts)
@@ -490,10 +536,18 @@ NOP_HOT static int route(void *ctx, const struct nop_event *ev)
 	if (p->cfg.recording) {
 		p->sum.events += ev->type == NOP_EV_COUNTS ? ev->nfunc + ev->nexit
 							    : ev->type == NOP_EV_FUNC || ev->type == NOP_EV_EXIT;
+		p->sum.kevents += ev->type == NOP_EV_COUNTS ? ev->nkev : ev->type == NOP_EV_KEVENT;
 		return count_reached(p);
 	}
 	if (ev->type == NOP_EV_ARGS || (ev->type == NOP_EV_RETVAL && p->graph))
 		return NOP_FLOW_GO; /* not joined to a call: nothing to show them on */
+	if (ev->type == NOP_EV_KEVENT)
+		return on_kevent(p, ev);
+	if (ev->type == NOP_EV_SWITCH) { /* off-CPU time, to the calls open on both timelines */
+		if (p->graph && (ret = nop_graph_feed(p->graph, ev, on_call, p)) != 0)
+			return engine_result(p, ret);
+		return p->ugraph ? engine_result(p, nop_graph_feed(p->ugraph, ev, on_call, p)) : NOP_FLOW_GO;
+	}
 	if (ev->type == NOP_EV_LOST && p->sink.ops->event && p->sink.ops->event(&p->sink, ev))
 		return sink_failed(p);
 	if (user_call(ev))
@@ -608,6 +662,13 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 		err->remedy = NOP_REMEDY_RECORD_GRAPH;
 		return -1;
 	}
+	/* and the callers view is made of hits' stacks */
+	if (p->saw_graph && !p->saw_func && p->sink.ops == &nop_callers_ops) {
+		nop_error_set(err, NOP_EUSAGE, 0, "this recording holds function_graph calls, no function tracer"
+			      " hits with their stacks: callers are counted from the stacks");
+		err->remedy = NOP_REMEDY_RECORD_STACKS;
+		return -1;
+	}
 	if (p->join && out_ok && nop_join_finish(p->join, route, p) < 0 && !p->failed)
 		fail(p, ENOMEM, "joining return values");
 	if (p->graph && out_ok && ((ret = nop_graph_finish(p->graph, on_call, p)) < 0 ||
@@ -625,6 +686,9 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 		return -1;
 	}
 	sum->events = p->sum.events;
+	sum->kevents = p->sum.kevents;
+	sum->root_ns = p->sum.root_ns;
+	memcpy(sum->root_off, p->sum.root_off, sizeof(sum->root_off));
 	sum->lost_pages = p->sum.lost_pages;
 	sum->other_tasks = p->sum.other_tasks;
 	sum->no_entry = p->sum.no_entry + nop_ucalls_unmatched(p->ucalls);

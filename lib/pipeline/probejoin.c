@@ -71,6 +71,10 @@ struct jtask {
 	char *ring[ARGS_RING];
 	size_t cap[ARGS_RING];
 	unsigned next;
+	/* kernel events' fields queued behind a wait: copies, the decoder's
+	 * own buffer being the next event's; freed once nothing waits */
+	char **kept;
+	size_t nkept, capkept;
 };
 
 struct nop_join {
@@ -108,6 +112,9 @@ void nop_join_free(struct nop_join *j)
 		free(j->t[i].q);
 		for (int d = 0; d < ARGS_RING; d++)
 			free(j->t[i].ring[d]);
+		for (size_t k = 0; k < j->t[i].nkept; k++)
+			free(j->t[i].kept[k]);
+		free(j->t[i].kept);
 	}
 	free(j->t);
 	free(j);
@@ -370,6 +377,19 @@ static int call_event(struct nop_join *j, struct jtask *t, struct nop_event *ev,
 	return out(ctx, ev);
 }
 
+/* a kernel event's fields, copied to wait in the queue (NULL: out of
+ * memory, the event waits without them) */
+static const char *keep_fields(struct jtask *t, const char *a)
+{
+	char *c;
+
+	if (!a || nop_grow((void **)&t->kept, &t->capkept, t->nkept + 1, sizeof(*t->kept)) ||
+	    !(c = malloc(nop_args_size(a))))
+		return NULL;
+	memcpy(c, a, nop_args_size(a));
+	return t->kept[t->nkept++] = c;
+}
+
 /* a task's event other than a probe's */
 static int task_event(struct nop_join *j, struct jtask *t, struct nop_event *ev, nop_emit_fn out,
 		      void *ctx)
@@ -378,6 +398,8 @@ static int task_event(struct nop_join *j, struct jtask *t, struct nop_event *ev,
 
 	while (t->wait) { /* (one of a released queue may wait in turn) */
 		if (!wait_over(j, t, ev) && !queue_room(t)) {
+			if (ev->type == NOP_EV_KEVENT)
+				ev->args = keep_fields(t, ev->args);
 			t->q[t->nq++] = *ev;
 			return 0;
 		}
@@ -404,8 +426,15 @@ int nop_join_event(struct nop_join *j, const struct nop_event *in, nop_emit_fn o
 		return out(ctx, &ev);
 	}
 	if (ev.type == NOP_EV_RETVAL || ev.type == NOP_EV_ARGS)
-		return probe_event(j, t, &ev, out, ctx);
-	return task_event(j, t, &ev, out, ctx);
+		ret = probe_event(j, t, &ev, out, ctx);
+	else
+		ret = task_event(j, t, &ev, out, ctx);
+	if (!t->wait && t->nkept) { /* every queued event went on */
+		for (size_t k = 0; k < t->nkept; k++)
+			free(t->kept[k]);
+		t->nkept = 0;
+	}
+	return ret;
 }
 
 int nop_join_finish(struct nop_join *j, nop_emit_fn out, void *ctx)

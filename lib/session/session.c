@@ -56,6 +56,14 @@ static bool has_probes(const struct nop_session *s)
 	return s->cfg.uprobes && s->cfg.uprobes->n;
 }
 
+/* events recorded (probes', the gate's, process and kernel events): the
+ * events' pid list and event-fork are written too */
+static bool has_events(const struct nop_session *s)
+{
+	return has_probes(s) || s->cfg.follow_fork || s->cfg.gate || s->cfg.nevents || s->cfg.context_switches ||
+	       s->cfg.off_cpu;
+}
+
 /* tasks followed: their fork and exec events tell the pipeline which
  * tasks are whose, and the name each ran under */
 static bool follows(const struct nop_session *s)
@@ -72,7 +80,7 @@ static const char *pid_files(const struct nop_session *s, int i, bool notrace)
 
 	if (s->cfg.tracer == NOP_TRACER_NONE)
 		return i == 0 ? f[notrace][1] : NULL;
-	return i == 0 || (i == 1 && (has_probes(s) || follows(s) || s->cfg.gate)) ? f[notrace][i] : NULL;
+	return i == 0 || (i == 1 && has_events(s)) ? f[notrace][i] : NULL;
 }
 
 static const char *tracer_name(enum nop_tracer t)
@@ -225,6 +233,7 @@ static int top_write(struct nop_session *s, const char *rel, const char *val,
 
 /* Another user of the top level: a tracer, or filters, or pids set. */
 static int apply_graph(struct nop_session *s, struct nop_error *err);
+static int enable_event(struct nop_session *s, const struct nop_kevent *k, struct nop_error *err);
 static int set_pids(struct nop_session *s, const pid_t *pids, size_t n, struct nop_error *err);
 
 /* The session's file rel set to val, written (and journaled) only where it
@@ -474,7 +483,7 @@ static int apply(struct nop_session *s, struct nop_error *err)
 	    file_set(s, "options/function-fork", c->follow_fork ? "1" : "0", err))
 		return -1;
 	/* events follow set_event_pid, and children through event-fork */
-	if ((has_probes(s) || follows(s) || c->gate) && (c->follow_fork || c->npids) &&
+	if (has_events(s) && (c->follow_fork || c->npids) &&
 	    file_set(s, "options/event-fork", c->follow_fork ? "1" : "0", err))
 		return -1;
 	if (!s->instance[0] && take_over_top(s, err))
@@ -507,12 +516,16 @@ static int apply(struct nop_session *s, struct nop_error *err)
 		if (nop_path_exists(s->dir, buf) && sess_write(s, buf, "1", false, err))
 			return -1;
 	}
-	/* catch --before: who ran on the CPU meanwhile, in the catch's file */
-	for (size_t i = 0; i < NOP_NSWITCH_EVENTS && c->context_switches; i++) {
+	/* catch --before: who ran on the CPU meanwhile, in the catch's file;
+	 * off-CPU time: the switches alone */
+	for (size_t i = 0; i < NOP_NSWITCH_EVENTS && (c->context_switches || (c->off_cpu && i == 0)); i++) {
 		snprintf(buf, sizeof(buf), "events/%s/enable", nop_switch_events[i]);
 		if (nop_path_exists(s->dir, buf) && sess_write(s, buf, "1", false, err))
 			return -1;
 	}
+	for (size_t i = 0; i < c->nevents; i++)
+		if (enable_event(s, &c->events[i], err))
+			return -1;
 	if (c->tracer == NOP_TRACER_FUNCTION && c->stack &&
 	    sess_write(s, "options/func_stack_trace", "1", false, err))
 		return -1;
@@ -521,6 +534,60 @@ static int apply(struct nop_session *s, struct nop_error *err)
 	return nop_write_file(nop_path(buf, sizeof(buf), s->dir, "trace"), "", false, err);
 }
 
+
+/* A kernel event on in the session's buffer, its filter first (in its own
+ * filter file: the event's alone). The parts were checked (names from
+ * available_events, a filter of one printable line); the kernel parses
+ * the filter and refuses it whole, its reason then in that file. */
+static int enable_event(struct nop_session *s, const struct nop_kevent *k, struct nop_error *err)
+{
+	char rel[300];
+
+	/* callers check first; this is the last line */
+	if (k->filter && nop_event_filter_check(k->filter, err))
+		return -1;
+	if (!nop_event_name_ok(k->system) || !nop_event_name_ok(k->name)) {
+		nop_error_set(err, NOP_EUSAGE, 0, "invalid event name %.64s:%.64s", k->system, k->name);
+		return -1;
+	}
+	snprintf(rel, sizeof(rel), "events/%s/%s/enable", k->system, k->name);
+	if (!s->instance[0]) {
+		/* the top level's event on already: another user's. Shared as
+		 * it is; a filter, theirs or ours, would change what one of
+		 * the two records */
+		char *on = read_trimmed(s->dir, rel), *f;
+		bool theirs = on && on[0] == '1';
+
+		free(on);
+		snprintf(rel, sizeof(rel), "events/%s/%s/filter", k->system, k->name);
+		f = theirs ? read_trimmed(s->dir, rel) : NULL;
+		if (theirs && (k->filter || (f && strncmp(f, "none", 4)))) {
+			nop_error_set(err, NOP_EBUSY, EBUSY,
+				      "%s:%s is on in the top-level buffer (another user's, filter '%.100s'): a filter there "
+				      "would change what one of the two records", k->system, k->name,
+				      f ? strtok(f, "\n") : "none");
+			free(f);
+			return -1;
+		}
+		free(f);
+	}
+	snprintf(rel, sizeof(rel), "events/%s/%s/filter", k->system, k->name);
+	if (k->filter && sess_write(s, rel, k->filter, false, err)) {
+		char why[300] = "";
+
+		char path[4400];
+
+		if (err->sys_errno == EINVAL)
+			nop_event_filter_error(nop_path(path, sizeof(path), s->dir, rel), why, sizeof(why));
+		nop_error_set(err, NOP_EUSAGE, err->sys_errno,
+			      "the kernel refused the filter '%.200s' of %s:%s%s%s%s; its fields are those of "
+			      "%s/events/%s/%s/format", k->filter, k->system, k->name, *why ? " (" : "", why,
+			      *why ? ")" : "", s->tracing_dir, k->system, k->name);
+		return -1;
+	}
+	snprintf(rel, sizeof(rel), "events/%s/%s/enable", k->system, k->name);
+	return sess_write(s, rel, "1", false, err);
+}
 
 static int write_list(struct nop_session *s, const char *rel, const char **v, size_t n,
 		      struct nop_error *err)

@@ -69,7 +69,7 @@ int nop_sink_flush(struct nop_sink *s);
 
 /* sinks (sink_*.c) */
 extern const struct nop_sink_ops nop_lines_ops, nop_folded_ops, nop_dot_ops, nop_chrome_ops,
-	nop_stats_ops;
+	nop_stats_ops, nop_callers_ops;
 
 /* the stats sink has a row for func (--hist FUNC: a function it saw) */
 bool nop_stats_has(const struct nop_sink *s, const char *func);
@@ -81,7 +81,18 @@ int nop_sink_priv(struct nop_sink *s, size_t size, struct nop_error *err);
 
 int nop_graph_lines(struct nop_sink *s, const struct nop_gitem *gi);
 
+/* a kernel event's name and fields (args "TEXT\0JSON") into f: text
+ * "sched_switch: prev_comm=..." (its system left out, as the kernel's
+ * own output has it), JSON "name" and "fields" */
+#define GRAPH_EVENT_TEXT 1024
+void nop_sink_kevent_fields(struct nop_sink *s, struct nop_fields *f, const char *name, const char *args);
+
 void nop_fmt_duration(char *buf, size_t len, unsigned long long ns);
+
+/* off-CPU time by state: text "38.200 ms (D)", or with more than one
+ * state "38.200 ms (S 30.100 ms, D 8.100 ms)"; JSON {"S":30100000,...} */
+void nop_fmt_off(char *buf, size_t len, const unsigned long long *off);
+const char *nop_off_json(char *buf, size_t len, const unsigned long long *off);
 
 void nop_sink_sym(struct nop_sink *s, unsigned long long addr, char *buf, size_t len, bool off);
 

@@ -34,17 +34,31 @@ static void name_thread(struct nop_sink *s, struct chrome *c, int pid)
 	fputs("}}", s->out);
 }
 
+/* a kernel event: an instant ("i") on its task's track, its fields as
+ * the event's args */
+static int chrome_event(struct nop_sink *s, struct chrome *c, const struct nop_gitem *gi)
+{
+	sep(s, c);
+	fputs("{\"name\":", s->out);
+	nop_json_str(s->out, gi->event);
+	fprintf(s->out, ",\"cat\":\"event\",\"ph\":\"i\",\"s\":\"t\",\"ts\":%llu.%03llu,\"pid\":%d,\"tid\":%d,\"args\":%s}",
+		gi->ts / 1000, gi->ts % 1000, gi->pid, gi->pid, gi->args ? nop_args_json(gi->args) : "{}");
+	return ferror(s->out) ? -1 : 0;
+}
+
 static int chrome_graph(struct nop_sink *s, const struct nop_gitem *gi)
 {
 	struct chrome *c;
 	unsigned long long start;
 
-	if (gi->kind == NOP_GI_ENTER || !gi->timed)
+	if ((gi->kind == NOP_GI_ENTER || !gi->timed) && gi->kind != NOP_GI_EVENT)
 		return 0;
 	if (!s->priv && nop_sink_priv(s, sizeof(struct chrome), NULL))
 		return -1;
 	c = s->priv;
 	name_thread(s, c, gi->pid);
+	if (gi->kind == NOP_GI_EVENT)
+		return chrome_event(s, c, gi);
 	start = gi->kind == NOP_GI_RETURN ? gi->ts - gi->duration : gi->ts;
 	sep(s, c);
 	fputs("{\"name\":", s->out);

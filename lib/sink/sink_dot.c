@@ -107,6 +107,8 @@ static int dot_graph(struct nop_sink *s, const struct nop_gitem *gi)
 	struct node *n, *caller;
 	struct edge *e;
 
+	if (gi->kind == NOP_GI_EVENT)
+		return 0; /* a graph of calls: an event is no node */
 	if (!d) {
 		if (nop_sink_priv(s, sizeof(*d), NULL))
 			return -1;

@@ -20,7 +20,17 @@ static int folded_graph(struct nop_sink *s, const struct nop_gitem *gi)
 					nop_sink_func(s, gi->path[i]));
 	if (!(v = nop_strmap_get(s->priv, key)))
 		return -1;
-	*v += gi->self;
+	/* its own time off CPU: a frame of its own per state, so that an
+	 * off-CPU flame graph and an on-CPU one are one picture */
+	*v += gi->self > nop_off_total(gi->off_self) ? gi->self - nop_off_total(gi->off_self) : 0;
+	for (int st = 0; st < NOP_OFF_STATES; st++) {
+		if (!gi->off_self[st] || off + 24 >= sizeof(key))
+			continue;
+		snprintf(key + off, sizeof(key) - off, ";[off CPU: %c]", nop_off_letter(st));
+		if (!(v = nop_strmap_get(s->priv, key)))
+			return -1;
+		*v += gi->off_self[st];
+	}
 	return 0;
 }
 

@@ -217,6 +217,18 @@ static inline __attribute__((always_inline)) void put_name(struct line *l, const
 	l->n = (size_t)(copy16(l->b + l->n, f->copy, f->len) - l->b);
 }
 
+/* " CPU) comm-pid | " */
+static void task_prefix(struct nop_sink *s, struct line *l, const struct nop_gitem *gi)
+{
+	put(l, " ", 1);
+	num(l, gi->cpu, 3, 0);
+	put(l, ") ", 2);
+	str(l, nop_sink_comm(s, gi->pid), 16);
+	put(l, "-", 1);
+	num(l, gi->pid, -6, 0);
+	put(l, " | ", 3);
+}
+
 static int text(struct nop_sink *s, const struct nop_gitem *gi)
 {
 	struct graph_lines *g;
@@ -232,13 +244,7 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 	/* " %3d) %16s-%-6d | %16s | %*s" */
 	g = s->priv;
 	if (!g->npre || g->pre_cpu != gi->cpu || g->pre_pid != gi->pid || g->pre_renames != s->renames) {
-		put(&l, " ", 1);
-		num(&l, gi->cpu, 3, 0);
-		put(&l, ") ", 2);
-		str(&l, nop_sink_comm(s, gi->pid), 16);
-		put(&l, "-", 1);
-		num(&l, gi->pid, -6, 0);
-		put(&l, " | ", 3);
+		task_prefix(s, &l, gi);
 		g->npre = l.n < sizeof(g->pre) ? l.n : 0;
 		memcpy(g->pre, l.b, g->npre);
 		g->pre_cpu = gi->cpu;
@@ -278,6 +284,8 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 		else if (gi->unwound)
 			str(&l, " /* unwound: no return */", 0);
 		break;
+	case NOP_GI_EVENT: /* event_line's */
+		break;
 	case NOP_GI_RETURN:
 		put(&l, "} /* ", 5);
 		put_name(&l, name);
@@ -297,6 +305,14 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 			str(&l, nop_errno_name(gi->retval), 0);
 			put(&l, ")", 1);
 		}
+		put(&l, " */", 3);
+	}
+	if (nop_gi_ends_call(gi) && nop_off_total(gi->off)) {
+		char off[160];
+
+		nop_fmt_off(off, sizeof(off), gi->off);
+		put(&l, " /* off CPU ", 12);
+		str(&l, off, 0);
 		put(&l, " */", 3);
 	}
 	if (gi->other_task)
@@ -360,7 +376,7 @@ static int json_common(struct nop_sink *s, struct graph_lines *g, const struct n
 	struct fname unnamed;
 	char *b, *d;
 
-	if (gi->other_task || (gi->args && gi->kind != NOP_GI_RETURN) ||
+	if (gi->other_task || (gi->args && gi->kind != NOP_GI_RETURN) || nop_off_total(gi->off) ||
 	    (gi->kind != NOP_GI_ENTER && (!gi->timed || gi->has_retval || gi->no_entry)) ||
 	    nop_resolve_binary(s->res, gi->func))
 		return 1;
@@ -374,6 +390,7 @@ static int json_common(struct nop_sink *s, struct graph_lines *g, const struct n
 	case NOP_GI_ENTER: d = LIT(d, "{\"type\":\"entry\",\"ts\":"); break;
 	case NOP_GI_LEAF: d = LIT(d, "{\"type\":\"call\",\"ts\":"); break;
 	case NOP_GI_RETURN: d = LIT(d, "{\"type\":\"exit\",\"ts\":"); break;
+	case NOP_GI_EVENT: break; /* event_line's */
 	}
 	d = ujnum(d, gi->ts, false);
 	d = LIT(d, ",\"cpu\":");
@@ -443,6 +460,13 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 			if (nop_errno_name(gi->retval))
 				nop_field_str(&f, "error", NULL, nop_errno_name(gi->retval));
 		}
+		if (nop_off_total(gi->off)) {
+			char js[200];
+
+			nop_field_u64(&f, "off_cpu_ns", NULL, nop_off_total(gi->off));
+			nop_field_u64(&f, "off_cpu_self_ns", NULL, nop_off_total(gi->off_self));
+			nop_field_json(&f, "off_cpu", nop_off_json(js, sizeof(js), gi->off));
+		}
 		if (gi->no_entry)
 			nop_field_str(&f, "entry", NULL, "not seen");
 		if (!gi->timed)
@@ -459,7 +483,48 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 	return 0; /* a failed output is found where the buffer is written out (nop_sink_room), as text's */
 }
 
+/* A kernel event in the tree, at its task's depth: text as the kernel's
+ * function_graph shows one, a comment "sched_switch: ...", JSON an
+ * "event" object with its fields by name */
+static __attribute__((noinline)) int event_line(struct nop_sink *s, const struct nop_gitem *gi)
+{
+	struct nop_fields f;
+	char text[GRAPH_EVENT_TEXT];
+	const char *colon = strchr(gi->event, ':');
+	struct line l = { .n = 0 };
+
+	if (s->enc == NOP_ENC_JSON) {
+		if (!nop_sink_room(s, GRAPH_LINE_MAX))
+			return -1;
+		nop_fields_open_at(&f, s->out, s->obuf, s->olen, NOP_SINK_OBUF);
+		nop_field_str(&f, "type", NULL, "event");
+		nop_field_u64(&f, "ts", NULL, gi->ts);
+		nop_field_i64(&f, "cpu", NULL, gi->cpu);
+		nop_field_i64(&f, "pid", NULL, gi->pid);
+		nop_field_str(&f, "comm", NULL, nop_resolve_comm(s->res, gi->pid));
+		nop_field_i64(&f, "depth", NULL, gi->depth);
+		nop_sink_kevent_fields(s, &f, gi->event, gi->args);
+		nop_fields_close(&f);
+		s->olen = f.len;
+		return 0;
+	}
+	if (!(l.b = nop_sink_room(s, GRAPH_LINE_ROOM)))
+		return -1;
+	task_prefix(s, &l, gi);
+	pad(&l, 0, 16);
+	put(&l, " | ", 3);
+	pad(&l, 0, 2 * (size_t)gi->depth);
+	snprintf(text, sizeof(text), "/* %s: %s */", colon ? colon + 1 : gi->event, gi->args ? gi->args : "");
+	nop_sink_text_in(s, text);
+	str(&l, text, 0);
+	l.b[l.n++] = '\n';
+	s->olen += l.n;
+	return 0;
+}
+
 NOP_HOT int nop_graph_lines(struct nop_sink *s, const struct nop_gitem *gi)
 {
+	if (gi->kind == NOP_GI_EVENT)
+		return event_line(s, gi);
 	return s->enc == NOP_ENC_JSON ? json(s, gi) : text(s, gi);
 }

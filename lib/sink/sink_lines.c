@@ -37,6 +37,18 @@ static void stack_field(struct nop_sink *s, struct nop_fields *f, const struct n
 	nop_field_array_close(f);
 }
 
+/* a line's task: text "comm-pid [cpu] ", JSON type, ts, cpu, pid, comm */
+static void task_fields(struct nop_sink *s, struct nop_fields *f, const struct nop_event *ev, const char *type)
+{
+	if (!f->json)
+		fprintf(s->out, "%16s-%-7d [%03d] ", nop_sink_comm(s, ev->pid), ev->pid, ev->cpu);
+	nop_field_str(f, "type", NULL, type);
+	nop_field_ts(f, "ts", ev->ts);
+	nop_field_u64(f, "cpu", NULL, (unsigned long long)ev->cpu);
+	nop_field_i64(f, "pid", NULL, ev->pid);
+	nop_field_str(f, "comm", NULL, nop_resolve_comm(s->res, ev->pid));
+}
+
 static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 {
 	struct nop_fields f;
@@ -58,13 +70,7 @@ static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 		nop_field_str(&f, "source", NULL, "page");
 		break;
 	case NOP_EV_RETVAL: /* a kernel function returned (--retval) */
-		if (!json)
-			fprintf(s->out, "%16s-%-7d [%03d] ", nop_sink_comm(s, ev->pid), ev->pid, ev->cpu);
-		nop_field_str(&f, "type", NULL, "return");
-		nop_field_ts(&f, "ts", ev->ts);
-		nop_field_u64(&f, "cpu", NULL, (unsigned long long)ev->cpu);
-		nop_field_i64(&f, "pid", NULL, ev->pid);
-		nop_field_str(&f, "comm", NULL, nop_resolve_comm(s->res, ev->pid));
+		task_fields(s, &f, ev, "return");
 		nop_sink_sym(s, ev->ip, fn, sizeof(fn), false);
 		nop_field_str(&f, "func", "%s", fn);
 		nop_field_i64(&f, "retval", " = %lld", ev->retval);
@@ -73,14 +79,7 @@ static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 		break;
 	case NOP_EV_FUNC:
 	case NOP_EV_STACK:
-		if (!json)
-			fprintf(s->out, "%16s-%-7d [%03d] ", nop_sink_comm(s, ev->pid), ev->pid,
-				ev->cpu);
-		nop_field_str(&f, "type", NULL, ev->type == NOP_EV_FUNC ? "func" : "stack");
-		nop_field_ts(&f, "ts", ev->ts);
-		nop_field_u64(&f, "cpu", NULL, (unsigned long long)ev->cpu);
-		nop_field_i64(&f, "pid", NULL, ev->pid);
-		nop_field_str(&f, "comm", NULL, nop_resolve_comm(s->res, ev->pid));
+		task_fields(s, &f, ev, ev->type == NOP_EV_FUNC ? "func" : "stack");
 		if (ev->type == NOP_EV_FUNC && nop_resolve_uprobe(s->res, ev->ip)) {
 			/* a user function: its binary where a kernel hit has its
 			 * parent */
@@ -107,6 +106,10 @@ static int lines_event(struct nop_sink *s, const struct nop_event *ev)
 		}
 		if (ev->nstack)
 			stack_field(s, &f, ev);
+		break;
+	case NOP_EV_KEVENT: /* a kernel event (-e) among the hits */
+		task_fields(s, &f, ev, "event");
+		nop_sink_kevent_fields(s, &f, ev->ename, ev->args);
 		break;
 	default: /* function_graph events come through the graph op */
 		break;

@@ -22,6 +22,8 @@ struct fstat {
 	unsigned long long returned, errors;
 	long long errv[4];
 	unsigned long long errn[4];
+	/* off CPU during its calls, by state, and while no callee was open */
+	unsigned long long off[NOP_OFF_STATES], off_self;
 	unsigned int hist[NBUCKETS];
 };
 
@@ -40,6 +42,8 @@ struct stats {
 	struct byaddr *slot;
 	size_t nslot, used;
 	bool retvals; /* some call had its return value: the errors column */
+	struct nop_strmap *events; /* kernel events (-e): their counts, by name */
+	bool offcpu; /* some call was off CPU: its columns */
 };
 
 static struct byaddr *slot_of(struct byaddr *t, size_t n, unsigned long long addr)
@@ -134,6 +138,12 @@ NOP_HOT static int stats_add(struct nop_sink *s, struct stats *st, const struct 
 	if (c->depth > f->max_depth)
 		f->max_depth = c->depth;
 	f->hist[bucket(c->duration)]++;
+	if (nop_off_total(c->off)) {
+		st->offcpu = true;
+		for (int i = 0; i < NOP_OFF_STATES; i++)
+			f->off[i] += c->off[i];
+		f->off_self += nop_off_total(c->off_self);
+	}
 	if (c->has_retval) {
 		st->retvals = true;
 		f->returned++;
@@ -154,13 +164,27 @@ NOP_HOT static int stats_graph(struct nop_sink *s, const struct nop_gitem *gi)
 {
 	struct stats *st = s->priv;
 
+	if (gi->kind == NOP_GI_EVENT) {
+		unsigned long long *n;
+
+		if ((!st->events && !(st->events = nop_strmap_new(sizeof(*n)))) ||
+		    !(n = nop_strmap_get(st->events, gi->event))) {
+			errno = ENOMEM;
+			return -1;
+		}
+		++*n;
+		return 0;
+	}
 	if (gi->depth + 1 > st->max_depth)
 		st->max_depth = gi->depth + 1;
 	if (gi->kind == NOP_GI_ENTER || !gi->timed)
 		return 0;
-	return stats_add(s, st, &(struct nop_gcall){ .func = gi->func, .duration = gi->duration,
-						     .self = gi->self, .retval = gi->retval,
-						     .depth = gi->depth, .has_retval = gi->has_retval });
+	struct nop_gcall c = { .func = gi->func, .duration = gi->duration, .self = gi->self, .retval = gi->retval,
+			       .depth = gi->depth, .has_retval = gi->has_retval };
+
+	memcpy(c.off, gi->off, sizeof(c.off));
+	memcpy(c.off_self, gi->off_self, sizeof(c.off_self));
+	return stats_add(s, st, &c);
 }
 
 NOP_HOT int nop_stats_call(struct nop_sink *s, const struct nop_gcall *c)
@@ -234,7 +258,34 @@ static void errnos(struct nop_fields *fl, bool json, const struct fstat *f)
 	}
 }
 
-static void row(struct nop_sink *s, const char *name, const struct fstat *f, bool retvals)
+/* the states its off-CPU time was in, largest first, as shares of it:
+ * "S:97% R:3%" ("-": none) */
+static const char *waits(char *buf, size_t len, const struct fstat *f)
+{
+	unsigned long long total = nop_off_total(f->off);
+	bool done[NOP_OFF_STATES] = { false };
+	size_t n = 0;
+
+	snprintf(buf, len, "-");
+	for (int k = 0; k < NOP_OFF_STATES && total; k++) {
+		int top = -1;
+
+		for (int i = 0; i < NOP_OFF_STATES; i++)
+			if (!done[i] && f->off[i] && (top < 0 || f->off[i] > f->off[top]))
+				top = i;
+		if (top < 0)
+			break;
+		done[top] = true;
+		if (f->off[top] * 100 < total) /* under 1 % */
+			n += (size_t)snprintf(buf + n, len > n ? len - n : 0, "%s%c:<1%%", n ? " " : "", nop_off_letter(top));
+		else
+			n += (size_t)snprintf(buf + n, len > n ? len - n : 0, "%s%c:%llu%%", n ? " " : "",
+					      nop_off_letter(top), (f->off[top] * 100 + total / 2) / total);
+	}
+	return buf;
+}
+
+static void row(struct nop_sink *s, const char *name, const struct fstat *f, bool retvals, bool offcpu)
 {
 	bool json = s->enc == NOP_ENC_JSON;
 	const unsigned long long v[] = { f->total, f->self, f->total / f->calls, f->min, f->max,
@@ -255,6 +306,22 @@ static void row(struct nop_sink *s, const char *name, const struct fstat *f, boo
 			fprintf(s->out, " %11s", t);
 	}
 	nop_field_i64(&fl, "max_depth", " %5lld", f->max_depth);
+	if (offcpu) {
+		char w[160];
+
+		nop_fmt_duration(t, sizeof(t), nop_off_total(f->off));
+		nop_field_u64(&fl, "off_cpu_ns", NULL, nop_off_total(f->off));
+		if (!json)
+			fprintf(s->out, " %11s", t);
+		nop_fmt_duration(t, sizeof(t), f->off_self);
+		nop_field_u64(&fl, "off_cpu_self_ns", NULL, f->off_self);
+		if (!json)
+			fprintf(s->out, " %11s", t);
+		if (json)
+			nop_field_json(&fl, "waits", nop_off_json(w, sizeof(w), f->off));
+		else
+			fprintf(s->out, " %-12s", waits(w, sizeof(w), f));
+	}
 	if (retvals && f->returned) {
 		nop_field_u64(&fl, "errors", " %6llu", f->errors);
 		if (f->errors)
@@ -323,6 +390,27 @@ bool nop_stats_has(const struct nop_sink *s, const char *func)
 	return s->ops != &nop_stats_ops || nop_strmap_find(st->funcs, func) != NULL;
 }
 
+/* the kernel events' counts, by name */
+static void event_rows(struct nop_sink *s, const struct nop_strmap *events)
+{
+	bool json = s->enc == NOP_ENC_JSON;
+	size_t n = events ? nop_strmap_size(events) : 0;
+
+	if (n && !json)
+		fprintf(s->out, "\n%-40s %9s\n", "EVENT", "COUNT");
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		const unsigned long long *c = nop_strmap_at(events, i, &name);
+		struct nop_fields fl;
+
+		nop_fields_open(&fl, s->out, json);
+		nop_field_str(&fl, "type", NULL, "event_stats");
+		nop_field_str(&fl, "name", "%-40s", name);
+		nop_field_u64(&fl, "count", " %9llu", *c);
+		nop_fields_close(&fl);
+	}
+}
+
 static int stats_summary(struct nop_sink *s, const struct nop_summary *sum)
 {
 	struct stats *st = s->priv;
@@ -339,12 +427,14 @@ static int stats_summary(struct nop_sink *s, const struct nop_summary *sum)
 
 		for (size_t i = 0; i < n && !user; i++)
 			user = e[i].f->binary != NULL;
-		fprintf(s->out, "%-32s %9s %11s %11s %11s %11s %11s %11s %11s %5s%s%s\n", "FUNCTION", "CALLS",
+		fprintf(s->out, "%-32s %9s %11s %11s %11s %11s %11s %11s %11s %5s%s%s%s\n", "FUNCTION", "CALLS",
 			"TOTAL", "SELF", "AVG", "MIN", "MAX", "P50", "P99", "DEPTH",
-			st->retvals ? " ERRORS" : "", user ? " BINARY" : "");
+			st->offcpu ? "      OFFCPU     OFFSELF WAITS       " : "", st->retvals ? " ERRORS" : "",
+			user ? " BINARY" : "");
 	}
 	for (size_t i = 0; i < n; i++)
-		row(s, e[i].name, e[i].f, st->retvals);
+		row(s, e[i].name, e[i].f, st->retvals, st->offcpu);
+	event_rows(s, st->events);
 	if (st->cfg.hist_func)
 		histogram(s, st->cfg.hist_func, nop_strmap_find(st->funcs, st->cfg.hist_func));
 	free(e);
@@ -359,6 +449,7 @@ static void stats_free(struct nop_sink *s)
 {
 	if (s->priv) {
 		nop_strmap_free(((struct stats *)s->priv)->funcs);
+		nop_strmap_free(((struct stats *)s->priv)->events);
 		free(((struct stats *)s->priv)->slot);
 	}
 }

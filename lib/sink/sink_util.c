@@ -162,3 +162,60 @@ void nop_fmt_duration(char *buf, size_t len, unsigned long long ns)
 	else
 		snprintf(buf, len, "%llu.%03llu %s", ns / div, ns % div * 1000 / div, units[u]);
 }
+
+/* "sched_switch: prev_comm=..." (text: the event's name without its
+ * system, as the kernel prints it), JSON "name" and "fields" */
+void nop_sink_kevent_fields(struct nop_sink *s, struct nop_fields *f, const char *name, const char *args)
+{
+	const char *colon = strchr(name, ':');
+	char text[GRAPH_EVENT_TEXT];
+
+	if (!f->json) {
+		snprintf(text, sizeof(text), "%s: %s", colon ? colon + 1 : name, args ? args : "");
+		nop_sink_text_in(s, text);
+		fputs(text, f->out);
+		return;
+	}
+	nop_field_str(f, "name", NULL, name);
+	nop_field_json(f, "fields", args ? nop_args_json(args) : "{}");
+}
+
+void nop_fmt_off(char *buf, size_t len, const unsigned long long *off)
+{
+	unsigned long long total = nop_off_total(off);
+	int parts = 0, top = 0;
+	size_t n;
+
+	for (int i = 0; i < NOP_OFF_STATES; i++) {
+		parts += off[i] > 0;
+		top = off[i] > off[top] ? i : top;
+	}
+	nop_fmt_duration(buf, len, total);
+	n = strlen(buf);
+	if (parts == 1) {
+		snprintf(buf + n, len - n, " (%c)", nop_off_letter(top));
+		return;
+	}
+	for (int i = 0, k = 0; i < NOP_OFF_STATES && n < len; i++) {
+		char d[32];
+
+		if (!off[i])
+			continue;
+		nop_fmt_duration(d, sizeof(d), off[i]);
+		k++;
+		n += (size_t)snprintf(buf + n, len - n, "%s%c %s%s", k > 1 ? ", " : " (", nop_off_letter(i), d,
+				      k == parts ? ")" : "");
+	}
+}
+
+const char *nop_off_json(char *buf, size_t len, const unsigned long long *off)
+{
+	size_t n = (size_t)snprintf(buf, len, "{");
+
+	for (int i = 0, k = 0; i < NOP_OFF_STATES && n < len; i++)
+		if (off[i])
+			n += (size_t)snprintf(buf + n, len - n, "%s\"%c\":%llu", k++ ? "," : "", nop_off_letter(i), off[i]);
+	if (n < len)
+		snprintf(buf + n, len - n, "}");
+	return buf;
+}

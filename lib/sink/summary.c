@@ -23,6 +23,8 @@ int nop_summary_write(struct nop_sink *s, const struct nop_summary *sum)
 	if (!json && sum->events != 1)
 		fputc('s', out);
 	nop_field_str(&f, "counted", NULL, sum->graph ? "calls" : "events");
+	if (sum->kevents || sum->kevents_asked)
+		nop_field_u64(&f, "kernel_events", " and %llu kernel events", sum->kevents);
 	nop_field_u64(&f, "duration_ns", NULL, sum->duration_ns);
 	if (!json)
 		fprintf(out, " in %.3f s", sum->duration_ns / 1e9);
@@ -75,6 +77,18 @@ int nop_summary_write(struct nop_sink *s, const struct nop_summary *sum)
 			nop_field_u64(&f, "warmup", ", outliers judged after %llu calls of a function", sum->warmup);
 			nop_field_u64(&f, "warming", " (%llu root calls came before)", sum->warming);
 		}
+	}
+	if (nop_off_total(sum->root_off)) {
+		char on[32], off[160], js[200];
+		unsigned long long o = nop_off_total(sum->root_off);
+
+		nop_fmt_duration(on, sizeof(on), sum->root_ns > o ? sum->root_ns - o : 0);
+		nop_fmt_off(off, sizeof(off), sum->root_off);
+		nop_field_u64(&f, "root_ns", NULL, sum->root_ns);
+		nop_field_u64(&f, "off_cpu_ns", NULL, o);
+		nop_field_json(&f, "off_cpu", nop_off_json(js, sizeof(js), sum->root_off));
+		if (!json)
+			fprintf(out, ", root calls %s on CPU and %s off", on, off);
 	}
 	if (sum->thresh_ns) {
 		nop_field_u64(&f, "threshold_ns", NULL, sum->thresh_ns);

@@ -33,6 +33,8 @@ struct nop_dat {
 	const struct nop_uprobes *uprobes;
 	bool follows;		 /* the session follows tasks: their process events */
 	bool switches;		 /* sched_switch and sched_wakeup were recorded */
+	char (*events)[200];	 /* kernel events recorded beside the calls: "system/event" */
+	size_t nevents;
 };
 
 static int note(void *ctx, const struct nop_event *ev)
@@ -40,7 +42,7 @@ static int note(void *ctx, const struct nop_event *ev)
 	struct nop_dat *w = ctx;
 	int ret = 0;
 
-	if (ev->type == NOP_EV_LOST)
+	if (ev->type == NOP_EV_LOST || ev->type == NOP_EV_KEVENT)
 		return 0;
 	ret |= nop_addrset_add(&w->syms, ev->ip);
 	ret |= nop_addrset_add(&w->syms, ev->parent_ip);
@@ -316,14 +318,27 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 	bool probes = w->group[0] && w->uprobes && w->uprobes->n;
 	unsigned int nproc = 0;
 	/* the process events where tasks are followed, the context switches
-	 * where they were recorded (catch --before) */
-	const char *evs[NOP_NPROCESS_EVENTS + NOP_NSWITCH_EVENTS];
+	 * where they were recorded (catch --before), the kernel events asked
+	 * for: each once */
+	const char **evs = calloc(NOP_NPROCESS_EVENTS + NOP_NSWITCH_EVENTS + w->nevents, sizeof(*evs));
 	size_t nevs = 0;
 
+	if (!evs) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
 	for (size_t i = 0; w->follows && i < NOP_NPROCESS_EVENTS; i++)
 		evs[nevs++] = nop_process_events[i];
 	for (size_t i = 0; w->switches && i < NOP_NSWITCH_EVENTS; i++)
 		evs[nevs++] = nop_switch_events[i];
+	for (size_t i = 0; i < w->nevents; i++) {
+		size_t k = 0;
+
+		while (k < nevs && strcmp(evs[k], w->events[i]))
+			k++;
+		if (k == nevs)
+			evs[nevs++] = w->events[i];
+	}
 	for (size_t i = 0; i < nevs; i++) {
 		snprintf(path, sizeof(path), "%s/events/%s/format", w->tracing_dir, evs[i]);
 		nproc += access(path, R_OK) == 0;
@@ -340,6 +355,7 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 		put32(&o, 1);
 		put_file(&o, path, 8);
 	}
+	free(evs);
 	if (probes) {
 		put(&o, w->group, strlen(w->group) + 1);
 		put32(&o, (unsigned int)w->uprobes->n);
@@ -405,6 +421,17 @@ void nop_dat_switches(struct nop_dat *w)
 	w->switches = true;
 }
 
+int nop_dat_events(struct nop_dat *w, const struct nop_kevent *k, size_t n)
+{
+	if (!n)
+		return 0;
+	if (!(w->events = calloc(n, sizeof(*w->events))))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		snprintf(w->events[w->nevents++], sizeof(*w->events), "%s/%s", k[i].system, k[i].name);
+	return 0;
+}
+
 void nop_dat_probes(struct nop_dat *w, const char *group, const struct nop_uprobes *u)
 {
 	snprintf(w->group, sizeof(w->group), "%s", group);
@@ -429,6 +456,7 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 	free(w->size);
 	free(w->pend);
 	free(w->npend);
+	free(w->events);
 	nop_addrset_free(&w->syms);
 	free(w);
 }

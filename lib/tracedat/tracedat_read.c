@@ -153,7 +153,8 @@ static void ftrace_formats(struct cur *c, struct nop_dat_in *in)
 		add_fmt(c, in, "ftrace", false);
 }
 
-/* other systems: only nopctl's probe groups are decoded */
+/* other systems: nopctl's probe groups (calls) and kernel events, each
+ * decoded (a system name too long to keep is left out) */
 static void event_formats(struct cur *c, struct nop_dat_in *in)
 {
 	unsigned long long nsys = num(c, 4);
@@ -161,7 +162,7 @@ static void event_formats(struct cur *c, struct nop_dat_in *in)
 	for (unsigned long long s = 0; s < nsys && !bad(c); s++) {
 		const char *sys = str(c);
 		unsigned long long n = num(c, 4);
-		bool keep = !strncmp(sys, "nopctl_", 7) && strlen(sys) < sizeof(in->fmt->system);
+		bool keep = strlen(sys) < sizeof(in->fmt->system);
 
 		for (unsigned long long i = 0; i < n && !bad(c); i++)
 			add_fmt(c, in, sys, keep);

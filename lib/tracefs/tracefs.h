@@ -47,6 +47,14 @@ struct nop_lockdown {
 
 const struct nop_lockdown *nop_lockdown(void);
 
+/* a system's or event's name as available_events has them: nothing
+ * that would take a path elsewhere */
+bool nop_event_name_ok(const char *name);
+
+/* why the kernel refused the filter last written to the event's filter
+ * file at filter_path ("Field not found"), "" if it does not say */
+void nop_event_filter_error(const char *filter_path, char *buf, size_t len);
+
 int nop_levenshtein(const char *a, const char *b, int limit);
 
 #endif

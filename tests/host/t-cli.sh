@@ -216,5 +216,25 @@ run 0 "$n" report -j --errors "$dat/joined-args-retval-6.12.dat"
 	ok || bad "report --errors kept calls that did not fail: $(grep -v summary "$tmp/out" | head -c 600)"
 [ "$(jq -c 'select(.func == "main")' "$tmp/out" | wc -l)" = 2 ] && ok || bad "report --errors: main, the caller"
 
+# issue 43: -e and --filter are checked before anything is set up;
+# --callers wants hits with their stacks, -F folded is its format
+run 2 "$n" graph --filter 'a == 1' -e sched:sched_switch do_sys_openat2
+has err "invalid value 'a == 1' for --filter: give it after the -e EVENT it filters"
+run 2 "$n" graph -e sched:sched_switch --filter 'a == 1' --filter 'b == 2' do_sys_openat2
+has err 'one filter per -e EVENT'
+run 2 "$n" graph -e sched:sched_switch --filter "$(printf 'a == 1\nb')" do_sys_openat2
+has err 'a filter is one line'
+run 2 "$n" stats -F folded do_sys_openat2
+has err '-F folded is the format of --callers'
+run 2 "$n" stats --callers ./prog:main
+has err "a user function's callers need its user stack"
+run 2 "$n" stats --callers -D 3 do_sys_openat2
+has err 'give PATTERNs, and none of -D'
+run 2 "$n" report --callers "$dat/graph-6.12.dat"
+has err "nopctl record -s PATTERN"
+run 0 "$n" report --callers -j "$dat/stack-6.1.dat"
+[ "$(jq -c 'select(.type == "callers" and .count == 42 and .stack[0] == "__x64_sys_openat")' "$tmp/out" | wc -l)" = 1 ] && ok ||
+	bad "report --callers: not one stack of 42 from __x64_sys_openat: $(head -c 300 "$tmp/out")"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

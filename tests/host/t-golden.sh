@@ -6,7 +6,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 for dat in graph-6.12 stack-6.1; do
-	for args in "" "-j" "--stats" "--stats -j" "-F folded" "-F dot" "-F chrome"; do
+	for args in "" "-j" "--stats" "--stats -j" "-F folded" "-F dot" "-F chrome" "--callers" "--callers -j" "--callers -F folded"; do
 		n=$(echo "report $args" | tr -c 'a-z0-9\n' '_' | sed 's/_*$//;s/__*/_/g')
 		# shellcheck disable=SC2086 # args are words
 		"$b/nopctl" report $args "$top/fuzz/corpus/dat/$dat.dat" > "$tmp/out" 2> "$tmp/err"

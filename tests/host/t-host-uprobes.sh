@@ -450,5 +450,61 @@ done
 [ -n "$cmd" ] && [ "$gone" = yes ] && ok || { no "kill -9 of nopctl left its command ${cmd:-?} running"; kill "$cmd" 2> /dev/null; }
 "$bin" reset > /dev/null 2>&1 || no "reset after kill -9 failed"
 [ -z "$(ls /sys/kernel/tracing/instances | grep "^nopctl-$nop\$")" ] && ok || no "reset left nopctl-$nop"
+# issue 43: kernel events beside the calls. uoff's 20 work() calls each
+# sleep 2 ms: each holds its task's switch out (sleeping: prev_state 1)
+# and its switch back in (next_pid: moved to the task it concerns), inside
+# the call (depth 1)
+ev() { printf 'go\n' | timeout 120 "$bin" "$@" > "$T/uoff.out" 2> "$T/ev.err"; }
+rc=0
+ev graph -j -o "$T/ev.json" "$h/uoff:work" -e sched:sched_switch -- "$h/uoff" 20 || rc=$?
+u=$(awk '$1 == "pid" { print $2 }' "$T/uoff.out")
+[ "$rc" = 0 ] && [ -n "$u" ] && grep -q '^done ' "$T/uoff.out" && ok || no "graph -e: exit $rc: $(tail -2 "$T/ev.err")"
+[ "$(count "$T/ev.json" ".type == \"event\" and .name == \"sched:sched_switch\" and .depth == 1 and .pid == ${u:-0} and .fields.prev_pid == ${u:-0} and .fields.prev_state == 1")" = 20 ] &&
+	[ "$(count "$T/ev.json" ".type == \"event\" and .depth == 1 and .pid == ${u:-0} and .fields.next_pid == ${u:-0}")" = 20 ] && ok ||
+	no "graph -e: not a switch out and in inside each of the 20 work() calls: $(grep '"event"' "$T/ev.json" | head -3)"
+[ "$(count "$T/ev.json" '.type == "event"')" = "$(jq -s 'map(select(.type == "summary"))[0].kernel_events' "$T/ev.json")" ] && ok ||
+	no "graph -e: the summary's kernel_events is not the events shown"
+# a filter goes to that event's filter file in nopctl's instance: every
+# event shown passed it; the top level's event is left as it was
+top_sw="$(cat /sys/kernel/tracing/events/sched/sched_switch/filter /sys/kernel/tracing/events/sched/sched_switch/enable)"
+rc=0
+ev trace -j -o "$T/evf.json" "$h/uoff:work" -e sched:sched_switch --filter 'prev_state == 1' -- "$h/uoff" 20 || rc=$?
+[ "$rc" = 0 ] && [ "$(count "$T/evf.json" '.type == "event" and .fields.prev_state == 1')" -ge 40 ] &&
+	[ "$(count "$T/evf.json" '.type == "event" and .fields.prev_state != 1')" = 0 ] && ok ||
+	no "trace -e --filter: exit $rc: $(grep '"event"' "$T/evf.json" | head -2) $(tail -1 "$T/ev.err")"
+[ "$(cat /sys/kernel/tracing/events/sched/sched_switch/filter /sys/kernel/tracing/events/sched/sched_switch/enable)" = "$top_sw" ] &&
+	ok || no "the top level's sched_switch filter or enable changed"
+# stats: a row per event, its count the events the summary counted
+rc=0
+ev stats -j -o "$T/evs.json" "$h/uoff:work" -e sched:sched_switch -e sched:sched_wakeup -- "$h/uoff" 20 || rc=$?
+[ "$rc" = 0 ] && jq -e -s '(map(select(.type == "event_stats") | .count) | add) == map(select(.type == "summary"))[0].kernel_events and
+	any(.type == "event_stats" and .name == "sched:sched_wakeup") and any(.type == "event_stats" and .name == "sched:sched_switch" and .count >= 40)' \
+	"$T/evs.json" > /dev/null && ok || no "stats -e: exit $rc: $(grep event_stats "$T/evs.json")"
+# recorded: the file holds the events' formats; nopctl report and
+# trace-cmd report show as many as were recorded
+rc=0
+ev record -o "$T/ev.dat" "$h/uoff:work" -e sched:sched_switch -- "$h/uoff" 20 || rc=$?
+rec=$(sed -n 's/.* and \([0-9]*\) kernel events.*/\1/p' "$T/ev.err")
+[ "$rc" = 0 ] && [ "${rec:-0}" -ge 40 ] && ok || no "record -e: exit $rc: $(tail -1 "$T/ev.err")"
+"$bin" report -j "$T/ev.dat" > "$T/evr.json" 2> /dev/null || true
+[ "$(count "$T/evr.json" '.type == "event" and .name == "sched:sched_switch"')" = "${rec:-x}" ] && ok ||
+	no "report of record -e: $(count "$T/evr.json" '.type == "event"') events, recorded $rec"
+[ "$(trace-cmd report "$T/ev.dat" 2> /dev/null | grep -c 'sched_switch:')" = "${rec:-x}" ] && ok ||
+	no "trace-cmd report of record -e: not the $rec sched_switch events"
+# bad events: refused before anything is set up (exit 2), naming what
+for bad in 'sched:sched_swich' 'sched/x' 'nopctl_*'; do
+	rc=0
+	"$bin" graph "$h/uoff:work" -e "$bad" -- true > /dev/null 2> "$T/bad.err" || rc=$?
+	[ "$rc" = 2 ] && ok || no "-e $bad: exit $rc, wanted 2: $(cat "$T/bad.err")"
+	cp "$T/bad.err" "$T/bad.$rc.$(echo "$bad" | tr -c 'a-z' _)"
+done
+grep -q "no kernel event matches 'sched:sched_swich'; close: sched:sched_switch" "$T"/bad.2.sched_sched_swich* && ok ||
+	no "-e sched:sched_swich: no close name offered: $(cat "$T"/bad.*.sched_sched_swich*)"
+rc=0
+"$bin" graph "$h/uoff:work" -e sched:sched_switch --filter 'bogus == 1' -- true > /dev/null 2> "$T/bad.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "refused the filter 'bogus == 1' of sched:sched_switch (Field not found)" "$T/bad.err" && ok ||
+	no "--filter on a field the event lacks: exit $rc: $(cat "$T/bad.err")"
+[ -z "$(ls /sys/kernel/tracing/instances | grep '^nopctl-')" ] && ok || no "a refused filter left an instance"
+
 echo "host-uprobes: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -588,3 +588,23 @@ t_cpu_hotplug_followed() {
 		{ grep summary "$T/c.json"; fail "$(grep -c '"comm":"opener"' "$T/c.json") of the 50 opens on cpu1 arrived"; }
 	[ "$(jq -r 'select(.comm == "opener") | .cpu' "$T/c.json" | sort -u)" = 1 ] || fail "the opens not on cpu1"
 }
+
+# issue 43: stats --callers counts each hit's kernel stack: do_sys_openat2
+# reached by 70 open(2) and 30 openat(2) calls is exactly two stacks, 70
+# and 30 (the function tracer's func_stack_trace, in nopctl's instance)
+t_callers_exact() {
+	expect_rc 0 nopctl stats --callers -j -o "$T/c.json" do_sys_openat2 -- ucallers 70 30
+	jq -c 'select(.type == "callers")' "$T/c.json" > "$T/rows"
+	[ "$(wc -l < "$T/rows")" = 2 ] || fail "not two stacks: $(cat "$T/rows")"
+	jq -e -s 'map(select(.func == "do_sys_openat2")) | length == 2 and
+		any(.count == 70 and (.stack | map(select(test("^__x64_sys_open$|^__ia32_sys_open$|^__do_sys_open$"))) | length) >= 1) and
+		any(.count == 30 and (.stack | map(select(test("^__x64_sys_openat$|^__do_sys_openat$"))) | length) >= 1)' "$T/rows" > /dev/null ||
+		fail "not 70 from open and 30 from openat: $(cat "$T/rows")"
+	all_of summary '.events == 100 and .lost == 0' "$T/c.json"
+	# folded: outermost first, the function last, as a flame graph reads it
+	expect_rc 0 nopctl stats --callers -F folded do_sys_openat2 -- ucallers 70 30
+	[ "$(grep -c ';do_sys_openat2 [0-9]*$' "$T/out")" = 2 ] && grep -q '^entry_SYSCALL_64.*;do_sys_openat2 70$' "$T/out" &&
+		grep -q ';do_sys_openat2 30$' "$T/out" || fail "folded: $(cat "$T/out")"
+	expect_rc 0 nopctl stats --callers do_sys_openat2 -- ucallers 70 30
+	grep -q '^do_sys_openat2: 100 hits' "$T/out" && grep -q '^ *70  ' "$T/out" || fail "text: $(head -8 "$T/out")"
+}

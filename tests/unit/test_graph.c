@@ -681,6 +681,126 @@ static void unfinished_calls_keep_their_cpu(void **state)
 	nop_resolver_free(res);
 }
 
+
+/* items kept for a test that looks at each */
+struct kept {
+	struct nop_gitem v[16];
+	unsigned long long path0[16];
+	int n;
+};
+
+static int keep_item(void *ctx, const struct nop_gitem *gi)
+{
+	struct kept *k = ctx;
+
+	if (k->n < 16) {
+		k->path0[k->n] = gi->npath ? gi->path[0] : 0;
+		k->v[k->n++] = *gi;
+	}
+	return 0;
+}
+
+struct gkept {
+	struct nop_gcall v[16];
+	int n;
+};
+
+static int keep_gcall(void *ctx, const struct nop_gcall *c)
+{
+	struct gkept *k = ctx;
+
+	if (k->n < 16)
+		k->v[k->n++] = *c;
+	return 0;
+}
+
+/* issue 43: a kernel event is placed where its task is: inside its open
+ * call (which then has something inside it: no leaf), at that depth; an
+ * event of another task does not break a held leaf */
+static void event_inside_its_call(void **state)
+{
+	struct nop_error err;
+	struct nop_graph *g = nop_graph_new(&err);
+	struct kept k = { .n = 0 };
+	const unsigned long long f = 0xffffffff81000100ull, h = 0xffffffff81000200ull;
+	const struct nop_event ev[] = {
+		{ .type = NOP_EV_ENTRY, .pid = 1, .ts = 10, .ip = f, .depth = 0 },
+		{ .type = NOP_EV_KEVENT, .pid = 1, .ts = 20, .ename = "sched:sched_switch", .args = "a=1\0{\"a\":1}\0" },
+		{ .type = NOP_EV_EXIT, .pid = 1, .ts = 30, .ip = f, .depth = 0, .calltime = 10, .rettime = 30 },
+		{ .type = NOP_EV_ENTRY, .pid = 1, .ts = 40, .ip = h, .depth = 0 },
+		{ .type = NOP_EV_KEVENT, .pid = 2, .ts = 45, .ename = "irq:x", .args = "\0{}\0" },
+		{ .type = NOP_EV_EXIT, .pid = 1, .ts = 50, .ip = h, .depth = 0, .calltime = 40, .rettime = 50 },
+		{ .type = NOP_EV_KEVENT, .pid = 1, .ts = 60, .ename = "sched:sched_switch", .args = "\0{}\0" },
+	};
+
+	assert_non_null(g);
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		assert_int_equal(nop_graph_feed(g, &ev[i], keep_item, &k), 0);
+	assert_int_equal(k.n, 6);
+	assert_int_equal(k.v[0].kind, NOP_GI_ENTER);
+	assert_int_equal(k.v[1].kind, NOP_GI_EVENT);
+	assert_int_equal(k.v[1].depth, 1);
+	assert_int_equal(k.v[1].npath, 1);
+	assert_true(k.path0[1] == f);
+	assert_string_equal(k.v[1].event, "sched:sched_switch");
+	assert_int_equal(k.v[2].kind, NOP_GI_RETURN);
+	assert_int_equal(k.v[3].kind, NOP_GI_EVENT); /* pid 2's, outside any call */
+	assert_int_equal(k.v[3].depth, 0);
+	assert_int_equal(k.v[4].kind, NOP_GI_LEAF); /* h stays a leaf */
+	assert_int_equal(k.v[5].kind, NOP_GI_EVENT);
+	assert_int_equal(k.v[5].npath, 0);
+	assert_false(nop_gi_ends_call(&k.v[5]));
+	nop_graph_free(g);
+}
+
+/* issue 43: the time a task is switched out goes to every call it has
+ * open, by the state it left in, and as its own to the innermost; the
+ * summary's way gives the same */
+static void off_cpu_to_open_calls(void **state)
+{
+	const unsigned long long a = 0xffffffff81000100ull, b = 0xffffffff81000200ull;
+	const struct nop_event ev[] = {
+		{ .type = NOP_EV_ENTRY, .pid = 7, .ts = 10, .ip = a, .depth = 0 },
+		{ .type = NOP_EV_ENTRY, .pid = 7, .ts = 20, .ip = b, .depth = 1 },
+		{ .type = NOP_EV_SWITCH, .pid = 7, .ts = 100, .next = 9, .state = 2 },	 /* D */
+		{ .type = NOP_EV_SWITCH, .pid = 9, .ts = 400, .next = 7, .state = 0 },
+		{ .type = NOP_EV_EXIT, .pid = 7, .ts = 410, .ip = b, .depth = 1, .calltime = 20, .rettime = 410 },
+		{ .type = NOP_EV_SWITCH, .pid = 7, .ts = 420, .next = 9, .state = 256 }, /* preempted */
+		{ .type = NOP_EV_SWITCH, .pid = 9, .ts = 470, .next = 7, .state = 1 },
+		{ .type = NOP_EV_EXIT, .pid = 7, .ts = 500, .ip = a, .depth = 0, .calltime = 10, .rettime = 500 },
+	};
+
+	struct nop_error err;
+	struct nop_graph *g = nop_graph_new(&err);
+	struct kept k = { .n = 0 };
+	struct gkept gk = { .n = 0 };
+
+	assert_non_null(g);
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		assert_int_equal(nop_graph_feed(g, &ev[i], keep_item, &k), 0);
+	assert_int_equal(nop_graph_finish(g, keep_item, &k), 0);
+	assert_int_equal(k.n, 3); /* a {, b();, } */
+	assert_int_equal(k.v[1].kind, NOP_GI_LEAF);
+	assert_true(k.v[1].off[NOP_OFF_D] == 300 && nop_off_total(k.v[1].off) == 300);
+	assert_true(k.v[1].off_self[NOP_OFF_D] == 300);
+	assert_true(k.v[2].off[NOP_OFF_D] == 300 && k.v[2].off[NOP_OFF_R] == 50);
+	assert_true(k.v[2].off_self[NOP_OFF_R] == 50 && k.v[2].off_self[NOP_OFF_D] == 0);
+	nop_graph_free(g);
+	/* the summary's way: b's entry is held (a leaf?) until its exit, a's
+	 * is pushed and popped without items */
+	assert_non_null(g = nop_graph_new(&err));
+	nop_graph_summarize(g, keep_gcall, &gk);
+	k.n = 0;
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		assert_int_equal(nop_graph_feed(g, &ev[i], keep_item, &k), 0);
+	assert_int_equal(nop_graph_finish(g, keep_item, &k), 0);
+	assert_int_equal(gk.n, 2); /* b and a, each a call of the table */
+	for (int i = 0; i < gk.n; i++)
+		assert_true(gk.v[i].func == a ? gk.v[i].off[NOP_OFF_D] == 300 && gk.v[i].off_self[NOP_OFF_R] == 50
+					      : gk.v[i].off_self[NOP_OFF_D] == 300);
+	nop_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -693,6 +813,7 @@ int main(void)
 		cmocka_unit_test(interrupt_in_a_return_nests),
 		cmocka_unit_test(threshold_returns_nest), cmocka_unit_test(unfinished_calls_keep_their_cpu),
 		cmocka_unit_test(recording_of_returns_found),
+		cmocka_unit_test(event_inside_its_call), cmocka_unit_test(off_cpu_to_open_calls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,222 @@
+/* sink_callers.c - who calls it: each hit's kernel stack (the function
+ * tracer's func_stack_trace) counted per unique stack of callers, by
+ * function name; at the end, per function its stacks, most hits first:
+ * text, JSON ("callers" objects) or folded lines for a flame graph. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sink/sink.h"
+
+struct callers {
+	struct nop_strmap *stacks; /* "func\n" then the callers innermost first, ';' apart -> count */
+	struct nop_strmap *funcs;  /* func -> hits */
+	unsigned long long no_stack; /* hits that came without their stack */
+	bool folded;
+	/* per CPU, the function of a hit whose stack did not come with it:
+	 * the kernel writes the stack right after its hit, but a hit that
+	 * ends a page has it on the CPU's next page, a STACK of its own */
+	char *pend[NOP_MAX_CPUS];
+};
+
+static int callers_init(struct nop_sink *s, const struct nop_sink_cfg *cfg, struct nop_error *err)
+{
+	struct callers *c;
+
+	if (nop_sink_priv(s, sizeof(*c), err))
+		return -1;
+	c = s->priv;
+	c->folded = cfg->stats.folded;
+	if (!(c->stacks = nop_strmap_new(sizeof(unsigned long long))) ||
+	    !(c->funcs = nop_strmap_new(sizeof(unsigned long long)))) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* A hit's stack begins where the kernel took it: ftrace's trampoline (no
+ * name), then the traced function itself; its callers follow */
+static int callers_event(struct nop_sink *s, const struct nop_event *ev)
+{
+	struct callers *c = s->priv;
+	char key[8192], fn[NOP_NAME_MAX + 32], name[NOP_NAME_MAX + 32];
+	unsigned long long *n;
+	size_t off;
+	int i = 0;
+	bool cpu_ok = ev->cpu >= 0 && ev->cpu < NOP_MAX_CPUS;
+
+	if (ev->type == NOP_EV_STACK && cpu_ok && c->pend[ev->cpu]) {
+		/* the stack of the CPU's last hit, from its next page */
+		snprintf(fn, sizeof(fn), "%s", c->pend[ev->cpu]);
+		free(c->pend[ev->cpu]);
+		c->pend[ev->cpu] = NULL;
+		c->no_stack--;
+	} else if (ev->type != NOP_EV_FUNC) {
+		return 0;
+	} else {
+		nop_sink_sym(s, ev->ip, fn, sizeof(fn), false);
+		if (!(n = nop_strmap_get(c->funcs, fn)))
+			return -1;
+		++*n;
+		if (cpu_ok) {
+			free(c->pend[ev->cpu]);
+			c->pend[ev->cpu] = NULL;
+		}
+	}
+	if (!ev->nstack) {
+		c->no_stack++;
+		if (cpu_ok && !(c->pend[ev->cpu] = strdup(fn)))
+			return -1;
+		return 0;
+	}
+	for (; i < ev->nstack; i++) { /* past the trampoline and the function */
+		nop_sink_sym(s, ev->stack[i], name, sizeof(name), false);
+		if (!strcmp(name, fn)) {
+			i++;
+			break;
+		}
+	}
+	if (i >= ev->nstack && ev->nstack)
+		i = 0; /* the function not in its own stack: all of it */
+	off = (size_t)snprintf(key, sizeof(key), "%s\n", fn);
+	for (int k = i; k < ev->nstack && off < sizeof(key) - 1; k++) {
+		nop_sink_sym(s, ev->stack[k], name, sizeof(name), false);
+		off += (size_t)snprintf(key + off, sizeof(key) - off, "%s%s", k > i ? ";" : "", name);
+	}
+	if (!(n = nop_strmap_get(c->stacks, key)))
+		return -1;
+	++*n;
+	return 0;
+}
+
+/* calls (a graph recording) have no stacks: nothing to count */
+static int callers_graph(struct nop_sink *s, const struct nop_gitem *gi)
+{
+	return 0;
+}
+
+struct row {
+	const char *key;
+	unsigned long long n, fn_hits;
+};
+
+/* by function (most hits first), then by stack (most first) */
+static int cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	size_t lx = strcspn(x->key, "\n"), ly = strcspn(y->key, "\n");
+	int d;
+
+	if (x->fn_hits != y->fn_hits)
+		return x->fn_hits < y->fn_hits ? 1 : -1;
+	if ((d = strncmp(x->key, y->key, lx < ly ? lx + 1 : ly + 1)))
+		return d;
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+/* "a;b;c" (innermost first) written outermost first, joined by sep */
+static void reversed(FILE *out, const char *stack, const char *sep)
+{
+	const char *end = stack + strlen(stack);
+
+	while (end > stack) {
+		const char *start = end;
+
+		while (start > stack && start[-1] != ';')
+			start--;
+		fprintf(out, "%.*s%s", (int)(end - start), start, start > stack ? sep : "");
+		end = start > stack ? start - 1 : stack;
+	}
+}
+
+static int callers_summary(struct nop_sink *s, const struct nop_summary *sum)
+{
+	struct callers *c = s->priv;
+	size_t n = nop_strmap_size(c->stacks);
+	struct row *r = calloc(n + 1, sizeof(*r));
+	bool json = s->enc == NOP_ENC_JSON;
+	const char *last = NULL;
+
+	if (!r)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		char fn[NOP_NAME_MAX + 32];
+		const unsigned long long *h;
+
+		r[i].n = *(unsigned long long *)nop_strmap_at(c->stacks, i, &r[i].key);
+		snprintf(fn, sizeof(fn), "%.*s", (int)strcspn(r[i].key, "\n"), r[i].key);
+		h = nop_strmap_find(c->funcs, fn);
+		r[i].fn_hits = h ? *h : 0;
+	}
+	qsort(r, n, sizeof(*r), cmp);
+	for (size_t i = 0; i < n; i++) {
+		const char *nl = strchr(r[i].key, '\n'), *stack = nl + 1;
+		int fl = (int)(nl - r[i].key);
+
+		if (c->folded) { /* outermost first, the function last */
+			reversed(s->out, stack, ";");
+			fprintf(s->out, "%s%.*s %llu\n", *stack ? ";" : "", fl, r[i].key, r[i].n);
+		} else if (json) {
+			struct nop_fields f;
+			char fn[NOP_NAME_MAX + 32];
+
+			snprintf(fn, sizeof(fn), "%.*s", fl, r[i].key);
+			nop_fields_open(&f, s->out, true);
+			nop_field_str(&f, "type", NULL, "callers");
+			nop_field_str(&f, "func", NULL, fn);
+			nop_field_u64(&f, "count", NULL, r[i].n);
+			nop_field_array_open(&f, "stack");
+			for (const char *p = stack; *p;) {
+				char name[NOP_NAME_MAX + 32];
+				size_t len = strcspn(p, ";");
+
+				snprintf(name, sizeof(name), "%.*s", (int)len, p);
+				nop_field_item_str(&f, NULL, name);
+				p += len + (p[len] == ';');
+			}
+			nop_field_array_close(&f);
+			nop_fields_close(&f);
+		} else {
+			if (!last || strncmp(last, r[i].key, (size_t)fl + 1))
+				fprintf(s->out, "%s%.*s: %llu hit%s\n", last ? "\n" : "", fl, r[i].key, r[i].fn_hits,
+					r[i].fn_hits == 1 ? "" : "s");
+			fprintf(s->out, "  %9llu  ", r[i].n);
+			for (const char *p = stack; *p;) {
+				size_t len = strcspn(p, ";");
+
+				fprintf(s->out, "%s%.*s\n", p == stack ? "" : "             ", (int)len, p);
+				p += len + (p[len] == ';');
+			}
+			if (!*stack)
+				fputs("(no caller in the stack)\n", s->out);
+			last = r[i].key;
+		}
+	}
+	free(r);
+	if (c->no_stack && s->diag && !s->quiet)
+		fprintf(s->diag, "nopctl: %llu hit%s came without a stack\n", c->no_stack, c->no_stack == 1 ? "" : "s");
+	return nop_summary_write(s, sum);
+}
+
+static void callers_free(struct nop_sink *s)
+{
+	struct callers *c = s->priv;
+
+	if (c) {
+		for (int i = 0; i < NOP_MAX_CPUS; i++)
+			free(c->pend[i]);
+		nop_strmap_free(c->stacks);
+		nop_strmap_free(c->funcs);
+	}
+}
+
+const struct nop_sink_ops nop_callers_ops = {
+	.init = callers_init,
+	.event = callers_event,
+	.graph = callers_graph,
+	.summary = callers_summary,
+	.free = callers_free,
+};
