@@ -394,6 +394,7 @@ static int open_session(struct run *r)
 		.events = o->events.v, .nevents = o->events.n,
 		/* calls' time off CPU, where their durations hold it (sleep-time) */
 		.off_cpu = (r->mode == RUN_GRAPH || r->mode == RUN_STATS) && !o->no_sleep_time && !o->callers,
+		.user_stacks = o->callers && r->nuser,
 	};
 	struct signalfd_siginfo si;
 

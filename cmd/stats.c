@@ -14,14 +14,8 @@ int cmd_stats(struct opts *o)
 		return report_error(o, &err);
 	}
 	if (o->callers) {
-		/* the function tracer's stack of each hit of the PATTERNs */
-		for (size_t i = 0; i < o->npatterns; i++)
-			if (nop_upattern(o->patterns[i])) {
-				nop_error_set(&err, NOP_EUSAGE, 0, "--callers counts kernel stacks: a user function's callers"
-					      " need its user stack, which nopctl does not record yet; give kernel functions"
-					      " (e.g. 'nopctl stats --callers do_sys_openat2')");
-				return report_error(o, &err);
-			}
+		/* the function tracer's stack of each hit of the PATTERNs; a
+		 * user function's, its user stack */
 		if (!o->npatterns || o->depth || o->thresh_ns || o->no_sleep_time || o->no_irqs || o->retval || o->hist) {
 			nop_error_set(&err, NOP_EUSAGE, 0, "--callers counts the stacks of the PATTERN functions' hits"
 				      " (the function tracer): give PATTERNs, and none of -D, -t, --no-sleep-time,"

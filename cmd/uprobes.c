@@ -54,7 +54,7 @@ static int one_pattern(struct run *r, struct bins *bs, const char *pat, const ch
 	char name[PATH_MAX], path[PATH_MAX];
 	const char *glob;
 	struct nop_ubin *b;
-	bool returns = r->mode == RUN_GRAPH || r->mode == RUN_STATS || (r->mode == RUN_RECORD && o->graph);
+	bool returns = r->mode == RUN_GRAPH || (r->mode == RUN_STATS && !o->callers) || (r->mode == RUN_RECORD && o->graph);
 
 	if (nop_upattern_split(pat, name, sizeof(name), &glob, &r->err) ||
 	    nop_ubin_find(name, o->npids ? o->pids[0] : 0, command, path, sizeof(path), &r->err) ||
@@ -100,6 +100,8 @@ int user_probes(struct run *r, const char *command)
 	r->uprobes.retval = o->retval;
 	/* --args: the parameters of the functions the patterns name */
 	r->uprobes.args = o->args;
+	/* stats --callers: hits, each with its return address (its caller) */
+	r->uprobes.callers = o->callers;
 	for (size_t i = 0; i < o->npatterns && !ret; i++) {
 		if (!nop_upattern(o->patterns[i])) {
 			o->patterns[nk++] = o->patterns[i]; /* the kernel's, in order */

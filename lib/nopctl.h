@@ -145,6 +145,7 @@ struct nop_uprobes {
 	struct nop_strmap *idx; /* names and probes taken (uprobes.c) */
 	size_t nbins;
 	bool retval; /* exits fetch the return value (set before adding) */
+	bool callers; /* hits fetch their return address too (stats --callers) */
 	bool args;   /* entries fetch their parameters (set before adding) */
 	struct nop_srclines *sl; /* its types from DWARF */
 };
@@ -340,6 +341,7 @@ struct nop_session_cfg {
 	const struct nop_gate_plan *gate; /* catch, in the kernel (NULL: none) */
 	bool context_switches; /* sched_switch and sched_wakeup recorded too */
 	bool off_cpu;	       /* sched_switch recorded: calls' time off CPU */
+	bool user_stacks;      /* each probe event followed by its user stack (userstacktrace) */
 	/* kernel events recorded beside the calls (nop_kevents_add), each
 	 * with its filter written to its own filter file first */
 	const struct nop_kevent *events;

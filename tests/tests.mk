@@ -11,7 +11,7 @@ $(addprefix $(BUILD)/tests/helpers/,latency readcost rusage stamp): $(BUILD)/tes
 
 UPROG := $(addprefix $(BUILD)/tests/helpers/,ufuncs-static ufuncs-pie ufuncs-nopie \
 	ufuncs-stripped ufuncs-go libnopdemo.so ucxx udlopen ubench libubench.so libuwrap.so ubench-finstr \
-	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2 ureal-dbglink ureal-buildid umany uslow uoff)
+	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2 ureal-dbglink ureal-buildid umany uslow uoff uwho uwho-nofp)
 HELPERS += $(UPROG)
 UPROG_CFLAGS := -O0 -g -fno-omit-frame-pointer -pthread
 $(BUILD)/tests/helpers/libnopdemo.so: tests/progs/nopdemo.c
@@ -40,6 +40,14 @@ $(BUILD)/tests/helpers/ufuncs-go: $(BUILD)/tests/helpers/ufuncs-pie
 $(BUILD)/tests/helpers/uslow: tests/progs/uslow.c
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -o $@ $<
+# one function from two known paths (issue 43): user stacks need frame
+# pointers, which uwho-nofp lacks
+$(BUILD)/tests/helpers/uwho: tests/progs/uwho.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UPROG_CFLAGS) -o $@ $<
+$(BUILD)/tests/helpers/uwho-nofp: tests/progs/uwho.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fomit-frame-pointer -o $@ $<
 # known waits and a known run (issue 43): kernel events, off-CPU time
 $(BUILD)/tests/helpers/uoff: tests/progs/uoff.c
 	@mkdir -p $(dir $@)

@@ -252,6 +252,28 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 	ev = (struct nop_event){ .cpu = rec->cpu, .ts = rec->ts };
 	type = rec_type(d, rec);
 
+	if (type == d->ustack_id && d->us_caller) {
+		/* a user stack (userstacktrace), after its event: its own STACK */
+		const char *p = rec->data + d->us_caller->offset;
+		int k = 0;
+
+		if ((ret = flush(d, emit, ctx)))
+			return ret;
+		for (int i = 0; i < 8 && d->us_caller->offset + 8 * (i + 1) <= rec->size; i++) {
+			unsigned long long a;
+
+			memcpy(&a, p + 8 * i, 8);
+			if (!a || a == ~0ULL)
+				break;
+			d->stackbuf[k++] = a;
+		}
+		ev.type = NOP_EV_STACK;
+		ev.pid = rec_pid(d, rec);
+		ev.stack = d->stackbuf;
+		ev.nstack = k;
+		ev.user_stack = true;
+		return emit(ctx, &ev);
+	}
 	if (type == d->stack_id && d->st_caller) {
 		if (d->have_pend && d->pend.cpu == rec->cpu) {
 			read_stack(d, rec, &d->pend, end);
@@ -352,6 +374,7 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 						  d->native, &d->argsbuf, &d->argscap);
 		if (!d->uev_returns) { /* entries only: hits, as the function tracer's */
 			ev.type = NOP_EV_FUNC;
+			ev.parent_ip = num(d, u->caller, rec); /* fetched for callers only */
 			return emit(ctx, &ev);
 		}
 		ev.type = u->ret ? NOP_EV_EXIT : NOP_EV_ENTRY;

@@ -63,7 +63,7 @@ static int parse_formats(struct tep_handle *tep, const struct nop_dat_blob *hp,
 static int load_formats(struct tep_handle *tep, const char *dir, struct nop_error *err)
 {
 	static const char *const events[] = { "function", "kernel_stack", "funcgraph_entry",
-					      "funcgraph_exit" };
+					      "funcgraph_exit", "user_stack" };
 	struct nop_dat_blob hp, fmt[ARRAY_SIZE(events)] = { { 0 } };
 	char path[4200];
 	int ret;
@@ -342,6 +342,7 @@ static int find_fields(struct nop_decoder *d, struct nop_error *err)
 	} want[] = {
 		{ "function", AT(fn_id), { { "ip", AT(fn_ip) }, { "parent_ip", AT(fn_parent) } } },
 		{ "kernel_stack", AT(stack_id), { { "size", AT(st_size) }, { "caller", AT(st_caller) } } },
+		{ "user_stack", AT(ustack_id), { { "caller", AT(us_caller) } } },
 		{ "funcgraph_entry", AT(ent_id), { { "func", AT(ent_func) }, { "depth", AT(ent_depth) } } },
 		{ "funcgraph_exit", AT(exit_id),
 		  { { "func", AT(ex_func) }, { "depth", AT(ex_depth) }, { "calltime", AT(ex_call) },

@@ -12,7 +12,8 @@ struct nop_decoder {
 	int page_size;
 	int kword; /* the kernel's word: the page header's commit field (a
 		    * recording's user-space word may differ) */
-	int fn_id, stack_id;
+	int fn_id, stack_id, ustack_id;
+	struct tep_format_field *us_caller; /* user_stack's caller[8] */
 	struct tep_format_field *fn_ip, *fn_parent;
 	struct tep_format_field *st_size, *st_caller;
 	int ent_id, exit_id;

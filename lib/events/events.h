@@ -45,9 +45,12 @@ struct nop_event {
 	 * e.g. 'dfd=-100, filename="/etc/hostname"' and '{"dfd":-100,...}' */
 	const char *args;
 	union { /* by type: 72 bytes in all, copied once per event */
-		struct { /* FUNC, STACK */
+		struct { /* FUNC, STACK; a user function's hit: parent_ip is
+			  * its return address (fetched with callers) */
 			unsigned long long parent_ip;
 			const unsigned long long *stack;
+			bool user_stack; /* STACK: the user stack (userstacktrace),
+					    its first frame the hit's own address */
 		};
 		struct { /* ENTRY, EXIT: depth is the kernel's */
 			int depth;

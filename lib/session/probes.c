@@ -141,10 +141,13 @@ int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char
 		 * (recursion) and tells which calls an exception or a longjmp
 		 * unwound. An exit is a probe on an instruction that leaves
 		 * the function (ucode.c), a uretprobe only where its code was
-		 * not read. Hits need neither: each fetch is a read of the
-		 * traced program's memory at every call */
+		 * not read. Hits need neither (each fetch is a read of the
+		 * traced program's memory at every call), but for their
+		 * callers: a stack the kernel unwinds from a function's entry
+		 * by frame pointers skips the caller itself */
 		snprintf(def, sizeof(def), "%c:%s %s:0x%llx%s%s", p->uret ? 'r' : 'p', ge, p->path,
-			 p->offset, returns ? " sp=%sp:x64" : "", returns && !p->ret ? " caller=$stack0:x64" : "");
+			 p->offset, returns ? " sp=%sp:x64" : "",
+			 (returns || u->callers) && !p->ret ? " caller=$stack0:x64" : "");
 		/* --retval: an exit's %rax (at a ret: the value; a uretprobe's
 		 * $retval), which the decoder keeps where it is the value */
 		/* --args: the parameters, from DWARF (uprobes.c) */

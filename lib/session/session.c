@@ -200,12 +200,13 @@ static bool same_as_top(struct nop_session *s, const char *rel)
 
 /* A core trace flag the kernel keeps per buffer (tr->trace_flags; the
  * set_event_pid machinery reads TRACE_ITER_EVENT_FORK of its own trace
- * array): an instance's own, whatever the top level reads. Taken as
+ * array, an event's commit TRACE_ITER_USERSTACKTRACE): an instance's own,
+ * whatever the top level reads. Taken as
  * shared, a second session joined the first's value and never wrote its
  * own instance: its command's children went unfollowed. */
 static bool per_buffer_option(const char *rel)
 {
-	return !strcmp(rel, "options/event-fork");
+	return !strcmp(rel, "options/event-fork") || !strcmp(rel, "options/userstacktrace");
 }
 
 /* A file of the session's buffer; an instance's option that may be shared
@@ -528,6 +529,10 @@ static int apply(struct nop_session *s, struct nop_error *err)
 			return -1;
 	if (c->tracer == NOP_TRACER_FUNCTION && c->stack &&
 	    sess_write(s, "options/func_stack_trace", "1", false, err))
+		return -1;
+	/* a user stack after each event of the buffer: its probes' are the
+	 * only events of a user-function run (an instance's own flag) */
+	if (c->user_stacks && sess_write(s, "options/userstacktrace", "1", false, err))
 		return -1;
 	/* the buffer starts empty: nothing from before this session (the
 	 * buffer's contents are data, not a setting: not journaled) */

@@ -1,5 +1,6 @@
 /* sink_callers.c - who calls it: each hit's kernel stack (the function
- * tracer's func_stack_trace) counted per unique stack of callers, by
+ * tracer's func_stack_trace) or a user function's user stack (its probe
+ * event's, userstacktrace) counted per unique stack of callers, by
  * function name; at the end, per function its stacks, most hits first:
  * text, JSON ("callers" objects) or folded lines for a flame graph. */
 #include <errno.h>
@@ -17,6 +18,17 @@ struct callers {
 	 * the kernel writes the stack right after its hit, but a hit that
 	 * ends a page has it on the CPU's next page, a STACK of its own */
 	char *pend[NOP_MAX_CPUS];
+	/* a user function's hit waiting for its user stack: its probe and
+	 * return address (the caller, which a stack unwound by frame
+	 * pointers from a function's entry leaves out) */
+	const struct nop_uprobe *upend[NOP_MAX_CPUS];
+	unsigned long long uret[NOP_MAX_CPUS];
+	/* the probed binaries' functions, to name user addresses */
+	struct nop_ubin *bins;
+	size_t nbins;
+	/* user functions' hits, and of them those whose stack held no frame
+	 * past the caller (a binary without frame pointers) */
+	unsigned long long uhits, ushort;
 };
 
 static int callers_init(struct nop_sink *s, const struct nop_sink_cfg *cfg, struct nop_error *err)
@@ -35,6 +47,89 @@ static int callers_init(struct nop_sink *s, const struct nop_sink_cfg *cfg, stru
 	return 0;
 }
 
+static const char *probe_name(const struct nop_uprobe *up)
+{
+	return up->shown ? up->shown : up->sym;
+}
+
+/* the probed binary's functions (loaded once); NULL if it cannot be read */
+static const struct nop_ubin *bin_of(struct callers *c, const char *path)
+{
+	struct nop_ubin *b;
+	struct nop_error e;
+
+	for (size_t i = 0; i < c->nbins; i++)
+		if (!strcmp(c->bins[i].path, path))
+			return c->bins[i].n ? &c->bins[i] : NULL;
+	if (!(b = realloc(c->bins, (c->nbins + 1) * sizeof(*b))))
+		return NULL;
+	c->bins = b;
+	b = &c->bins[c->nbins++];
+	if (nop_ubin_load(path, b, &e)) {
+		memset(b, 0, sizeof(*b));
+		snprintf(b->path, sizeof(b->path), "%s", path);
+	}
+	return b->n ? b : NULL;
+}
+
+/* A user address, named by the probed binary's functions: the probe's
+ * own address (ip, the stack's first frame) is the probe's file offset in
+ * it, and the binary's code is one mapping, so an address of its code is
+ * at the same distance from it in the file; elsewhere (a library), the
+ * address */
+static void user_name(struct callers *c, const struct nop_uprobe *up, unsigned long long ip,
+		      unsigned long long addr, char *buf, size_t len)
+{
+	const struct nop_ubin *b = bin_of(c, up->path);
+	unsigned long long va = addr - ip + up->vaddr;
+	size_t lo = 0, hi = b ? b->n : 0;
+
+	while (lo < hi) { /* the last function at or below va */
+		size_t mid = (lo + hi) / 2;
+
+		if (b->v[mid].vaddr <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo > 0 && b->v[lo - 1].alias)
+		lo--;
+	if (lo > 0 && va - b->v[lo - 1].vaddr < b->v[lo - 1].size)
+		snprintf(buf, len, "%s", nop_usym_shown(&b->v[lo - 1]));
+	else
+		snprintf(buf, len, "0x%llx", addr);
+}
+
+/* a user function's hit, its stack: the caller from its return address,
+ * then the frames past the hit's own */
+static int user_stack(struct nop_sink *s, struct callers *c, int cpu, const struct nop_event *ev)
+{
+	const struct nop_uprobe *up = c->upend[cpu];
+	char key[8192], name[NOP_NAME_MAX + 32];
+	unsigned long long *n;
+	size_t off;
+
+	c->upend[cpu] = NULL;
+	c->no_stack--;
+	off = (size_t)snprintf(key, sizeof(key), "%s\n", probe_name(up));
+	if (c->uret[cpu]) {
+		user_name(c, up, ev->stack[0], c->uret[cpu], name, sizeof(name));
+		nop_sink_text_in(s, name);
+		off += (size_t)snprintf(key + off, sizeof(key) - off, "%s", name);
+	}
+	c->ushort += ev->nstack <= 2;
+	for (int k = 1; k < ev->nstack && off < sizeof(key) - 1; k++) {
+		user_name(c, up, ev->stack[0], ev->stack[k], name, sizeof(name));
+		nop_sink_text_in(s, name);
+		off += (size_t)snprintf(key + off, sizeof(key) - off, "%s%s", off > strcspn(key, "\n") + 1 ? ";" : "",
+					name);
+	}
+	if (!(n = nop_strmap_get(c->stacks, key)))
+		return -1;
+	++*n;
+	return 0;
+}
+
 /* A hit's stack begins where the kernel took it: ftrace's trampoline (no
  * name), then the traced function itself; its callers follow */
 static int callers_event(struct nop_sink *s, const struct nop_event *ev)
@@ -46,6 +141,25 @@ static int callers_event(struct nop_sink *s, const struct nop_event *ev)
 	int i = 0;
 	bool cpu_ok = ev->cpu >= 0 && ev->cpu < NOP_MAX_CPUS;
 
+	if (ev->type == NOP_EV_STACK && ev->user_stack) {
+		if (cpu_ok && c->upend[ev->cpu] && ev->nstack)
+			return user_stack(s, c, ev->cpu, ev);
+		return 0;
+	}
+	if (ev->type == NOP_EV_FUNC && (ev->ip & NOP_UKEY_MASK) == NOP_UKEY) {
+		const struct nop_uprobe *up = nop_resolve_uprobe(s->res, ev->ip);
+
+		if (!(n = nop_strmap_get(c->funcs, up ? probe_name(up) : nop_sink_func(s, ev->ip))))
+			return -1;
+		++*n;
+		c->uhits++;
+		c->no_stack++;
+		if (cpu_ok && up) {
+			c->upend[ev->cpu] = up;
+			c->uret[ev->cpu] = ev->parent_ip;
+		}
+		return 0;
+	}
 	if (ev->type == NOP_EV_STACK && cpu_ok && c->pend[ev->cpu]) {
 		/* the stack of the CPU's last hit, from its next page */
 		snprintf(fn, sizeof(fn), "%s", c->pend[ev->cpu]);
@@ -198,6 +312,12 @@ static int callers_summary(struct nop_sink *s, const struct nop_summary *sum)
 	free(r);
 	if (c->no_stack && s->diag && !s->quiet)
 		fprintf(s->diag, "nopctl: %llu hit%s came without a stack\n", c->no_stack, c->no_stack == 1 ? "" : "s");
+	/* the kernel unwinds a user stack by frame pointers: without them it
+	 * ends at once */
+	if (c->uhits && c->ushort * 2 > c->uhits && s->diag && !s->quiet)
+		fprintf(s->diag, "nopctl: %llu of %llu user functions' stacks hold no frame past the caller: a binary"
+			" built without frame pointers (-fno-omit-frame-pointer) cannot be unwound by the kernel,"
+			" and only each hit's caller is known\n", c->ushort, c->uhits);
 	return nop_summary_write(s, sum);
 }
 
@@ -208,6 +328,10 @@ static void callers_free(struct nop_sink *s)
 	if (c) {
 		for (int i = 0; i < NOP_MAX_CPUS; i++)
 			free(c->pend[i]);
+		for (size_t i = 0; i < c->nbins; i++)
+			if (c->bins[i].n)
+				nop_ubin_free(&c->bins[i]);
+		free(c->bins);
 		nop_strmap_free(c->stacks);
 		nop_strmap_free(c->funcs);
 	}

@@ -106,7 +106,7 @@ static void sized(struct cur *c, int n, struct nop_dat_blob *b)
 static bool wanted_ftrace(const unsigned char *p, unsigned long long len)
 {
 	static const char *const names[] = { "function", "kernel_stack", "funcgraph_entry",
-					     "funcgraph_exit" };
+					     "funcgraph_exit", "user_stack" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		size_t n = strlen(names[i]);

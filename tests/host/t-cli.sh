@@ -226,8 +226,6 @@ run 2 "$n" graph -e sched:sched_switch --filter "$(printf 'a == 1\nb')" do_sys_o
 has err 'a filter is one line'
 run 2 "$n" stats -F folded do_sys_openat2
 has err '-F folded is the format of --callers'
-run 2 "$n" stats --callers ./prog:main
-has err "a user function's callers need its user stack"
 run 2 "$n" stats --callers -D 3 do_sys_openat2
 has err 'give PATTERNs, and none of -D'
 run 2 "$n" report --callers "$dat/graph-6.12.dat"

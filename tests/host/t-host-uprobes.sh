@@ -491,6 +491,28 @@ rec=$(sed -n 's/.* and \([0-9]*\) kernel events.*/\1/p' "$T/ev.err")
 	no "report of record -e: $(count "$T/evr.json" '.type == "event"') events, recorded $rec"
 [ "$(trace-cmd report "$T/ev.dat" 2> /dev/null | grep -c 'sched_switch:')" = "${rec:-x}" ] && ok ||
 	no "trace-cmd report of record -e: not the $rec sched_switch events"
+# stats --callers of a user function: its user stack (userstacktrace)
+# after its caller (its return address: unwound from the function's
+# entry, a stack skips it): uwho's target() from via_a() 70 times and
+# from via_b() 30 times, both under main(), is exactly those two stacks;
+# built without frame pointers, each hit's caller alone, said so
+rc=0
+"$bin" stats --callers -j -o "$T/uc.json" "$h/uwho:target" -- "$h/uwho" 70 30 > /dev/null 2> "$T/uc.err" || rc=$?
+[ "$rc" = 0 ] && [ "$(count "$T/uc.json" '.type == "callers"')" = 2 ] &&
+	[ "$(count "$T/uc.json" '.type == "callers" and .func == "target" and .count == 70 and .stack[0] == "via_a" and .stack[1] == "main"')" = 1 ] &&
+	[ "$(count "$T/uc.json" '.type == "callers" and .func == "target" and .count == 30 and .stack[0] == "via_b" and .stack[1] == "main"')" = 1 ] && ok ||
+	no "stats --callers of uwho:target: exit $rc: $(grep callers "$T/uc.json") $(tail -1 "$T/uc.err")"
+rc=0
+"$bin" stats --callers -F folded "$h/uwho:target" -- "$h/uwho" 70 30 > "$T/uc.folded" 2> "$T/uc.err" || rc=$?
+[ "$rc" = 0 ] && grep -q ';main;via_a;target 70$' "$T/uc.folded" && grep -q ';main;via_b;target 30$' "$T/uc.folded" && ok ||
+	no "stats --callers -F folded: exit $rc: $(cat "$T/uc.folded")"
+rc=0
+"$bin" stats --callers -j -o "$T/ucn.json" "$h/uwho-nofp:target" -- "$h/uwho-nofp" 70 30 > /dev/null 2> "$T/ucn.err" || rc=$?
+[ "$rc" = 0 ] && [ "$(count "$T/ucn.json" '.type == "callers" and .count == 70 and .stack[0] == "via_a"')" = 1 ] &&
+	[ "$(count "$T/ucn.json" '.type == "callers" and .count == 30 and .stack[0] == "via_b"')" = 1 ] &&
+	grep -q 'built without frame pointers' "$T/ucn.err" && ok ||
+	no "stats --callers without frame pointers: exit $rc: $(grep callers "$T/ucn.json") $(cat "$T/ucn.err")"
+
 # bad events: refused before anything is set up (exit 2), naming what
 for bad in 'sched:sched_swich' 'sched/x' 'nopctl_*'; do
 	rc=0

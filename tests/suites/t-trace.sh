@@ -591,7 +591,9 @@ t_cpu_hotplug_followed() {
 
 # issue 43: stats --callers counts each hit's kernel stack: do_sys_openat2
 # reached by 70 open(2) and 30 openat(2) calls is exactly two stacks, 70
-# and 30 (the function tracer's func_stack_trace, in nopctl's instance)
+# and 30 (the function tracer's func_stack_trace, in nopctl's instance);
+# uwho's target() from via_a() 70 times and via_b() 30 times, by its
+# user stacks (userstacktrace)
 t_callers_exact() {
 	expect_rc 0 nopctl stats --callers -j -o "$T/c.json" do_sys_openat2 -- ucallers 70 30
 	jq -c 'select(.type == "callers")' "$T/c.json" > "$T/rows"
@@ -607,4 +609,10 @@ t_callers_exact() {
 		grep -q ';do_sys_openat2 30$' "$T/out" || fail "folded: $(cat "$T/out")"
 	expect_rc 0 nopctl stats --callers do_sys_openat2 -- ucallers 70 30
 	grep -q '^do_sys_openat2: 100 hits' "$T/out" && grep -q '^ *70  ' "$T/out" || fail "text: $(head -8 "$T/out")"
+	# a user function: its caller (return address) and its user stack
+	expect_rc 0 nopctl stats --callers -j -o "$T/u.json" /usr/bin/uwho:target -- uwho 70 30
+	[ "$(jq -c 'select(.type == "callers")' "$T/u.json" | wc -l)" = 2 ] &&
+		[ "$(jq -c 'select(.type == "callers" and .count == 70 and .stack[0] == "via_a" and .stack[1] == "main")' "$T/u.json" | wc -l)" = 1 ] &&
+		[ "$(jq -c 'select(.type == "callers" and .count == 30 and .stack[0] == "via_b" and .stack[1] == "main")' "$T/u.json" | wc -l)" = 1 ] ||
+		fail "user callers: $(grep callers "$T/u.json")"
 }
