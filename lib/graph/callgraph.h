@@ -91,9 +91,11 @@ static inline void cg_push(struct task *t, const struct nop_event *ev)
 	t->func[t->n] = ev->ip;
 	t->f[t->n++] = (struct frame){ .entry_ts = ev->ts, .kdepth = ev->depth, .cpu = ev->cpu,
 				       .uip = ev->uip, .ucaller = ev->ucaller, .args = ev->args };
+	/* (off_since stays: after the sched_switch that takes a task off
+	 * its CPU, function_graph still records the calls that switch it,
+	 * under its pid; its time off CPU ends at the switch back) */
 	if (t->off)
 		memset(&t->off[t->n - 1], 0, sizeof(*t->off));
-	t->off_since = 0; /* it runs: a switch in that was not seen */
 }
 
 /* what a returned call of frame f took itself: its duration less its

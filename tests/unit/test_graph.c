@@ -758,11 +758,15 @@ static void event_inside_its_call(void **state)
  * summary's way gives the same */
 static void off_cpu_to_open_calls(void **state)
 {
-	const unsigned long long a = 0xffffffff81000100ull, b = 0xffffffff81000200ull;
+	const unsigned long long a = 0xffffffff81000100ull, b = 0xffffffff81000200ull, c = 0xffffffff81000300ull;
 	const struct nop_event ev[] = {
 		{ .type = NOP_EV_ENTRY, .pid = 7, .ts = 10, .ip = a, .depth = 0 },
 		{ .type = NOP_EV_ENTRY, .pid = 7, .ts = 20, .ip = b, .depth = 1 },
 		{ .type = NOP_EV_SWITCH, .pid = 7, .ts = 100, .next = 9, .state = 2 },	 /* D */
+		/* the calls that switch it, recorded under its pid after the
+		 * switch's event (6.1: switch_mm_irqs_off) */
+		{ .type = NOP_EV_ENTRY, .pid = 7, .ts = 105, .ip = c, .depth = 2 },
+		{ .type = NOP_EV_EXIT, .pid = 7, .ts = 110, .ip = c, .depth = 2, .calltime = 105, .rettime = 110 },
 		{ .type = NOP_EV_SWITCH, .pid = 9, .ts = 400, .next = 7, .state = 0 },
 		{ .type = NOP_EV_EXIT, .pid = 7, .ts = 410, .ip = b, .depth = 1, .calltime = 20, .rettime = 410 },
 		{ .type = NOP_EV_SWITCH, .pid = 7, .ts = 420, .next = 9, .state = 256 }, /* preempted */
@@ -779,12 +783,14 @@ static void off_cpu_to_open_calls(void **state)
 	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
 		assert_int_equal(nop_graph_feed(g, &ev[i], keep_item, &k), 0);
 	assert_int_equal(nop_graph_finish(g, keep_item, &k), 0);
-	assert_int_equal(k.n, 3); /* a {, b();, } */
-	assert_int_equal(k.v[1].kind, NOP_GI_LEAF);
-	assert_true(k.v[1].off[NOP_OFF_D] == 300 && nop_off_total(k.v[1].off) == 300);
-	assert_true(k.v[1].off_self[NOP_OFF_D] == 300);
-	assert_true(k.v[2].off[NOP_OFF_D] == 300 && k.v[2].off[NOP_OFF_R] == 50);
-	assert_true(k.v[2].off_self[NOP_OFF_R] == 50 && k.v[2].off_self[NOP_OFF_D] == 0);
+	assert_int_equal(k.n, 5); /* a {, b {, c();, } b, } a */
+	assert_int_equal(k.v[2].kind, NOP_GI_LEAF);
+	assert_true(nop_off_total(k.v[2].off) == 0); /* c ran before the switch back */
+	assert_int_equal(k.v[3].kind, NOP_GI_RETURN);
+	assert_true(k.v[3].off[NOP_OFF_D] == 300 && nop_off_total(k.v[3].off) == 300);
+	assert_true(k.v[3].off_self[NOP_OFF_D] == 300);
+	assert_true(k.v[4].off[NOP_OFF_D] == 300 && k.v[4].off[NOP_OFF_R] == 50);
+	assert_true(k.v[4].off_self[NOP_OFF_R] == 50 && k.v[4].off_self[NOP_OFF_D] == 0);
 	nop_graph_free(g);
 	/* the summary's way: b's entry is held (a leaf?) until its exit, a's
 	 * is pushed and popped without items */
@@ -794,10 +800,10 @@ static void off_cpu_to_open_calls(void **state)
 	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
 		assert_int_equal(nop_graph_feed(g, &ev[i], keep_item, &k), 0);
 	assert_int_equal(nop_graph_finish(g, keep_item, &k), 0);
-	assert_int_equal(gk.n, 2); /* b and a, each a call of the table */
+	assert_int_equal(gk.n, 3); /* c, b and a, each a call of the table */
 	for (int i = 0; i < gk.n; i++)
 		assert_true(gk.v[i].func == a ? gk.v[i].off[NOP_OFF_D] == 300 && gk.v[i].off_self[NOP_OFF_R] == 50
-					      : gk.v[i].off_self[NOP_OFF_D] == 300);
+			    : gk.v[i].func == b ? gk.v[i].off_self[NOP_OFF_D] == 300 : nop_off_total(gk.v[i].off) == 0);
 	nop_graph_free(g);
 }
 
