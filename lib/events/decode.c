@@ -255,15 +255,15 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 	if (type == d->ustack_id && d->us_caller) {
 		/* a user stack (userstacktrace), after its event: its own STACK */
 		const char *p = rec->data + d->us_caller->offset;
-		int k = 0;
+		int k = 0, lsz = d->kword, n = d->us_caller->size / lsz; /* caller[8]: the kernel's longs */
 
 		if ((ret = flush(d, emit, ctx)))
 			return ret;
-		for (int i = 0; i < 8 && d->us_caller->offset + 8 * (i + 1) <= rec->size; i++) {
-			unsigned long long a;
+		for (int i = 0; i < n && d->us_caller->offset + lsz * (i + 1) <= rec->size; i++) {
+			unsigned long long a = 0;
 
-			memcpy(&a, p + 8 * i, 8);
-			if (!a || a == ~0ULL)
+			memcpy(&a, p + lsz * i, (size_t)lsz); /* as read_stack: copied, never loaded in place */
+			if (!a || a == (lsz == 8 ? ~0ULL : 0xffffffffULL))
 				break;
 			d->stackbuf[k++] = a;
 		}

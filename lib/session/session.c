@@ -546,7 +546,7 @@ static int apply(struct nop_session *s, struct nop_error *err)
  * the filter and refuses it whole, its reason then in that file. */
 static int enable_event(struct nop_session *s, const struct nop_kevent *k, struct nop_error *err)
 {
-	char rel[300];
+	char en[300], fi[300];
 
 	/* callers check first; this is the last line */
 	if (k->filter && nop_event_filter_check(k->filter, err))
@@ -555,17 +555,17 @@ static int enable_event(struct nop_session *s, const struct nop_kevent *k, struc
 		nop_error_set(err, NOP_EUSAGE, 0, "invalid event name %.64s:%.64s", k->system, k->name);
 		return -1;
 	}
-	snprintf(rel, sizeof(rel), "events/%s/%s/enable", k->system, k->name);
+	snprintf(en, sizeof(en), "events/%s/%s/enable", k->system, k->name);
+	snprintf(fi, sizeof(fi), "events/%s/%s/filter", k->system, k->name);
 	if (!s->instance[0]) {
 		/* the top level's event on already: another user's. Shared as
 		 * it is; a filter, theirs or ours, would change what one of
 		 * the two records */
-		char *on = read_trimmed(s->dir, rel), *f;
+		char *on = read_trimmed(s->dir, en), *f;
 		bool theirs = on && on[0] == '1';
 
 		free(on);
-		snprintf(rel, sizeof(rel), "events/%s/%s/filter", k->system, k->name);
-		f = theirs ? read_trimmed(s->dir, rel) : NULL;
+		f = theirs ? read_trimmed(s->dir, fi) : NULL;
 		if (theirs && (k->filter || (f && strncmp(f, "none", 4)))) {
 			nop_error_set(err, NOP_EBUSY, EBUSY,
 				      "%s:%s is on in the top-level buffer (another user's, filter '%.100s'): a filter there "
@@ -576,22 +576,18 @@ static int enable_event(struct nop_session *s, const struct nop_kevent *k, struc
 		}
 		free(f);
 	}
-	snprintf(rel, sizeof(rel), "events/%s/%s/filter", k->system, k->name);
-	if (k->filter && sess_write(s, rel, k->filter, false, err)) {
-		char why[300] = "";
-
-		char path[4400];
+	if (k->filter && sess_write(s, fi, k->filter, false, err)) {
+		char why[300] = "", path[4400];
 
 		if (err->sys_errno == EINVAL)
-			nop_event_filter_error(nop_path(path, sizeof(path), s->dir, rel), why, sizeof(why));
+			nop_event_filter_error(nop_path(path, sizeof(path), s->dir, fi), why, sizeof(why));
 		nop_error_set(err, NOP_EUSAGE, err->sys_errno,
 			      "the kernel refused the filter '%.200s' of %s:%s%s%s%s; its fields are those of "
 			      "%s/events/%s/%s/format", k->filter, k->system, k->name, *why ? " (" : "", why,
 			      *why ? ")" : "", s->tracing_dir, k->system, k->name);
 		return -1;
 	}
-	snprintf(rel, sizeof(rel), "events/%s/%s/enable", k->system, k->name);
-	return sess_write(s, rel, "1", false, err);
+	return sess_write(s, en, "1", false, err);
 }
 
 static int write_list(struct nop_session *s, const char *rel, const char **v, size_t n,

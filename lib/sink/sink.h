@@ -86,6 +86,10 @@ int nop_graph_lines(struct nop_sink *s, const struct nop_gitem *gi);
  * own output has it), JSON "name" and "fields" */
 #define GRAPH_EVENT_TEXT 1024
 void nop_sink_kevent_fields(struct nop_sink *s, struct nop_fields *f, const char *name, const char *args);
+/* its text into buf: fmt with its name (system left out) and fields,
+ * control bytes as the text view shows them */
+void nop_sink_kevent_text(const struct nop_sink *s, char *buf, size_t len, const char *fmt, const char *name,
+			  const char *args);
 
 void nop_fmt_duration(char *buf, size_t len, unsigned long long ns);
 

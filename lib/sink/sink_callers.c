@@ -100,34 +100,42 @@ static void user_name(struct callers *c, const struct nop_uprobe *up, unsigned l
 		snprintf(buf, len, "0x%llx", addr);
 }
 
+/* a stack's next frame, ';' after the one before it; the key's length */
+static size_t add_frame(char *key, size_t len, size_t off, const char *name)
+{
+	return off + (size_t)snprintf(key + off, len - off, "%s%s", key[off - 1] == '\n' ? "" : ";", name);
+}
+
+/* one more hit of the stack "func\ncaller;..." */
+static int count_stack(struct callers *c, const char *key)
+{
+	unsigned long long *n = nop_strmap_get(c->stacks, key);
+
+	if (!n)
+		return -1;
+	++*n;
+	return 0;
+}
+
 /* a user function's hit, its stack: the caller from its return address,
  * then the frames past the hit's own */
 static int user_stack(struct nop_sink *s, struct callers *c, int cpu, const struct nop_event *ev)
 {
 	const struct nop_uprobe *up = c->upend[cpu];
 	char key[8192], name[NOP_NAME_MAX + 32];
-	unsigned long long *n;
 	size_t off;
 
 	c->upend[cpu] = NULL;
 	c->no_stack--;
 	off = (size_t)snprintf(key, sizeof(key), "%s\n", probe_name(up));
-	if (c->uret[cpu]) {
-		user_name(c, up, ev->stack[0], c->uret[cpu], name, sizeof(name));
-		nop_sink_text_in(s, name);
-		off += (size_t)snprintf(key + off, sizeof(key) - off, "%s", name);
-	}
 	c->ushort += ev->nstack <= 2;
-	for (int k = 1; k < ev->nstack && off < sizeof(key) - 1; k++) {
-		user_name(c, up, ev->stack[0], ev->stack[k], name, sizeof(name));
+	/* the caller, then the frames past the hit's own (k 0: the caller) */
+	for (int k = c->uret[cpu] ? 0 : 1; k < ev->nstack && off < sizeof(key) - 1; k++) {
+		user_name(c, up, ev->stack[0], k ? ev->stack[k] : c->uret[cpu], name, sizeof(name));
 		nop_sink_text_in(s, name);
-		off += (size_t)snprintf(key + off, sizeof(key) - off, "%s%s", off > strcspn(key, "\n") + 1 ? ";" : "",
-					name);
+		off = add_frame(key, sizeof(key), off, name);
 	}
-	if (!(n = nop_strmap_get(c->stacks, key)))
-		return -1;
-	++*n;
-	return 0;
+	return count_stack(c, key);
 }
 
 /* A hit's stack begins where the kernel took it: ftrace's trampoline (no
@@ -196,12 +204,9 @@ static int callers_event(struct nop_sink *s, const struct nop_event *ev)
 	off = (size_t)snprintf(key, sizeof(key), "%s\n", fn);
 	for (int k = i; k < ev->nstack && off < sizeof(key) - 1; k++) {
 		nop_sink_sym(s, ev->stack[k], name, sizeof(name), false);
-		off += (size_t)snprintf(key + off, sizeof(key) - off, "%s%s", k > i ? ";" : "", name);
+		off = add_frame(key, sizeof(key), off, name);
 	}
-	if (!(n = nop_strmap_get(c->stacks, key)))
-		return -1;
-	++*n;
-	return 0;
+	return count_stack(c, key);
 }
 
 /* calls (a graph recording) have no stacks: nothing to count */

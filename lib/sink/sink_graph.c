@@ -490,7 +490,6 @@ static __attribute__((noinline)) int event_line(struct nop_sink *s, const struct
 {
 	struct nop_fields f;
 	char text[GRAPH_EVENT_TEXT];
-	const char *colon = strchr(gi->event, ':');
 	struct line l = { .n = 0 };
 
 	if (s->enc == NOP_ENC_JSON) {
@@ -514,8 +513,7 @@ static __attribute__((noinline)) int event_line(struct nop_sink *s, const struct
 	pad(&l, 0, 16);
 	put(&l, " | ", 3);
 	pad(&l, 0, 2 * (size_t)gi->depth);
-	snprintf(text, sizeof(text), "/* %s: %s */", colon ? colon + 1 : gi->event, gi->args ? gi->args : "");
-	nop_sink_text_in(s, text);
+	nop_sink_kevent_text(s, text, sizeof(text), "/* %s: %s */", gi->event, gi->args);
 	str(&l, text, 0);
 	l.b[l.n++] = '\n';
 	s->olen += l.n;

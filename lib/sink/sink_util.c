@@ -165,14 +165,21 @@ void nop_fmt_duration(char *buf, size_t len, unsigned long long ns)
 
 /* "sched_switch: prev_comm=..." (text: the event's name without its
  * system, as the kernel prints it), JSON "name" and "fields" */
-void nop_sink_kevent_fields(struct nop_sink *s, struct nop_fields *f, const char *name, const char *args)
+void nop_sink_kevent_text(const struct nop_sink *s, char *buf, size_t len, const char *fmt, const char *name,
+			  const char *args)
 {
 	const char *colon = strchr(name, ':');
+
+	snprintf(buf, len, fmt, colon ? colon + 1 : name, args ? args : "");
+	nop_sink_text_in(s, buf);
+}
+
+void nop_sink_kevent_fields(struct nop_sink *s, struct nop_fields *f, const char *name, const char *args)
+{
 	char text[GRAPH_EVENT_TEXT];
 
 	if (!f->json) {
-		snprintf(text, sizeof(text), "%s: %s", colon ? colon + 1 : name, args ? args : "");
-		nop_sink_text_in(s, text);
+		nop_sink_kevent_text(s, text, sizeof(text), "%s: %s", name, args);
 		fputs(text, f->out);
 		return;
 	}

@@ -160,8 +160,8 @@ int nop_kevents_add(struct nop_kevents *ev, const char *tracing_dir, const char 
 		for (size_t i = 0; i < n; i++)
 			snprintf(also + strlen(also), sizeof(also) - strlen(also), "%s%s", i ? ", " : "; close: ",
 				 close[i]);
-		nop_error_set(err, NOP_EUSAGE, 0, "no kernel event matches '%.64s'%s",
-			      spec, also);
+		nop_error_set(err, NOP_EUSAGE, 0, "no kernel event matches '%.64s'%s; %.200s/available_events lists them",
+			      spec, also, tracing_dir);
 		nop_funcs_free(&all);
 		return -1;
 	}
