@@ -20,6 +20,9 @@ enum {
 };
 #define O_EVENTS (1ULL << 32) /* -e EVENT, --filter EXPR */
 #define O_CALLERS (1ULL << 33) /* stats --callers */
+#define O_DIFFFMT (1ULL << 34) /* diff -F text|json|folded|svg */
+#define O_ALL (1ULL << 35)     /* diff --all */
+#define O_NOISE (1ULL << 36)   /* diff --alpha, --min-change */
 
 /* catch --outliers: calls of a root function before its p99 judges */
 #define OUTLIERS_WARMUP 1000
@@ -65,6 +68,10 @@ struct opts {
 	struct event_arg { const char *spec, *filter; } *event_args;
 	size_t nevent_args;
 	struct nop_kevents events;
+	/* diff */
+	enum nop_diff_format diff_format;
+	bool all;
+	double alpha, min_change; /* 0: the library's defaults */
 };
 
 struct cmd {
@@ -134,5 +141,6 @@ int cmd_status(struct opts *o);
 int cmd_reset(struct opts *o);
 int cmd_doctor(struct opts *o);
 int cmd_inspect(struct opts *o);
+int cmd_diff(struct opts *o);
 
 #endif

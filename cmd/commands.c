@@ -26,6 +26,8 @@ const struct cmd nop_commands[] = {
 	{ "report", cmd_report, O_PATTERNS | O_GRAPHFMT | O_OUTPUT | O_OVERWRITE | O_QUIET | O_COUNT | O_STATSFLAG |
 	  O_SORT | O_HIST | O_ERRORS | O_CALLERS, "[OPTIONS] FILE",
 	  "Show a trace.dat (nopctl's or trace-cmd's) in any format trace, graph and stats print." },
+	{ "diff", cmd_diff, O_PATTERNS | O_DIFFFMT | O_OUTPUT | O_OVERWRITE | O_QUIET | O_ALL | O_NOISE,
+	  "[OPTIONS] A B", "Compare two recordings (or sets of runs, A1,A2,... B1,B2,...): per function and path by path." },
 	{ "list", cmd_list, O_PATTERNS | O_MODULE | O_FORMAT, "[OPTIONS] [PATTERN...]",
 	  "List the traceable kernel functions, with their module." },
 	{ "status", cmd_status, O_FORMAT, "[OPTIONS]",

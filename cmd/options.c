@@ -29,7 +29,8 @@ static const struct optdef defs[] = {
 	{ O_USER, { "user", required_argument, 0, 'u' }, "USER", "run COMMAND as USER (its groups, HOME, USER, LOGNAME)" },
 	{ O_FORMAT, { "format", required_argument, 0, 'F' }, "FMT", "output format: text or json" },
 	{ O_GRAPHFMT, { "format", required_argument, 0, 'F' }, "FMT", "output format: text, json, folded, dot or chrome" },
-	{ O_FORMAT | O_GRAPHFMT, { "json", no_argument, 0, 'j' }, NULL, "same as --format json" },
+	{ O_DIFFFMT, { "format", required_argument, 0, 'F' }, "FMT", "output format: text, json, folded (two counts a stack) or svg" },
+	{ O_FORMAT | O_GRAPHFMT | O_DIFFFMT, { "json", no_argument, 0, 'j' }, NULL, "same as --format json" },
 	{ O_QUIET, { "quiet", no_argument, 0, 'q' }, NULL, "no progress or summary on stderr" },
 	{ O_DEPTH, { "depth", required_argument, 0, 'D' }, "N", "follow calls N levels deep (max_graph_depth)" },
 	{ O_THRESH, { "threshold", required_argument, 0, 't' }, "TIME", "only calls that take at least TIME (100us, 2ms)" },
@@ -50,6 +51,9 @@ static const struct optdef defs[] = {
 	{ O_EVENTS, { "event", required_argument, 0, 'e' }, "EVENT", "record kernel event EVENT (SYSTEM:EVENT, globs) beside the calls (repeatable)" },
 	{ O_EVENTS, { "filter", required_argument, 0, 312 }, "EXPR", "only the -e EVENT before it that match EXPR (the kernel's filter syntax)" },
 	{ O_CALLERS, { "callers", no_argument, 0, 313 }, NULL, "count each PATTERN function's callers: its hits' unique kernel stacks (-F folded: a flame graph's input)" },
+	{ O_ALL, { "all", no_argument, 0, 314 }, NULL, "show unchanged functions and paths too" },
+	{ O_NOISE, { "alpha", required_argument, 0, 315 }, "P", "the rank test's level: a time change needs p below P (0.001)" },
+	{ O_NOISE, { "min-change", required_argument, 0, 316 }, "PCT", "a time change needs the median to move PCT % or more (20; one run a side 50)" },
 	{ ~0ULL, { "help", no_argument, 0, 'h' }, NULL, "show this help" },
 };
 
@@ -264,7 +268,20 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o, str
 				return bad(err, name, optarg, "give a file name");
 			o->output = optarg;
 			break;
-		case 'F': {
+		case 'F':
+			if (c->opts & O_DIFFFMT) {
+				static const char *const df[] = { "text", "json", "folded", "svg" };
+				size_t k;
+
+				for (k = 0; k < 4 && strcmp(optarg, df[k]); k++)
+					;
+				if (k == 4)
+					return bad(err, name, optarg, "formats are text, json, folded and svg");
+				o->diff_format = (enum nop_diff_format)k;
+				o->enc = k == NOP_DIFF_JSON ? NOP_ENC_JSON : NOP_ENC_TEXT;
+				break;
+			}
+			{
 			static const struct { const char *name; enum nop_view view; enum nop_encoding enc; } f[] = {
 				{ "text", NOP_VIEW_LINES, NOP_ENC_TEXT },   { "json", NOP_VIEW_LINES, NOP_ENC_JSON },
 				{ "folded", NOP_VIEW_FOLDED, NOP_ENC_TEXT }, { "dot", NOP_VIEW_DOT, NOP_ENC_TEXT },
@@ -330,7 +347,26 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o, str
 		case 'j': /* same as -F json */
 			o->view = NOP_VIEW_LINES;
 			o->enc = NOP_ENC_JSON;
+			o->diff_format = NOP_DIFF_JSON;
 			break;
+		case 314: o->all = true; break;
+		case 315:
+		case 316: {
+			char *end;
+			double x;
+
+			errno = 0;
+			x = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(ch == 315 ? x > 0 && x < 1 : x > 0 && x <= 1000))
+				return bad(err, name, optarg,
+					   ch == 315 ? "give a level between 0 and 1, such as 0.001"
+						     : "give a percentage above 0, such as 10");
+			if (ch == 315)
+				o->alpha = x;
+			else
+				o->min_change = x / 100;
+			break;
+		}
 		case 'q': o->quiet = true; break;
 		case 'f': o->force = true; break;
 		case 'T': o->top_level = true; break;

@@ -2,7 +2,7 @@
 _nopctl() {
 	local cur prev words cword
 	_init_completion -n : || return
-	local cmds="trace graph catch stats record report list status reset doctor inspect help"
+	local cmds="trace graph catch stats record report diff list status reset doctor inspect help"
 	if [[ $cword -eq 1 ]]; then
 		COMPREPLY=($(compgen -W "$cmds --version --help" -- "$cur"))
 		return
@@ -15,6 +15,7 @@ _nopctl() {
 	stats) opts="--callers --event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --sort --hist --help" ;;
 	record) opts="--event --filter --output --overwrite --graph --pid --module --notrace --duration --count --buffer-kb --cpus --stack --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
 	report) opts="--callers --format --json --output --overwrite --quiet --count --stats --sort --hist --errors --help" ;;
+	diff) opts="--format --json --output --overwrite --quiet --all --alpha --min-change --help" ;;
 	list) opts="--module --format --json --help" ;;
 	status) opts="--format --json --help" ;;
 	reset) opts="--format --json --quiet --help" ;;
@@ -29,11 +30,12 @@ _nopctl() {
 	-F | --format)
 		if [[ $cmd == graph || $cmd == catch || $cmd == report ]]; then COMPREPLY=($(compgen -W "text json folded dot chrome" -- "$cur"))
 		elif [[ $cmd == stats ]]; then COMPREPLY=($(compgen -W "text json folded" -- "$cur"))
+		elif [[ $cmd == diff ]]; then COMPREPLY=($(compgen -W "text json folded svg" -- "$cur"))
 		else COMPREPLY=($(compgen -W "text json" -- "$cur")); fi
 		return ;;
 	--sort) COMPREPLY=($(compgen -W "total self calls avg max name" -- "$cur")); return ;;
 	--hist) [[ ${#cur} -ge 2 ]] && COMPREPLY=($(nopctl list "$cur*" 2>/dev/null | cut -d' ' -f1 | head -n 500)); return ;;
-	-D | --depth | -t | --threshold | --slower-than | --before | --filter) return ;;
+	-D | --depth | -t | --threshold | --slower-than | --before | --filter | --alpha | --min-change) return ;;
 	-e | --event) COMPREPLY=($(compgen -W "$(cat /sys/kernel/tracing/available_events 2>/dev/null)" -- "$cur"))
 		__ltrim_colon_completions "$cur"; return ;;
 	-m | --module) COMPREPLY=($(compgen -W "$(cut -d' ' -f1 /proc/modules 2>/dev/null)" -- "$cur")); return ;;
@@ -41,7 +43,7 @@ _nopctl() {
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
-	elif [[ $cmd == report ]]; then
+	elif [[ $cmd == report || $cmd == diff ]]; then
 		_filedir
 	elif [[ $cmd == trace || $cmd == graph || $cmd == catch || $cmd == stats || $cmd == record || $cmd == list || $cmd == doctor || $cmd == inspect || $prev == -n || $prev == --notrace ]]; then
 		[[ ${#cur} -ge 2 ]] || return

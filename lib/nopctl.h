@@ -23,6 +23,7 @@ enum nop_status {
 	NOP_EKERNEL = 3,   /* tracing unavailable or refused by the kernel */
 	NOP_EBUSY = 4,     /* tracing in use by another user */
 	NOP_ELOST = 5,     /* the run completed but events were lost */
+	NOP_ECHANGED = 6,  /* diff: something changed beyond noise */
 };
 
 /* What would work where it is an option of the command line: the
@@ -478,6 +479,7 @@ void nop_pagering_free(struct nop_pagering *r);
 /* ---- output sinks --------------------------------------------------- */
 /* What is shown (the view) and how it is written (the encoding): lines and
  * stats come as text or JSON; each picture has its own format. */
+struct nop_profile;
 enum nop_view {
 	NOP_VIEW_LINES,	 /* one line per event, or the call tree */
 	NOP_VIEW_FOLDED, /* flame-graph folded stacks: a;b;c <self ns> */
@@ -485,6 +487,7 @@ enum nop_view {
 	NOP_VIEW_CHROME, /* Chrome trace-event JSON (Perfetto, chrome://tracing) */
 	NOP_VIEW_STATS,	 /* per-function summary at the end */
 	NOP_VIEW_CALLERS, /* per function, its hits' unique kernel stacks, counted */
+	NOP_VIEW_PROFILE, /* nothing written: calls kept in a profile (nopctl diff) */
 };
 enum nop_encoding { NOP_ENC_TEXT, NOP_ENC_JSON };
 
@@ -556,6 +559,7 @@ struct nop_sink_cfg {
 	struct nop_resolver *res;
 	struct nop_stats_cfg stats; /* NOP_VIEW_STATS */
 	bool quiet;		    /* no text summary */
+	struct nop_profile *profile; /* NOP_VIEW_PROFILE: filled, the caller's */
 };
 
 /* ---- sources: where events come from ---------------------------------
@@ -694,6 +698,29 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 const struct nop_summary *nop_pipeline_summary(const struct nop_pipeline *p);
 /* releases p, its sink and its engines (the output FILE stays the caller's) */
 void nop_pipeline_free(struct nop_pipeline *p);
+
+/* ---- nopctl diff: what changed between two sets of runs -------------- */
+enum nop_diff_format { NOP_DIFF_TEXT, NOP_DIFF_JSON, NOP_DIFF_FOLDED, NOP_DIFF_SVG };
+struct nop_diff_cfg {
+	/* each side's runs: trace.dat files (nopctl's or trace-cmd's) or
+	 * nopctl's JSON output of graph, stats or trace */
+	const char *const *a, *const *b;
+	size_t na, nb;
+	enum nop_diff_format format;
+	FILE *out;
+	bool all;	   /* unchanged functions and paths too */
+	double alpha;	   /* the rank test's level (0: 0.001) */
+	double min_change; /* the least relative move of a median that counts (0: 0.2;
+			    * one run a side 0.5) */
+};
+struct nop_diff_result {
+	size_t funcs_changed, paths_changed;
+	unsigned long long lost;     /* events the inputs lost */
+	unsigned long long untimed;  /* calls whose time the inputs lack */
+};
+/* Compares side a with side b and writes it to cfg->out; 0 (res: what
+ * changed, what the inputs lost), or -1 with err. */
+int nop_diff(const struct nop_diff_cfg *cfg, struct nop_diff_result *res, struct nop_error *err);
 
 /* JSON string escaping (RFC 8259), used by every JSON writer. */
 void nop_json_str(FILE *out, const char *s);

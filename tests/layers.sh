@@ -10,7 +10,7 @@
 # longer happens (remove it).
 set -eu
 build=${1:-build}
-AREAS="base tracefs session symbols probes tracedat events graph sink pipeline doctor"
+AREAS="base tracefs session symbols probes tracedat events graph sink pipeline diff doctor"
 KNOWN="
 tracedat/tracedat -> events/decode
 tracedat/tracedat -> events/decoder

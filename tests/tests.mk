@@ -11,7 +11,7 @@ $(addprefix $(BUILD)/tests/helpers/,latency readcost rusage stamp): $(BUILD)/tes
 
 UPROG := $(addprefix $(BUILD)/tests/helpers/,ufuncs-static ufuncs-pie ufuncs-nopie \
 	ufuncs-stripped ufuncs-go libnopdemo.so ucxx udlopen ubench libubench.so libuwrap.so ubench-finstr \
-	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2 ureal-dbglink ureal-buildid umany uslow uoff uwho uwho-nofp)
+	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2 ureal-dbglink ureal-buildid umany uslow uoff uwho uwho-nofp udiff-a udiff-b)
 HELPERS += $(UPROG)
 UPROG_CFLAGS := -O0 -g -fno-omit-frame-pointer -pthread
 $(BUILD)/tests/helpers/libnopdemo.so: tests/progs/nopdemo.c
@@ -52,6 +52,13 @@ $(BUILD)/tests/helpers/uwho-nofp: tests/progs/uwho.c
 $(BUILD)/tests/helpers/uoff: tests/progs/uoff.c
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -o $@ $<
+# one source built twice, three known changes (issue 44)
+$(BUILD)/tests/helpers/udiff-a: tests/progs/udiff.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UPROG_CFLAGS) -o $@ $<
+$(BUILD)/tests/helpers/udiff-b: tests/progs/udiff.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UPROG_CFLAGS) -DVERSION_B -o $@ $<
 # known system calls (issue 15): PIE for the joined user/kernel trees,
 # static for exact counts of opens (a dynamic program's loader opens too)
 $(BUILD)/tests/helpers/uopen: tests/progs/uopen.c
@@ -147,6 +154,7 @@ host-check: all $(UPROG)
 	NOPCTL_BUILD=$(BUILD) sh tests/host/check-docs.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-golden.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-tracecmd.sh
+	NOPCTL_BUILD=$(BUILD) sh tests/host/t-diff.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-cli.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-host-kernel.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-host-uprobes.sh

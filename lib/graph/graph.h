@@ -129,4 +129,45 @@ int nop_graph_show_pending_of(struct nop_graph *g, int pid, nop_gitem_fn fn, voi
 /* pid's open calls, outermost first: how many (path valid until the next feed) */
 int nop_graph_open_calls(struct nop_graph *g, int pid, const unsigned long long **path);
 
+/* A profile (profile.c): calls merged into a calling-context tree, one
+ * node per distinct path from a root (children in the order first seen),
+ * each with its calls, times, failures and every timed call's durations;
+ * what nopctl diff compares. Node 0 is the root above every root call. */
+struct nop_pnode {
+	const char *name; /* the profile's copy */
+	size_t parent, first, last, next; /* children: first..next (0: none) */
+	unsigned long long calls, timed, total, self, errors;
+	/* the first four errnos its calls returned, and how often */
+	long long errv[4];
+	unsigned long long errn[4];
+	/* per timed call: its duration and its self time, ns */
+	unsigned long long *dur, *selfs;
+	size_t cap;
+	/* a summary's row (no calls of its own, only their figures) */
+	unsigned long long p50, p99;
+};
+
+struct nop_profile {
+	struct nop_pnode *node;
+	size_t nnodes, cap;
+	struct nop_strmap *names; /* function name -> nothing: the names, interned */
+	struct { size_t parent, child; const char *name; } *slot; /* (parent, name) -> child */
+	size_t nslot, used;
+	bool aggregate; /* from a per-function summary: no tree, no durations */
+	/* calls whose time is not known (entry or exit missing), and events
+	 * the recording lost */
+	unsigned long long untimed, lost;
+};
+
+struct nop_profile *nop_profile_new(void);
+/* the child of parent named name, 0 if none (add: made; 0 also when out
+ * of memory). A call's node: the root's child by its outermost caller's
+ * name, and so on down to its own. */
+size_t nop_profile_child(struct nop_profile *p, size_t parent, const char *name, bool add);
+/* one call of node at: timed, duration and self are known; retval when
+ * has_retval. 0, or -1 when out of memory. */
+int nop_profile_add(struct nop_profile *p, size_t at, bool timed, unsigned long long duration,
+		    unsigned long long self, bool has_retval, long long retval);
+void nop_profile_free(struct nop_profile *p);
+
 #endif

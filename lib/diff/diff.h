@@ -1,0 +1,124 @@
+/* diff/diff.h - the diff area of libnopctl: two sets of runs (recordings
+ * or nopctl's JSON) made profiles and compared: per function, and path by
+ * path through their calling-context trees. Its header includes the one
+ * of the area before it (lib/README.md: the order): a file sees its own
+ * area and those below, never one above. */
+#ifndef NOPCTL_AREA_DIFF_H
+#define NOPCTL_AREA_DIFF_H
+
+#include "pipeline/pipeline.h"
+
+/* a file's calls as a profile (load.c): a trace.dat through the pipeline,
+ * or nopctl's JSON lines (graph's calls, or stats' rows: then a profile
+ * of rows only, aggregate set); 0, or -1 with err */
+int nop_diff_load(const char *path, struct nop_profile **p, struct nop_error *err);
+
+/* One function, or one path, on one side over its runs: the mean per run
+ * of calls and times, the range over runs of what is tested, and every
+ * timed call's durations pooled. */
+struct nop_dagg {
+	unsigned long long runs;     /* runs it had calls in */
+	double calls, total, self, errors; /* mean per run */
+	double cmin, cmax; /* calls per run (a path: per call of its caller) */
+	double nmin, nmax; /* calls per run */
+	double mmin, mmax; /* median self time per call, per run */
+	double emin, emax; /* failed calls per call, per run */
+	unsigned long long mruns; /* runs it had timed calls in (the median's range) */
+	unsigned long long *dur, *selfs; /* pooled */
+	size_t n, cap, dcap;
+	unsigned long long p50, p99; /* of the durations (a summary's: its own) */
+	long long errv[4];
+	unsigned long long errn[4];
+};
+
+/* what changed, and the test's figures */
+enum { NOP_DCH_ONLY_A = 1, NOP_DCH_ONLY_B = 2, NOP_DCH_CALLS = 4, NOP_DCH_TIME = 8, NOP_DCH_ERRORS = 16 };
+struct nop_dverdict {
+	unsigned change; /* NOP_DCH_* */
+	double p;	 /* the rank test's two-sided p (NAN: no test) */
+	double med_a, med_b; /* median self time per call */
+};
+
+/* what a verdict weighs a against b with: the runs a side, the calls of
+ * their callers pooled (a path's parent; a function: the runs), the
+ * test's level and the least change of a median that counts */
+struct nop_dsides {
+	size_t runs_a, runs_b;
+	double callers_a, callers_b;
+	double alpha, min_change;
+	/* the callers' calls the same in every run of each side (the root's
+	 * and a function's: yes) */
+	bool callers_steady;
+	/* how many of the rows compared have counts that vary from run to
+	 * run: each is one more chance of a split by chance */
+	size_t noisy;
+};
+
+/* a's calls (NULL: none) the same in every one of runs runs (0 in runs
+ * it was not in) */
+bool nop_diff_steady(const struct nop_dagg *a, size_t runs);
+
+/* judges a against b (either NULL: no calls on that side) */
+void nop_diff_judge(const struct nop_dagg *a, const struct nop_dagg *b, const struct nop_dsides *s,
+		    struct nop_dverdict *v);
+
+/* several runs a side that can tell a change from noise: a split of
+ * them apart is not to be expected by chance (five a side or more) */
+bool nop_diff_runs_tell(size_t runs_a, size_t runs_b);
+
+/* the two-sided p that ka events in na chances and kb in nb come at one
+ * rate (the binomial test of ka given ka + kb) */
+double nop_rate_test(double ka, double na, double kb, double nb);
+
+/* Mann-Whitney U test of x against y, normal approximation with the
+ * tie correction: the two-sided p (1 when either is empty) */
+double nop_mann_whitney(const unsigned long long *x, size_t nx, const unsigned long long *y, size_t ny);
+
+/* the median of v (sorted in place) */
+unsigned long long nop_median(unsigned long long *v, size_t n);
+
+/* one side: its runs, their paths merged into one tree, and the
+ * figures per path (tree node) and per function */
+struct nop_dside {
+	struct nop_profile **run;
+	size_t nrun;
+	struct nop_profile *tree;
+	struct nop_dagg *path;	  /* per node of tree */
+	size_t pathcap;
+	struct nop_strmap *funcs; /* name -> struct nop_dagg */
+	bool aggregate;		  /* some run is a summary's rows */
+	unsigned long long lost, untimed;
+};
+
+struct nop_dfunc {
+	const char *name;
+	const struct nop_dagg *a, *b; /* NULL: no calls on that side */
+	struct nop_dverdict v;
+	double impact; /* self time per run, B less A */
+};
+
+#define NOP_DNONE ((size_t)-1)
+/* a row of the call flow: a path of A's tree, of B's, or of both */
+struct nop_dflow {
+	size_t ma, mb; /* tree nodes (NOP_DNONE: not on that side) */
+	size_t pa, pb; /* their callers' */
+	int depth;
+	struct nop_dverdict v;
+	bool under; /* inside a subtree only one side has: its root is the change */
+	bool show;  /* changed, or on the path to a change */
+};
+
+struct nop_ddiff {
+	const struct nop_diff_cfg *cfg;
+	struct nop_dside side[2];
+	struct nop_dfunc *func;
+	size_t nfunc, funccap, funcs_changed;
+	struct nop_dflow *flow;
+	size_t nflow, flowcap, paths_changed;
+	size_t first; /* the first changed row of flow (NOP_DNONE: none) */
+};
+
+/* the comparison written in cfg's format (write.c); 0, or -1 with err */
+int nop_diff_write(struct nop_ddiff *d, struct nop_error *err);
+
+#endif

@@ -1,0 +1,191 @@
+/* judge.c - whether a function or a path changed between the sides.
+ * Calls are counts: exact when each side's runs agree (a deterministic
+ * program), else tested (nop_rate_test); failures changed when the ranges
+ * over each side's runs do not meet (one run each: when they differ). Time is
+ * judged on self time per call (a caller's total moves with every callee,
+ * its self time only with itself): the Mann-Whitney U test, a rank test
+ * that assumes no distribution (call times are skewed, with long tails),
+ * on every call of either side; a change counts when the test rejects
+ * "same distribution" at alpha, the median moved at least min_change of
+ * itself, and, with several runs a side, each side's per-run medians lie
+ * apart (the change exceeds the runs' own spread). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/diff.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+unsigned long long nop_median(unsigned long long *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return n % 2 ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2 + (v[n / 2 - 1] % 2 + v[n / 2] % 2) / 2;
+}
+
+struct ranked {
+	unsigned long long v;
+	int x; /* of the first sample */
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct ranked *)a)->v, &((const struct ranked *)b)->v);
+}
+
+double nop_mann_whitney(const unsigned long long *x, size_t nx, const unsigned long long *y, size_t ny)
+{
+	size_t n = nx + ny;
+	struct ranked *z;
+	double rx = 0, ties = 0, u, mu, var, d;
+
+	if (!nx || !ny || !(z = malloc(n * sizeof(*z))))
+		return 1;
+	for (size_t i = 0; i < nx; i++)
+		z[i] = (struct ranked){ x[i], 1 };
+	for (size_t i = 0; i < ny; i++)
+		z[nx + i] = (struct ranked){ y[i], 0 };
+	qsort(z, n, sizeof(*z), cmp_ranked);
+	for (size_t i = 0, j; i < n; i = j) {
+		double rank, t;
+
+		for (j = i + 1; j < n && z[j].v == z[i].v; j++)
+			;
+		/* tied values share the mean of their ranks i+1 .. j */
+		rank = ((double)i + 1 + (double)j) / 2;
+		for (size_t k = i; k < j; k++)
+			if (z[k].x)
+				rx += rank;
+		t = (double)(j - i);
+		ties += t * t * t - t;
+	}
+	free(z);
+	u = rx - (double)nx * ((double)nx + 1) / 2;
+	mu = (double)nx * (double)ny / 2;
+	var = (double)nx * (double)ny / 12 * (((double)n + 1) - ties / ((double)n * ((double)n - 1)));
+	if (var <= 0)
+		return 1; /* every value the same */
+	/* continuity correction: U moves in steps of 1 */
+	d = fabs(u - mu) - 0.5;
+	return d <= 0 ? 1 : erfc(d / sqrt(var) / sqrt(2));
+}
+
+/* do [amin, amax] and [bmin, bmax] lie apart (beyond rounding of ratios)? */
+static bool apart(double amin, double amax, double bmin, double bmax)
+{
+	double eps = 1e-9 * fmax(fmax(fabs(amax), fabs(bmax)), 1);
+
+	return amax + eps < bmin || bmax + eps < amin;
+}
+
+double nop_rate_test(double ka, double na, double kb, double nb)
+{
+	double k = round(ka + kb), x = round(ka), p0, lo = 0, hi = 0;
+
+	if (k <= 0 || na <= 0 || nb <= 0)
+		return 1;
+	p0 = na / (na + nb);
+	if (k > 5000) { /* the normal approximation, continuity corrected */
+		double sd = sqrt(k * p0 * (1 - p0)), d = fabs(x - k * p0) - 0.5;
+
+		return d <= 0 || sd <= 0 ? 1 : erfc(d / sd / sqrt(2));
+	}
+	/* exact: P(X <= x) and P(X >= x), X ~ Binomial(k, p0) */
+	for (double i = 0; i <= k; i++) {
+		double t = exp(lgamma(k + 1) - lgamma(i + 1) - lgamma(k - i + 1) + i * log(p0) +
+			       (k - i) * log1p(-p0));
+
+		if (i <= x)
+			lo += t;
+		if (i >= x)
+			hi += t;
+	}
+	return fmin(1, 2 * fmin(lo, hi));
+}
+
+bool nop_diff_steady(const struct nop_dagg *a, size_t runs)
+{
+	return !a || !a->runs || (a->runs == runs && a->nmin == a->nmax);
+}
+
+/* the chance that runs_a and runs_b runs of one program split wholly
+ * apart by a measure (every run of one side above every run of the other)
+ * by chance: 2 / C(runs_a + runs_b, runs_a) */
+static double split_chance(size_t runs_a, size_t runs_b)
+{
+	double n = (double)(runs_a + runs_b);
+
+	return fmin(1, 2 / exp(lgamma(n + 1) - lgamma((double)runs_a + 1) - lgamma((double)runs_b + 1)));
+}
+
+/* the most a split of the runs may be expected by chance to count: five
+ * runs a side (2 in 252) are the fewest that pass */
+#define SPLIT_LEVEL 0.01
+
+bool nop_diff_runs_tell(size_t runs_a, size_t runs_b)
+{
+	return runs_a > 1 && runs_b > 1 && split_chance(runs_a, runs_b) < SPLIT_LEVEL;
+}
+
+void nop_diff_judge(const struct nop_dagg *a, const struct nop_dagg *b, const struct nop_dsides *s,
+		    struct nop_dverdict *v)
+{
+	bool ina = a && a->runs, inb = b && b->runs, single = s->runs_a == 1 && s->runs_b == 1;
+	/* several runs a side: a run's state (a page list empty or not, a
+	 * timer armed) holds for all its calls, so calls of one run are no
+	 * independent samples and only a split of the runs themselves is
+	 * evidence; with too few runs no split is (two against three: 1 in 5
+	 * by chance) */
+	bool runs_tell = nop_diff_runs_tell(s->runs_a, s->runs_b);
+	double rel;
+
+	memset(v, 0, sizeof(*v));
+	v->p = NAN;
+	if (!ina && !inb)
+		return;
+	/* calls: one run a side, any difference; several, every run of one
+	 * side apart from every run of the other. A count the same in every
+	 * run of each side, under callers whose counts are too, is a
+	 * program's own (exact); one that varies is the system's state (a
+	 * batch drained, a slab's slow path) and each such row is one more
+	 * chance of a split by chance: its split must be that much less
+	 * likely (Bonferroni), and the rates per call of the caller told
+	 * apart by the binomial test of the pooled counts */
+	bool exact = nop_diff_steady(a, s->runs_a) && nop_diff_steady(b, s->runs_b) && s->callers_steady;
+
+	if ((single || runs_tell) && (!ina || !inb || apart(a->cmin, a->cmax, b->cmin, b->cmax)) &&
+	    (single || exact ||
+	     (split_chance(s->runs_a, s->runs_b) * (double)(s->noisy ? s->noisy : 1) < SPLIT_LEVEL &&
+	      nop_rate_test(ina ? a->calls * (double)s->runs_a : 0, s->callers_a, inb ? b->calls * (double)s->runs_b : 0,
+			    s->callers_b) < s->alpha)))
+		v->change |= !ina ? NOP_DCH_ONLY_B : !inb ? NOP_DCH_ONLY_A : NOP_DCH_CALLS;
+	if (!ina || !inb)
+		return;
+	if ((a->errors || b->errors) && (single || runs_tell) && apart(a->emin, a->emax, b->emin, b->emax))
+		v->change |= NOP_DCH_ERRORS;
+	if (a->n && b->n) {
+		v->p = nop_mann_whitney(a->selfs, a->n, b->selfs, b->n);
+		v->med_a = (double)nop_median(a->selfs, a->n);
+		v->med_b = (double)nop_median(b->selfs, b->n);
+	} else if (a->calls && b->calls) { /* summaries' rows: the means per call, no test */
+		v->med_a = a->self / a->calls;
+		v->med_b = b->self / b->calls;
+	} else {
+		return;
+	}
+	/* time: the pooled calls' test (none for summaries' rows) and, with
+	 * several runs a side, the runs' medians split apart */
+	rel = v->med_a > 0 ? (v->med_b - v->med_a) / v->med_a : v->med_b > 0 ? INFINITY : 0;
+	if (fabs(rel) < s->min_change)
+		return;
+	if (single ? !isnan(v->p) && v->p < s->alpha
+		   : runs_tell && (isnan(v->p) || v->p < s->alpha) && apart(a->mmin, a->mmax, b->mmin, b->mmax))
+		v->change |= NOP_DCH_TIME;
+}

@@ -1,0 +1,126 @@
+#!/bin/sh
+# t-diff.sh - nopctl diff held to a known truth: udiff-a and udiff-b
+# (tests/progs/udiff.c) are one source built twice, B adding one call of
+# extra() under work(), calling loop_body() 10 times as often and making
+# slow() sleep twice as long. Recorded five times each on a host
+# (tests/fixtures/diff/, tests/capture-diff.sh), every pair must show
+# exactly those three changes, as functions and as paths, and nothing
+# else; so must all five runs a side at once; a run against itself or
+# against another run of the same build shows none; the JSON of graph
+# and of stats read as the recordings are; bad input is refused.
+set -u
+. "$(dirname "$0")/lib.sh"
+fx=$top/tests/fixtures/diff
+for f in "$fx"/*.gz; do
+	gzip -dc "$f" > "$tmp/$(basename "$f" .gz)"
+done
+cp "$fx"/*.stats.json "$tmp/"
+n=$b/nopctl
+want_funcs='["extra","only_b"] ["loop_body","calls"] ["slow","time"]'
+want_paths='["main>loop_body","calls"] ["main>slow","time"] ["main>work>extra","only_b"]'
+
+# funcs/paths A B [OPTIONS]: the changed ones, sorted, one line
+changes() {
+	rc=0
+	"$n" diff -j "$@" > "$tmp/j" 2> "$tmp/err" || rc=$?
+	funcs=$(jq -c 'select(.type == "diff_func" and .changed) | [.func, (.change | join("+"))]' "$tmp/j" | sort | tr '\n' ' ' | sed 's/ $//')
+	paths=$(jq -c 'select(.type == "diff_path" and .changed) | [(.path | join(">")), (.change | join("+"))]' "$tmp/j" | sort | tr '\n' ' ' | sed 's/ $//')
+	first=$(jq -c 'select(.type == "diff_summary") | .first_divergence' "$tmp/j")
+}
+
+exact() { # LABEL A B: the three changes and no other
+	changes "$2" "$3"
+	[ "$rc" = 6 ] && [ "$funcs" = "$want_funcs" ] && [ "$paths" = "$want_paths" ] &&
+		[ "$first" = '["main","work","extra"]' ] && ok ||
+		bad "$1: exit $rc (wanted 6); functions $funcs (wanted $want_funcs); paths $paths (wanted $want_paths); first $first: $(head -c 300 "$tmp/err")"
+}
+
+none() { # LABEL A B: nothing changed
+	changes "$2" "$3"
+	[ "$rc" = 0 ] && [ -z "$funcs" ] && [ -z "$paths" ] && [ "$first" = null ] && ok ||
+		bad "$1: exit $rc (wanted 0): changed $funcs $paths: $(head -c 300 "$tmp/err")"
+}
+
+for i in 1 2 3 4 5; do
+	exact "run $i" "$tmp/a$i.dat" "$tmp/b$i.dat"
+	none "run $i against itself" "$tmp/a$i.dat" "$tmp/a$i.dat"
+done
+exact "five runs a side" "$tmp/a1.dat,$tmp/a2.dat,$tmp/a3.dat,$tmp/a4.dat,$tmp/a5.dat" \
+	"$tmp/b1.dat,$tmp/b2.dat,$tmp/b3.dat,$tmp/b4.dat,$tmp/b5.dat"
+# another run of the same build is noise, never a change
+for i in 2 3 4 5; do
+	none "udiff-a run 1 against run $i" "$tmp/a1.dat" "$tmp/a$i.dat"
+	none "udiff-b run 1 against run $i" "$tmp/b1.dat" "$tmp/b$i.dat"
+done
+none "A's runs split in two" "$tmp/a1.dat,$tmp/a2.dat" "$tmp/a3.dat,$tmp/a4.dat,$tmp/a5.dat"
+
+# the figures behind the verdicts: the calls counted, slow's median about doubled
+changes "$tmp/a1.dat" "$tmp/b1.dat"
+fn() { jq -e -n "[inputs | select(.type == \"diff_func\" and .func == \"$1\")][0] | $2" "$tmp/j" > /dev/null; }
+fn loop_body '.a.calls == 200 and .b.calls == 2000' &&
+	fn slow '.p < 0.001 and (.self_median_b_ns / .self_median_a_ns) > 1.8 and (.self_median_b_ns / .self_median_a_ns) < 2.2' &&
+	fn extra '.a == null and .b.calls == 1' && ok ||
+	bad "the figures of loop_body, slow and extra: $(grep -E '"(loop_body|slow|extra)"' "$tmp/j" | head -c 600)"
+
+# graph's JSON reads as its recording does
+exact "graph JSON" "$tmp/a1.graph.json" "$tmp/b1.graph.json"
+none "graph JSON against its recording" "$tmp/a1.graph.json" "$tmp/a1.dat"
+
+# stats' rows: calls and functions only one side has; no time verdict
+# from one run a side (nothing tells noise from change), no call flow
+changes "$tmp/a1.stats.json" "$tmp/b1.stats.json"
+[ "$rc" = 6 ] && [ "$funcs" = '["extra","only_b"] ["loop_body","calls"]' ] && [ -z "$paths" ] && ok ||
+	bad "stats JSON: exit $rc, functions $funcs, paths $paths"
+
+# text: the table, and the call flow marked like diff -u
+rc=0
+"$n" diff "$tmp/a1.dat" "$tmp/b1.dat" > "$tmp/t" 2> "$tmp/err" || rc=$?
+grep -q '^# first divergence: main > work > extra: only in B$' "$tmp/t" &&
+	grep -Eq '^\+     extra +1 call, ' "$tmp/t" &&
+	grep -Eq '^-   loop_body +200 calls, ' "$tmp/t" && grep -Eq '^\+   loop_body +2000 calls, .*calls 200 -> 2000' "$tmp/t" &&
+	grep -Eq '^-   slow +20 calls, self 1\.[0-9]+ ms per call$' "$tmp/t" &&
+	grep -Eq '^\+   slow +20 calls, self 2\.[0-9]+ ms per call .*self .* -> .* per call \(\+' "$tmp/t" &&
+	grep -Eq '^  main ' "$tmp/t" && grep -q '^# 3 of 8 functions changed' "$tmp/t" && [ "$rc" = 6 ] && ok ||
+	bad "text: exit $rc: $(cat "$tmp/t" "$tmp/err" | head -c 1500)"
+
+# folded: one line per path with self time, A's and B's
+"$n" diff -F folded "$tmp/a1.dat" "$tmp/b1.dat" > "$tmp/f" 2> "$tmp/err"
+awk '$1 == "main;slow" && $3 > 1.8 * $2 && $3 < 2.2 * $2 { s = 1 }
+     $1 == "main;work;extra" && $2 == 0 && $3 > 0 { e = 1 }
+     $1 == "main;loop_body" && $3 > 5 * $2 { l = 1 }
+     NF != 3 { bad = 1 }
+     END { exit !(s && e && l && !bad) }' "$tmp/f" && ok ||
+	bad "folded: $(head -c 600 "$tmp/f")"
+
+# svg: well-formed, extra drawn red (B only; a changed path at least
+# 1 px wide however short), slow red
+"$n" diff -F svg -o "$tmp/d.svg" "$tmp/a1.dat" "$tmp/b1.dat" 2> "$tmp/err"
+python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$tmp/d.svg" 2> "$tmp/xerr" &&
+	grep -q '<title>extra (A 0 ns, B [^;]*; only in B)</title><rect [^>]*width="1.0" [^>]*fill="rgb(255,' "$tmp/d.svg" &&
+	grep -q '<title>slow (A [^;]*; self [^<]*)</title><rect [^>]*fill="rgb(255,' "$tmp/d.svg" && ok ||
+	bad "svg: $(head -c 300 "$tmp/xerr") $(grep -E '<title>(extra|slow)' "$tmp/d.svg" | head -c 600)"
+
+# --all: the unchanged too; --min-change 200: slow's +95% no longer counts
+"$n" diff --all "$tmp/a1.dat" "$tmp/b1.dat" > "$tmp/t" 2>&1
+grep -Eq '^helper .* =$' "$tmp/t" && grep -q '^# 3 of 8 functions changed$' "$tmp/t" && ok ||
+	bad "--all: $(head -c 800 "$tmp/t")"
+changes "$tmp/a1.dat" "$tmp/b1.dat" --min-change 200
+[ "$funcs" = '["extra","only_b"] ["loop_body","calls"]' ] && ok || bad "--min-change 200: $funcs"
+
+# bad input: exit 2, a message naming what would work, nothing written
+for args in "$tmp/a1.dat" "$tmp/a1.dat $tmp/b1.dat $tmp/b2.dat" "$tmp/a1.dat, $tmp/b1.dat" \
+	"$tmp/nonexistent.dat $tmp/b1.dat" "$top/README.md $tmp/b1.dat" "-F dot $tmp/a1.dat $tmp/b1.dat" \
+	"--alpha 2 $tmp/a1.dat $tmp/b1.dat" "--min-change -1 $tmp/a1.dat $tmp/b1.dat"; do
+	rc=0
+	# shellcheck disable=SC2086 # args are words
+	"$n" diff $args > "$tmp/out" 2> "$tmp/err" || rc=$?
+	[ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && grep -Eq 'give|formats are|cannot open|not a trace.dat' "$tmp/err" && ok ||
+		bad "diff $args: exit $rc (wanted 2): $(head -c 300 "$tmp/err")"
+done
+echo '{"type":"entry"}' > "$tmp/empty.json"
+rc=0
+"$n" diff -j "$tmp/empty.json" "$tmp/b1.dat" > "$tmp/out" 2> "$tmp/err" || rc=$?
+[ "$rc" = 2 ] && jq -e -n '[inputs | select(.type == "error")][0] | .status == 2' "$tmp/out" > /dev/null && grep -q 'holds no calls' "$tmp/err" && ok ||
+	bad "a JSON file without calls: exit $rc: $(head -c 300 "$tmp/err")"
+echo "diff: $pass passed, $fail failed"
+[ "$fail" = 0 ]
