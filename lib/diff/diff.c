@@ -444,7 +444,7 @@ static int funcs_judge(struct nop_ddiff *d)
 
 static int side_load(struct nop_dside *sd, const char *const *files, size_t n, struct nop_error *err)
 {
-	if (!(sd->run = calloc(n, sizeof(*sd->run))) || !(sd->tree = nop_profile_new()) ||
+	if (!(sd->tree = nop_profile_new()) ||
 	    !(sd->funcs = nop_strmap_new(sizeof(struct nop_dagg)))) {
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return -1;
@@ -454,14 +454,18 @@ static int side_load(struct nop_dside *sd, const char *const *files, size_t n, s
 
 		if (nop_diff_load(files[i], &p, err))
 			return -1;
-		sd->run[sd->nrun++] = p;
+		sd->nrun++;
 		sd->aggregate |= p->aggregate;
 		sd->lost += p->lost;
 		sd->untimed += p->untimed;
+		/* the run's figures are in the side's now, its names in the
+		 * side's tree and map: the run itself goes */
 		if (side_run(sd, p)) {
+			nop_profile_free(p);
 			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory comparing %s", files[i]);
 			return -1;
 		}
+		nop_profile_free(p);
 	}
 	for (size_t i = 1; i < sd->tree->nnodes; i++)
 		agg_finish(&sd->path[i], sd->nrun, sd->aggregate);
@@ -478,9 +482,6 @@ static void agg_free(struct nop_dagg *a)
 
 static void side_free(struct nop_dside *sd)
 {
-	for (size_t i = 0; i < sd->nrun; i++)
-		nop_profile_free(sd->run[i]);
-	free(sd->run);
 	for (size_t i = 0; sd->path && i < sd->tree->nnodes; i++)
 		agg_free(&sd->path[i]);
 	free(sd->path);

@@ -77,10 +77,9 @@ double nop_mann_whitney(const unsigned long long *x, size_t nx, const unsigned l
 /* the median of v (sorted in place) */
 unsigned long long nop_median(unsigned long long *v, size_t n);
 
-/* one side: its runs, their paths merged into one tree, and the
- * figures per path (tree node) and per function */
+/* one side: its runs' paths merged into one tree, and the figures per
+ * path (tree node) and per function */
 struct nop_dside {
-	struct nop_profile **run;
 	size_t nrun;
 	struct nop_profile *tree;
 	struct nop_dagg *path;	  /* per node of tree */

@@ -1,7 +1,8 @@
 /* load.c - one run as a profile: a trace.dat (nopctl's or trace-cmd's)
  * through the same pipeline report uses, or nopctl's own JSON lines: a
  * graph's entries, calls and exits (their depth places each call under
- * the entries open in its task), or stats' per-function rows. */
+ * the entries open in its task), or stats' per-function rows; lines that
+ * are no JSON object (a traced command's own output) are passed over. */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -162,7 +163,8 @@ static int load_json(const char *path, FILE *f, struct nop_profile *p, struct no
 		int r;
 
 		lineno++;
-		if (len <= 1)
+		/* what else the output held (a traced command's own lines) */
+		if (len <= 1 || line[0] != '{')
 			continue;
 		if (!(o = json_tokener_parse(line)) || !json_object_is_type(o, json_type_object)) {
 			json_object_put(o);
@@ -214,14 +216,15 @@ int nop_diff_load(const char *path, struct nop_profile **pp, struct nop_error *e
 		nop_profile_free(p);
 		return -1;
 	}
-	/* nopctl's JSON is lines of objects; a trace.dat starts with its magic */
-	while ((c = getc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')
-		;
-	if (c == '{') {
-		ungetc(c, f);
-		ret = load_json(path, f, p, err);
-	} else {
+	/* a trace.dat starts with its magic, 0x17 0x08 'D' "tracing"; else
+	 * lines, nopctl's JSON objects among them */
+	c = getc(f);
+	if (c == 0x17) {
 		ret = load_dat(path, p, err);
+	} else {
+		if (c != EOF)
+			ungetc(c, f);
+		ret = load_json(path, f, p, err);
 	}
 	fclose(f);
 	if (ret) {

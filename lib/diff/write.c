@@ -93,15 +93,16 @@ static void change_text(char *buf, size_t len, const struct nop_dverdict *v, con
 					isnan(v->p) ? "" : ", p ", isnan(v->p) ? "" : p);
 	}
 	if ((v->change & NOP_DCH_ERRORS) && off < len) {
-		char ea[96], eb[96];
+		char ca[24], cb[24], en[96];
 
 		fmt_count(x, sizeof(x), a->errors);
 		fmt_count(y, sizeof(y), b->errors);
-		err_names(b->errors ? b : a, eb, sizeof(eb));
-		err_names(a, ea, sizeof(ea));
-		off += (size_t)snprintf(buf + off, len - off, "%s%s %s -> %s (%s)", off ? ", " : "",
-					!a->errors ? "now fails:" : !b->errors ? "no longer fails:" : "failed", x, y,
-					b->errors ? eb : ea);
+		fmt_count(ca, sizeof(ca), a->calls);
+		fmt_count(cb, sizeof(cb), b->calls);
+		err_names(b->errors ? b : a, en, sizeof(en));
+		snprintf(buf + off, len - off, "%s%s: failed %s of %s -> %s of %s (%s%s)", off ? ", " : "",
+			 !a->errors ? "now fails" : !b->errors ? "no longer fails" : "fails more or less", x, ca, y,
+			 cb, b->errors ? "B: " : "A: ", en);
 	}
 }
 

@@ -72,6 +72,14 @@ changes "$tmp/a1.stats.json" "$tmp/b1.stats.json"
 [ "$rc" = 6 ] && [ "$funcs" = '["extra","only_b"] ["loop_body","calls"]' ] && [ -z "$paths" ] && ok ||
 	bad "stats JSON: exit $rc, functions $funcs, paths $paths"
 
+# trace-cmd's recordings (tests/fixtures/tracecmd/): the same file, none;
+# two recordings of different runs, their calls counted
+tc=$top/tests/fixtures/tracecmd
+none "trace-cmd 3.3.1's graph against itself" "$tc/3.3.1-graph-zstd.dat" "$tc/3.3.1-graph-zstd.dat"
+changes "$tc/3.1.6-graph-none.dat" "$tc/3.4-graph-zstd.dat"
+[ "$rc" = 6 ] && fn do_sys_openat2 '.a.calls >= 1 and .b.calls >= 1' && ok ||
+	bad "trace-cmd 3.1.6's graph against 3.4's: exit $rc: $(head -c 300 "$tmp/err")"
+
 # text: the table, and the call flow marked like diff -u
 rc=0
 "$n" diff "$tmp/a1.dat" "$tmp/b1.dat" > "$tmp/t" 2> "$tmp/err" || rc=$?
@@ -106,6 +114,18 @@ grep -Eq '^helper .* =$' "$tmp/t" && grep -q '^# 3 of 8 functions changed$' "$tm
 	bad "--all: $(head -c 800 "$tmp/t")"
 changes "$tmp/a1.dat" "$tmp/b1.dat" --min-change 200
 [ "$funcs" = '["extra","only_b"] ["loop_body","calls"]' ] && ok || bad "--min-change 200: $funcs"
+
+# failures (--retval): uslow's tryopen() fails 7 times in 14 calls, and
+# in 7 calls all 7 times; what the traced command printed among the JSON
+# lines is passed over
+for nn in 14 7; do
+	"$n" graph -q -j --retval "$b/tests/helpers/uslow:tryopen" -- "$b/tests/helpers/uslow" fail $nn > "$tmp/f$nn.json" 2> "$tmp/err" ||
+		bad "graph --retval uslow fail $nn: $(head -c 300 "$tmp/err")"
+done
+changes "$tmp/f14.json" "$tmp/f7.json"
+fn tryopen '.a.errors == 7 and .b.errors == 7 and .a.calls == 14 and .b.calls == 7 and .b.errnos.ENOENT == 7 and (.change | index("errors") != null)' &&
+	"$n" diff "$tmp/f14.json" "$tmp/f7.json" | grep -q '^+ tryopen .* 7 failed (ENOENT 7)  (calls 14 -> 7 (x0.50), fails more or less: failed 7 of 14 -> 7 of 7 (B: ENOENT 7))$' && ok ||
+	bad "failures: $(grep tryopen "$tmp/j" | head -c 600)"
 
 # bad input: exit 2, a message naming what would work, nothing written
 for args in "$tmp/a1.dat" "$tmp/a1.dat $tmp/b1.dat $tmp/b2.dat" "$tmp/a1.dat, $tmp/b1.dat" \
