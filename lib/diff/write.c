@@ -62,7 +62,7 @@ static const char *err_names(const struct nop_dagg *a, char *buf, size_t len)
 /* what changed, in words: "calls 100 -> 1000, self 1.0 ms -> 2.0 ms
  * per call (+100%, p <1e-9)" */
 static void change_text(char *buf, size_t len, const struct nop_dverdict *v, const struct nop_dagg *a,
-			const struct nop_dagg *b, bool per_caller)
+			const struct nop_dagg *b)
 {
 	char x[64], y[64], p[32];
 	size_t off = 0;
@@ -81,8 +81,7 @@ static void change_text(char *buf, size_t len, const struct nop_dverdict *v, con
 		fmt_count(y, sizeof(y), b->calls);
 		off += (size_t)snprintf(buf + off, len - off, "calls %s -> %s", x, y);
 		if (a->calls > 0)
-			off += (size_t)snprintf(buf + off, len - off, " (x%.2f%s)", b->calls / a->calls,
-						per_caller ? "" : "");
+			off += (size_t)snprintf(buf + off, len - off, " (x%.2f)", b->calls / a->calls);
 	}
 	if ((v->change & NOP_DCH_TIME) && off < len) {
 		fmt_dur(x, sizeof(x), v->med_a);
@@ -154,7 +153,7 @@ static void text_table(struct nop_ddiff *d, FILE *out)
 		fmt_dur(imp + 1, sizeof(imp) - 1, fabs(f->impact));
 		imp[0] = f->impact < 0 ? '-' : '+';
 		fmt_p(p, sizeof(p), f->v.p);
-		change_text(ch, sizeof(ch), &f->v, f->a, f->b, false);
+		change_text(ch, sizeof(ch), &f->v, f->a, f->b);
 		fprintf(out, "%-*s %9s %9s %11s %11s %11s %11s %11s %11s %11s %11s %12s %6s  %s\n", (int)w,
 			text_name(f->name, name, w + 1), c[0], c[1], t[0], t[1], s[0], s[1], p50[0], p50[1], p99[0],
 			p99[1], imp, p, f->v.change ? ch : "=");
@@ -171,23 +170,33 @@ static const char *node_name(const struct nop_ddiff *d, const struct nop_dflow *
 	return r->ma != NOP_DNONE ? d->side[0].tree->node[r->ma].name : d->side[1].tree->node[r->mb].name;
 }
 
-/* "main > work > extra" of row i (its callers are the rows before it at
- * each lower depth) */
-static void flow_path_text(const struct nop_ddiff *d, size_t i, char *buf, size_t len)
+/* the names of row i's path, outermost first (its callers are the rows
+ * before it at each lower depth); how many */
+static int row_path(const struct nop_ddiff *d, size_t i, const char **names)
 {
-	const char *names[NOP_GRAPH_MAX_DEPTH];
+	const char *rev[NOP_GRAPH_MAX_DEPTH];
 	int depth = d->flow[i].depth, n = 0;
-	size_t off = 0;
 
 	for (size_t k = i + 1; k-- > 0 && n <= depth;)
 		if (d->flow[k].depth == depth - n && n < NOP_GRAPH_MAX_DEPTH)
-			names[n++] = node_name(d, &d->flow[k]);
+			rev[n++] = node_name(d, &d->flow[k]);
+	for (int k = 0; k < n; k++)
+		names[k] = rev[n - 1 - k];
+	return n;
+}
+
+/* "main > work > extra" of row i */
+static void flow_path_text(const struct nop_ddiff *d, size_t i, char *buf, size_t len)
+{
+	const char *names[NOP_GRAPH_MAX_DEPTH];
+	int n = row_path(d, i, names);
+	size_t off = 0;
+
 	buf[0] = 0;
-	while (n-- > 0 && off < len) {
+	for (int k = 0; k < n && off < len; k++) {
 		char nm[NAME_MAX_SHOWN * 2];
 
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? " > " : "",
-					text_name(names[n], nm, sizeof(nm)));
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", k ? " > " : "", text_name(names[k], nm, sizeof(nm)));
 	}
 }
 
@@ -226,7 +235,7 @@ static void text_flow(struct nop_ddiff *d, FILE *out)
 
 		flow_path_text(d, d->first, buf, sizeof(buf));
 		change_text(ch, sizeof(ch), &r->v, r->ma != NOP_DNONE ? &d->side[0].path[r->ma] : NULL,
-			    r->mb != NOP_DNONE ? &d->side[1].path[r->mb] : NULL, true);
+			    r->mb != NOP_DNONE ? &d->side[1].path[r->mb] : NULL);
 		fprintf(out, "# first divergence: %s: %s\n", buf, ch);
 	}
 	for (size_t i = 0; i < d->nflow; i++) {
@@ -245,11 +254,8 @@ static void text_flow(struct nop_ddiff *d, FILE *out)
 			continue;
 		text_name(node_name(d, r), name, sizeof(name));
 		if (!a || !b || r->v.change) {
-			change_text(ch, sizeof(ch), &r->v, a, b, true);
-			if (a && (b || !r->under)) {
-				flow_side(out, '-', r->depth, name, a);
-				fputc('\n', out);
-			} else if (a) {
+			change_text(ch, sizeof(ch), &r->v, a, b);
+			if (a) {
 				flow_side(out, '-', r->depth, name, a);
 				fputc('\n', out);
 			}
@@ -336,16 +342,13 @@ static void json_verdict(FILE *out, const struct nop_dverdict *v)
 static void json_path(const struct nop_ddiff *d, FILE *out, size_t i)
 {
 	const char *names[NOP_GRAPH_MAX_DEPTH];
-	int depth = d->flow[i].depth, n = 0;
+	int n = row_path(d, i, names);
 
-	for (size_t k = i + 1; k-- > 0 && n <= depth;)
-		if (d->flow[k].depth == depth - n && n < NOP_GRAPH_MAX_DEPTH)
-			names[n++] = node_name(d, &d->flow[k]);
 	fputc('[', out);
-	while (n-- > 0) {
-		nop_json_str(out, names[n]);
-		if (n)
+	for (int k = 0; k < n; k++) {
+		if (k)
 			fputc(',', out);
+		nop_json_str(out, names[k]);
 	}
 	fputc(']', out);
 }
@@ -513,7 +516,7 @@ static int svg(struct nop_ddiff *d, FILE *out)
 		}
 		y = (depth - r->depth + 1) * SVG_ROW + 20;
 		if (width >= 0.1) {
-			change_text(ch, sizeof(ch), &r->v, a, b, true);
+			change_text(ch, sizeof(ch), &r->v, a, b);
 			fmt_dur(ta, sizeof(ta), a ? a->total : 0);
 			fmt_dur(tb, sizeof(tb), b ? b->total : 0);
 			fprintf(out, "<g><title>");
