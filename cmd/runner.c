@@ -633,6 +633,29 @@ static void lost_counts(struct run *r, enum nop_stop why)
 	r->sum.live = true;
 }
 
+/* Tracing off: read what the buffers hold until the source says empty */
+static int drain_rest(struct run *r)
+{
+	for (bool more = true; more && !nop_pipeline_count_reached(r->pipe);)
+		if (nop_pipeline_drain(r->pipe, r->src, &more, &r->err) == NOP_FLOW_FAIL)
+			return -1;
+	return 0;
+}
+
+/* events the kernel still counts in the buffers (not when -c stopped it) */
+static bool left_unread(struct run *r)
+{
+	struct nop_cpu_stats c;
+
+	if (nop_pipeline_count_reached(r->pipe))
+		return false;
+	nop_buffer_counts(nop_session_dir(r->sess), r->cpusp, &c);
+	return c.entries > 0;
+}
+
+#define LATE_ROUNDS 20
+#define LATE_MS 5
+
 /* Tracing off, what is left in the buffers read, the counts, the summary */
 static int finish(struct run *r)
 {
@@ -658,9 +681,19 @@ static int finish(struct run *r)
 		nop_session_gate_counts(r->sess, &r->sum.roots, &r->sum.hits);
 		rest = r->following || r->sum.hits != r->hits_seen;
 	}
-	for (bool more = rest && why != NOP_STOP_OUTPUT_CLOSED; more && !nop_pipeline_count_reached(r->pipe);)
-		if (nop_pipeline_drain(r->pipe, r->src, &more, &r->err) == NOP_FLOW_FAIL)
+	rest = rest && why != NOP_STOP_OUTPUT_CLOSED;
+	if (rest && drain_rest(r))
+		return -1;
+	/* tracing_on=0 does not wait for writers in flight: an event a CPU
+	 * reserved before it commits after, and can come after the drain (a
+	 * traced task's last context switch as it exits; under emulation the
+	 * writer's vCPU may not run again for a time slice). What is left is
+	 * read again while the kernel counts entries unread, a while apart. */
+	for (int i = 0; rest && i < LATE_ROUNDS && left_unread(r); i++) {
+		nanosleep(&(struct timespec){ 0, LATE_MS * 1000000L }, NULL);
+		if (drain_rest(r))
 			return -1;
+	}
 	if (tasks_ran_untraced(r, ran1))
 		return -1;
 	lost_counts(r, why);
