@@ -6,7 +6,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR   ?=
 
 CC        ?= cc
-PKGS      := libtracefs libtraceevent libelf libdw libbpf libzstd zlib capstone json-c
+PKGS      := libtracefs libtraceevent libelf libdw libbpf libzstd zlib capstone json-c ncursesw
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS  := $(shell pkg-config --libs $(PKGS)) -lstdc++ -lm
 # -O3 and link-time optimization: the decoder, call-graph engine and
@@ -52,7 +52,7 @@ $(BIN): $(CMD_OBJ) $(LIB)
 # for libtraceevent's plugins, which nopctl does not load; getpwnam and
 # initgroups for 'nopctl trace -u USER', which then need the box's NSS
 # modules) are left out of the output; any other message is shown.
-STATIC_LIBS := -ltracefs -ltraceevent -lbpf -lcapstone -ljson-c -ldw -lelf -lzstd -lz -lbz2 -llzma -lstdc++ -lpthread -ldl -lm
+STATIC_LIBS := -ltracefs -ltraceevent -lbpf -lcapstone -ljson-c -lncursesw -ltinfo -ldw -lelf -lzstd -lz -lbz2 -llzma -lstdc++ -lpthread -ldl -lm
 static: $(BUILD)/nopctl-static
 
 $(BUILD)/nopctl-static: $(CMD_OBJ) $(LIB)

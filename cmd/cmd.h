@@ -23,6 +23,8 @@ enum {
 #define O_DIFFFMT (1ULL << 34) /* diff -F text|json|folded|svg */
 #define O_ALL (1ULL << 35)     /* diff --all */
 #define O_NOISE (1ULL << 36)   /* diff --alpha, --min-change */
+#define O_INTERVAL (1ULL << 37) /* stats, top: -i TIME */
+#define O_BOUNDED (1ULL << 38)	/* record --max-size, --rotate, --split */
 
 /* catch --outliers: calls of a root function before its p99 judges */
 #define OUTLIERS_WARMUP 1000
@@ -72,6 +74,14 @@ struct opts {
 	enum nop_diff_format diff_format;
 	bool all;
 	double alpha, min_change; /* 0: the library's defaults */
+	/* stats -i, top: a table every interval; live: top's screen */
+	unsigned long long interval_ns;
+	bool live;
+	/* record: a file at most max_size bytes (0: no limit); rotate: the
+	 * newest N files kept (0: the capture stops at the limit); split: a
+	 * new file every split_ns */
+	unsigned long long max_size, split_ns;
+	unsigned rotate;
 };
 
 struct cmd {
@@ -142,5 +152,6 @@ int cmd_reset(struct opts *o);
 int cmd_doctor(struct opts *o);
 int cmd_inspect(struct opts *o);
 int cmd_diff(struct opts *o);
+int cmd_top(struct opts *o);
 
 #endif

@@ -54,6 +54,10 @@ static const struct optdef defs[] = {
 	{ O_ALL, { "all", no_argument, 0, 314 }, NULL, "show unchanged functions and paths too" },
 	{ O_NOISE, { "alpha", required_argument, 0, 315 }, "P", "the rank test's level: a time change needs p below P (0.001)" },
 	{ O_NOISE, { "min-change", required_argument, 0, 316 }, "PCT", "a time change needs the median to move PCT % or more (20; one run a side 50)" },
+	{ O_INTERVAL, { "interval", required_argument, 0, 'i' }, "TIME", "a table of each TIME's calls as it ends, then the whole run's" },
+	{ O_BOUNDED, { "max-size", required_argument, 0, 317 }, "SIZE", "a file holds at most SIZE bytes (K, M, G): the capture stops there, or with --rotate a new file begins" },
+	{ O_BOUNDED, { "rotate", required_argument, 0, 318 }, "N", "keep the newest N files (FILE.1, FILE.2, ...), the oldest removed" },
+	{ O_BOUNDED, { "split", required_argument, 0, 319 }, "TIME", "begin a new file every TIME (FILE.1, FILE.2, ...)" },
 	{ ~0ULL, { "help", no_argument, 0, 'h' }, NULL, "show this help" },
 };
 
@@ -128,6 +132,33 @@ static int duration(const char *s, unsigned long long *ns)
 			return *ns ? 0 : -1;
 		}
 	return -1;
+}
+
+/* a size in bytes: digits, then K, M or G (powers of 1024) or nothing */
+static int size_arg(const char *s, unsigned long long *out)
+{
+	static const char units[] = "KMG";
+	const char *u;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno || !*out)
+		return -1;
+	if (!*end)
+		return 0;
+	if (end[1] && strcmp(end + 1, "B") && strcmp(end + 1, "iB"))
+		return -1;
+	if (!(u = strchr(units, end[0] & ~0x20)) || !end[0])
+		return -1;
+	for (long i = 0; i <= u - units; i++) {
+		if (*out > (~0ULL >> 10))
+			return -1;
+		*out <<= 10;
+	}
+	return 0;
 }
 
 /* Every thread of a process: /proc/PID/task. */
@@ -251,6 +282,23 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o, str
 		case 'd':
 			if (duration(optarg, &o->duration_ns))
 				return bad(err, name, optarg, "give a time such as 5, 2.5s, 500ms or 1m");
+			break;
+		case 'i':
+			if (duration(optarg, &o->interval_ns) || o->interval_ns < 10000000ULL)
+				return bad(err, name, optarg, "give a time of 10ms or more, such as 1, 1s or 500ms");
+			break;
+		case 317:
+			if (size_arg(optarg, &o->max_size) || o->max_size < (1ULL << 20))
+				return bad(err, name, optarg, "give a size of 1M or more, such as 8M or 2G");
+			break;
+		case 318:
+			if (number(optarg, 100000, &v) || v < 2)
+				return bad(err, name, optarg, "give a number of files from 2 to 100000");
+			o->rotate = (unsigned)v;
+			break;
+		case 319:
+			if (duration(optarg, &o->split_ns) || o->split_ns < 100000000ULL)
+				return bad(err, name, optarg, "give a time of 100ms or more, such as 10m or 1h");
 			break;
 		case 'c':
 			if (number(optarg, ~0ULL, &o->count) || !o->count)

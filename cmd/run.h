@@ -70,7 +70,20 @@ struct run {
 	/* after a fire, every event read until no more hits for a while */
 	bool following;
 	unsigned long long hits_at, follow_at, hits_seen;
+	/* -i: intervals so far, when the next ends, when this one began */
+	unsigned long long ticks, tick_at, tick_from;
+	struct top *top; /* top's screen (top.c) */
+	unsigned long long split_at; /* record --split: when the next file begins */
+	struct nop_cpu_stats at_full; /* buffer counters when --max-size was reached */
 };
+
+/* top.c: the live screen of top. top_open: curses on the terminal (0, or
+ * -1 with r->err); top_keys: the keys typed since, acted on; top_draw: an
+ * interval's rows; top_close: the terminal as it was (idempotent). */
+int top_open(struct run *r);
+void top_keys(struct run *r);
+void top_draw(struct run *r, const struct nop_tick *t);
+void top_close(struct run *r);
 
 /* uprobes.c: BINARY:GLOB patterns to r->uprobes (command: COMMAND's path) */
 int user_probes(struct run *r, const char *command);

@@ -36,6 +36,12 @@ static int wait_for(struct run *r, struct pollfd *pfd, int nfd, int ms, unsigned
 		if ((deadline - t) / 1000000 < (unsigned long long)ms)
 			ms = (int)((deadline - t) / 1000000) + 1;
 	}
+	if (r->tick_at) { /* -i: the interval's end wakes the loop */
+		unsigned long long t = now_ns();
+
+		ms = t >= r->tick_at ? 0 : (r->tick_at - t) / 1000000 < (unsigned long long)ms
+					  ? (int)((r->tick_at - t) / 1000000) + 1 : ms;
+	}
 	if (poll(pfd, (nfds_t)nfd, ms) < 0 && errno != EINTR) {
 		nop_error_set(&r->err, NOP_EINTERNAL, errno, "poll: %s", strerror(errno));
 		return -1;
@@ -176,6 +182,75 @@ static int follow_done(struct run *r)
 	return nop_session_gate_rearm(r->sess, &r->err);
 }
 
+/* what the kernel wrote by now, read (an interval's or a file's end) */
+#define CATCH_UP_ROUNDS 64
+static int catch_up(struct run *r)
+{
+	bool more = true;
+
+	nop_source_catch_up(r->src);
+	/* a round decodes a bounded number of pages: the rest, in rounds
+	 * (while the kernel writes on, at most CATCH_UP_ROUNDS) */
+	for (int i = 0; more && i < CATCH_UP_ROUNDS && !nop_pipeline_stopped(r->pipe); i++) {
+		more = false;
+		if (nop_pipeline_drain(r->pipe, r->src, &more, &r->err) == NOP_FLOW_FAIL)
+			return -1;
+	}
+	return 0;
+}
+
+/* a file of a recording in several is about to be finished: its events
+ * counted into the summary */
+static int count_file(void *ctx, struct nop_dat *w)
+{
+	struct run *r = ctx;
+
+	return nop_pipeline_count_saved(r->pipe, r->src, w, &r->err) == NOP_FLOW_FAIL ? -1 : 0;
+}
+
+/* record: the file at its size (the capture ends), or --split's time */
+static int bounded(struct run *r)
+{
+	if (nop_dat_full(r->dat)) {
+		/* what is lost after the file is full was not to be kept:
+		 * the kernel's counts now are the run's */
+		nop_buffer_counts(nop_session_dir(r->sess), r->cpusp, &r->at_full);
+		nop_pipeline_stop(r->pipe, NOP_STOP_FULL, 0);
+		return 0;
+	}
+	/* TIME after the last new file: a backlog read in several rounds
+	 * makes one file of it, not one a round */
+	if (r->split_at && now_ns() >= r->split_at) {
+		r->split_at = now_ns() + r->o->split_ns;
+		return catch_up(r) || nop_dat_next(r->dat, &r->err) ? -1 : 0;
+	}
+	return 0;
+}
+
+/* -i: an interval's figures out (top: on the screen), the next begun.
+ * Intervals are of wall-clock time, what was read by their end in them:
+ * an event still in a buffer then counts in the next. */
+static int tick(struct run *r)
+{
+	unsigned long long t = now_ns();
+	struct timespec wall;
+	struct nop_tick k = { .index = ++r->ticks, .span_ns = t - r->tick_from };
+
+	clock_gettime(CLOCK_REALTIME, &wall);
+	k.wall_ns = (unsigned long long)wall.tv_sec * 1000000000ULL + (unsigned long long)wall.tv_nsec;
+	if (!nop_pipeline_stopped(r->pipe) && catch_up(r))
+		return -1;
+	r->tick_from = t;
+	r->tick_at += r->o->interval_ns;
+	if (r->tick_at <= t) /* a round longer than an interval: none is empty */
+		r->tick_at = t + r->o->interval_ns;
+	if (nop_pipeline_tick(r->pipe, &k, &r->err))
+		return -1;
+	if (r->o->live)
+		top_draw(r, &k);
+	return nop_pipeline_flush(r->pipe, &r->err) == NOP_FLOW_FAIL ? -1 : 0;
+}
+
 static int loop(struct run *r)
 {
 	int nfd = 0;
@@ -185,6 +260,12 @@ static int loop(struct run *r)
 	int ret = 0;
 
 #define STOPPED (nop_pipeline_stopped(r->pipe) != NOP_STOP_NONE)
+	if (r->o->interval_ns) {
+		r->tick_from = now_ns();
+		r->tick_at = r->tick_from + r->o->interval_ns;
+	}
+	if (r->dat && r->o->split_ns) /* from when tracing began */
+		r->split_at = now_ns() + r->o->split_ns;
 	while (!STOPPED) {
 		int wait = more ? 0 : nop_source_wait_ms(r->src, TICK_MS);
 		int rest = wait < REST_MS ? wait : REST_MS;
@@ -209,12 +290,20 @@ static int loop(struct run *r)
 		tasks_ended(r);
 		if (nop_pipeline_drain(r->pipe, r->src, &more, &r->err) == NOP_FLOW_FAIL ||
 		    (!STOPPED && nop_pipeline_flush(r->pipe, &r->err) == NOP_FLOW_FAIL)) {
+			if (r->dat && nop_dat_error(r->dat)->status) /* a next file could not begin */
+				r->err = *nop_dat_error(r->dat);
 			ret = -1;
 			break;
 		}
+		if (r->dat && (ret = bounded(r)))
+			break;
 		/* a round that could not read all there was: how full is it? */
 		if (more)
 			sample_fill(r);
+		if (r->o->live)
+			top_keys(r);
+		if (r->tick_at && now_ns() >= r->tick_at && !STOPPED && (ret = tick(r)))
+			break;
 		if (r->gate && !more && (ret = follow_done(r)))
 			break;
 	}
@@ -457,7 +546,8 @@ static int open_pipeline(struct run *r)
 	struct nop_pipeline_cfg pc = {
 		.sink = { .view = r->mode != RUN_STATS ? o->view : o->callers ? NOP_VIEW_CALLERS : NOP_VIEW_STATS,
 			  .enc = o->enc, .out = r->out, .diag = stderr, .quiet = o->quiet,
-			  .stats = { .sort = o->sort, .hist_func = o->hist, .folded = o->view == NOP_VIEW_FOLDED } },
+			  .stats = { .sort = o->sort, .hist_func = o->hist, .folded = o->view == NOP_VIEW_FOLDED,
+				     .interval = o->interval_ns > 0, .live = o->live } },
 		.out_name = o->output,
 		.graph = (r->mode == RUN_GRAPH || r->mode == RUN_STATS) && !o->callers,
 		.recording = r->mode == RUN_RECORD,
@@ -503,8 +593,13 @@ static int open_pipeline(struct run *r)
 	if (nop_pipeline_new(&r->pipe, &pc, &r->err))
 		return -1;
 	if (r->mode == RUN_RECORD) {
-		if (nop_dat_open(&r->dat, o->output, o->overwrite, r->tdir, NULL, nop_source_page_size(r->src),
-				 &r->err))
+		bool numbered = o->rotate || o->split_ns;
+		char first[4200];
+
+		snprintf(first, sizeof(first), numbered ? "%s.1" : "%s", o->output);
+		if (nop_dat_open(&r->dat, first, o->overwrite, r->tdir, NULL, nop_source_page_size(r->src), &r->err) ||
+		    nop_dat_bound(r->dat, o->output, o->max_size, numbered, o->rotate, o->overwrite, count_file, r,
+				  &r->err))
 			return -1;
 		nop_source_record_to(r->src, r->dat, o->count > 0);
 		if (o->npids || o->command)
@@ -547,6 +642,8 @@ static int start(struct run *r)
 			: "nopctl: catch: every call read and judged here (%s)\n", r->gate_why);
 	if (!o->quiet && nop_session_note(r->sess))
 		fprintf(stderr, "nopctl: note: %s\n", nop_session_note(r->sess));
+	if (o->live && top_open(r))
+		return -1;
 	r->t0 = now_ns();
 	r->ran0 = task_switches(o->pids, o->npids);
 	if (nop_session_start(r->sess, &r->err))
@@ -618,19 +715,34 @@ static void lost_counts(struct run *r, enum nop_stop why)
 {
 	struct nop_cpu_stats c, *c0 = &r->at0;
 
-	nop_buffer_counts(nop_session_dir(r->sess), r->cpusp, &c);
+	if (why == NOP_STOP_FULL)
+		c = r->at_full;
+	else
+		nop_buffer_counts(nop_session_dir(r->sess), r->cpusp, &c);
 #define SINCE(f) (c.f > c0->f ? c.f - c0->f : 0)
 	r->sum.overrun = SINCE(overrun) + SINCE(commit_overrun);
 	r->sum.dropped = SINCE(dropped);
 #undef SINCE
 	/* a run cut short (-c, closed output) leaves the rest unread by choice */
-	if (why != NOP_STOP_OUTPUT_CLOSED && !nop_pipeline_count_reached(r->pipe))
+	if (why != NOP_STOP_OUTPUT_CLOSED && why != NOP_STOP_FULL && !nop_pipeline_count_reached(r->pipe))
 		r->sum.unread = c.entries;
 	/* fill is sampled after rounds that left data behind: a burst that
 	 * filled the buffer between two reads is seen only in what the
 	 * kernel overwrote or dropped (issue 41 #11: 9,199 lost at "22 %") */
 	r->sum.peak_fill = r->sum.overrun || r->sum.dropped ? 100 : r->peak_fill;
 	r->sum.live = true;
+}
+
+/* a bounded recording's files, on stderr */
+static void files_written(const struct nop_dat *w)
+{
+	char path[4200], sz[32];
+	unsigned long long size, removed = 0;
+
+	for (size_t i = 0; nop_dat_file(w, i, path, sizeof(path), &size, &removed); i++)
+		fprintf(stderr, "%s%s (%.1f MB)", i ? ", " : "nopctl: files: ", path, (double)size / 1048576);
+	snprintf(sz, sizeof(sz), "; %llu older removed", removed);
+	fprintf(stderr, "%s%s\n", removed ? sz : "", nop_dat_full(w) ? "; the capture stopped at the size limit" : "");
 }
 
 /* Tracing off: read what the buffers hold until the source says empty */
@@ -681,7 +793,7 @@ static int finish(struct run *r)
 		nop_session_gate_counts(r->sess, &r->sum.roots, &r->sum.hits);
 		rest = r->following || r->sum.hits != r->hits_seen;
 	}
-	rest = rest && why != NOP_STOP_OUTPUT_CLOSED;
+	rest = rest && why != NOP_STOP_OUTPUT_CLOSED && why != NOP_STOP_FULL;
 	if (rest && drain_rest(r))
 		return -1;
 	/* tracing_on=0 does not wait for writers in flight: an event a CPU
@@ -709,6 +821,13 @@ static int finish(struct run *r)
 		return -1;
 	if (r->dat && nop_dat_finish(r->dat, &r->err))
 		return -1;
+	if (r->dat && (r->o->max_size || r->o->split_ns) && !r->o->quiet)
+		files_written(r->dat);
+	/* the last interval, cut short by the end; a live view's screen goes
+	 * before the whole run's table is printed */
+	if (r->tick_at && !r->o->live && why != NOP_STOP_OUTPUT_CLOSED && tick(r))
+		return -1;
+	top_close(r);
 	reap_child(r);
 	r->sum.exit_status = r->o->command ? r->child_status : -1;
 	r->sum.kevents_asked = r->o->events.n > 0;
@@ -730,6 +849,7 @@ static int teardown(struct run *r)
 	bool closed = r->pipe && nop_pipeline_output_closed(r->pipe);
 	enum nop_stop why = r->pipe ? nop_pipeline_stopped(r->pipe) : NOP_STOP_NONE;
 
+	top_close(r);
 	if (r->go >= 0)
 		close(r->go); /* a child still waiting exits 127 */
 	if (r->ef >= 0)
@@ -783,7 +903,8 @@ static int teardown(struct run *r)
 	 * status is nopctl's own SIGTERM, not news (a signal the user sent
 	 * was passed to it, and its status is) */
 	if (r->o->command && r->child_status != 0 &&
-	    !(r->child_ended && (why == NOP_STOP_COUNT || why == NOP_STOP_DURATION)))
+	    !(r->child_ended && (why == NOP_STOP_COUNT || why == NOP_STOP_DURATION || why == NOP_STOP_QUIT ||
+				  why == NOP_STOP_FULL)))
 		code = r->child_status;
 	else if (r->sum.lost_pages || r->sum.overrun || r->sum.dropped || r->sum.unread || r->sum.gaps ||
 		 r->sum.not_whole || r->sum.missed)

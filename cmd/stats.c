@@ -13,6 +13,11 @@ int cmd_stats(struct opts *o)
 			      " (graph -F folded draws the calls' time)");
 		return report_error(o, &err);
 	}
+	if (o->interval_ns && o->callers) {
+		nop_error_set(&err, NOP_EUSAGE, 0, "-i prints the table of stats' calls per interval; --callers counts"
+			      " stacks over the whole run: give one of them");
+		return report_error(o, &err);
+	}
 	if (o->callers) {
 		/* the function tracer's stack of each hit of the PATTERNs; a
 		 * user function's, its user stack */

@@ -2,7 +2,7 @@
 _nopctl() {
 	local cur prev words cword
 	_init_completion -n : || return
-	local cmds="trace graph catch stats record report diff list status reset doctor inspect help"
+	local cmds="trace graph catch stats top record report diff list status reset doctor inspect help"
 	if [[ $cword -eq 1 ]]; then
 		COMPREPLY=($(compgen -W "$cmds --version --help" -- "$cur"))
 		return
@@ -12,8 +12,9 @@ _nopctl() {
 	trace) opts="--event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --stack --output --overwrite --format --json --quiet --user --top-level --force --retval --args --errors --help" ;;
 	graph) opts="--event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --errors --no-sleep-time --no-irqs --help" ;;
 	catch) opts="--event --filter --slower-than --errors --outliers --before --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
-	stats) opts="--callers --event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --sort --hist --help" ;;
-	record) opts="--event --filter --output --overwrite --graph --pid --module --notrace --duration --count --buffer-kb --cpus --stack --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
+	stats) opts="--callers --event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --sort --hist --interval --help" ;;
+	top) opts="--event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --format --json --quiet --user --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --sort --interval --help" ;;
+	record) opts="--event --filter --output --overwrite --graph --pid --module --notrace --duration --count --buffer-kb --cpus --stack --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --max-size --rotate --split --help" ;;
 	report) opts="--callers --format --json --output --overwrite --quiet --count --stats --sort --hist --errors --help" ;;
 	diff) opts="--format --json --output --overwrite --quiet --all --alpha --min-change --help" ;;
 	list) opts="--module --format --json --help" ;;
@@ -39,13 +40,13 @@ _nopctl() {
 	-e | --event) COMPREPLY=($(compgen -W "$(cat /sys/kernel/tracing/available_events 2>/dev/null)" -- "$cur"))
 		__ltrim_colon_completions "$cur"; return ;;
 	-m | --module) COMPREPLY=($(compgen -W "$(cut -d' ' -f1 /proc/modules 2>/dev/null)" -- "$cur")); return ;;
-	-d | --duration | -c | --count | -b | --buffer-kb | -C | --cpus) return ;;
+	-d | --duration | -c | --count | -b | --buffer-kb | -C | --cpus | -i | --interval | --max-size | --rotate | --split) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	elif [[ $cmd == report || $cmd == diff ]]; then
 		_filedir
-	elif [[ $cmd == trace || $cmd == graph || $cmd == catch || $cmd == stats || $cmd == record || $cmd == list || $cmd == doctor || $cmd == inspect || $prev == -n || $prev == --notrace ]]; then
+	elif [[ $cmd == trace || $cmd == graph || $cmd == catch || $cmd == stats || $cmd == top || $cmd == record || $cmd == list || $cmd == doctor || $cmd == inspect || $prev == -n || $prev == --notrace ]]; then
 		[[ ${#cur} -ge 2 ]] || return
 		COMPREPLY=($(nopctl list "$cur*" 2>/dev/null | cut -d' ' -f1 | head -n 500))
 	fi

@@ -462,6 +462,28 @@ void nop_dat_switches(struct nop_dat *w);
  * (out of memory) */
 int nop_dat_events(struct nop_dat *w, const struct nop_kevent *k, size_t n);
 void nop_dat_free(struct nop_dat *w, bool keep); /* keep: false removes the file */
+/* Bounded recordings. done(ctx, w): a file is about to be finished (its
+ * pages there to count); 0, or -1 to fail the page that came. */
+typedef int (*nop_dat_done_fn)(void *ctx, struct nop_dat *w);
+/* Before the first page: files of at most max_size bytes (0: no limit).
+ * numbered: w was opened as base.1 and a file base.N+1 begins past
+ * max_size or at nop_dat_next, the newest keep files stay (0: all);
+ * not numbered: pages past max_size are left out (nop_dat_full). 0, or
+ * -1 with err (max_size too small for the header). */
+int nop_dat_bound(struct nop_dat *w, const char *base, unsigned long long max_size, bool numbered,
+		  unsigned keep, bool overwrite, nop_dat_done_fn done, void *ctx, struct nop_error *err);
+/* pages were left out at max_size: the recording is full */
+bool nop_dat_full(const struct nop_dat *w);
+/* numbered: the file written so far finished, the next one begun; 0, or
+ * -1 with err */
+int nop_dat_next(struct nop_dat *w, struct nop_error *err);
+/* why a page could not be saved past a file's end (a new file failed) */
+const struct nop_error *nop_dat_error(const struct nop_dat *w);
+/* the files finished and kept, oldest first, and the one being written
+ * (after nop_dat_finish: finished too): the i-th's path into buf and its
+ * size; false past the last. *removed: how many older ones went. */
+bool nop_dat_file(const struct nop_dat *w, size_t i, char *buf, size_t len, unsigned long long *size,
+		  unsigned long long *removed);
 
 /* The newest pages of each CPU as they were read (pagering.c): a ring of
  * pages_per_cpu per CPU; put takes a page as read (ctx: the ring; 0, or -1
@@ -549,6 +571,25 @@ struct nop_stats_cfg {
 	enum nop_sort sort;
 	const char *hist_func; /* NULL: no histogram */
 	bool folded;	       /* NOP_VIEW_CALLERS: as folded stacks (a flame graph's input) */
+	/* figures per interval (nop_pipeline_tick), then the whole run's;
+	 * live: the intervals' rows are kept for nop_pipeline_rows, not printed */
+	bool interval, live;
+};
+
+/* An interval's end: its index (from 1), wall-clock time (CLOCK_REALTIME
+ * ns) and length */
+struct nop_tick {
+	unsigned long long index, wall_ns, span_ns;
+};
+
+/* a duration as text shows it ("1.234 ms") into buf */
+void nop_fmt_duration(char *buf, size_t len, unsigned long long ns);
+
+/* One function's figures over the last interval (nop_pipeline_rows) */
+struct nop_stat_row {
+	const char *name, *binary; /* binary: a user function's, else NULL */
+	unsigned long long calls, total, self, max, p99;
+	unsigned long long returned, errors; /* calls whose return value came; of them failed */
 };
 
 struct nop_sink_cfg {
@@ -607,6 +648,10 @@ int nop_source_fd(const struct nop_source *src, int i);
 int nop_source_wait_ms(const struct nop_source *src, int most);
 /* live: tracing is off; drain until *more is false to have everything */
 void nop_source_end(struct nop_source *src);
+/* live: the next drain reads every CPU until it is empty, pages the
+ * kernel is still writing too (an interval's or a file's end): what was
+ * written by now is read */
+void nop_source_catch_up(struct nop_source *src);
 /* releases src, its decoder and its reading state */
 void nop_source_close(struct nop_source *src);
 
@@ -617,6 +662,8 @@ enum nop_flow { NOP_FLOW_FAIL = -1, NOP_FLOW_GO = 0, NOP_FLOW_STOP = 1 };
 enum nop_stop {
 	NOP_STOP_NONE, NOP_STOP_COMMAND, NOP_STOP_DURATION, NOP_STOP_COUNT, NOP_STOP_SIGNAL,
 	NOP_STOP_OUTPUT_CLOSED, NOP_STOP_OUTPUT_ERROR, NOP_STOP_END, NOP_STOP_PROCESS_EXIT,
+	NOP_STOP_QUIT, /* the user quit a live view */
+	NOP_STOP_FULL, /* a recording reached its size */
 };
 struct nop_pipeline_cfg {
 	struct nop_sink_cfg sink;
@@ -674,6 +721,14 @@ enum nop_flow nop_pipeline_count_saved(struct nop_pipeline *p, struct nop_source
 				       struct nop_dat *dat, struct nop_error *err);
 /* What the sink has written so far, out (a live run, after each round). */
 enum nop_flow nop_pipeline_flush(struct nop_pipeline *p, struct nop_error *err);
+/* An interval ended: the stats sink prints its figures (text: a dated
+ * table; JSON: an interval_stats object per function) or, live, keeps
+ * them for nop_pipeline_rows; then they join the whole run's. 0, or -1
+ * with err (the output failed). No stats sink: nothing. */
+int nop_pipeline_tick(struct nop_pipeline *p, const struct nop_tick *t, struct nop_error *err);
+/* The last interval's rows (functions with calls in it), in no order;
+ * owned by p, valid until the next tick. NULL with *n 0: none. */
+const struct nop_stat_row *nop_pipeline_rows(const struct nop_pipeline *p, size_t *n);
 /* End the run for this reason (the first one given counts; signo: SIGNAL). */
 void nop_pipeline_stop(struct nop_pipeline *p, enum nop_stop why, int signo);
 /* catch: the trees open now are caught (a user saw a hang), at the next

@@ -2,7 +2,7 @@
 # deps.sh - install what building and testing nopctl needs, from Debian's
 # archive, on a machine that has never seen the project (run as root).
 set -eu
-need="build-essential pkg-config libtracefs-dev libtraceevent-dev libelf-dev libzstd-dev zlib1g-dev libbz2-dev liblzma-dev libdw-dev libbpf-dev libcapstone-dev libjson-c-dev g++ trace-cmd libcmocka-dev graphviz
+need="build-essential pkg-config libtracefs-dev libtraceevent-dev libelf-dev libzstd-dev zlib1g-dev libbz2-dev liblzma-dev libdw-dev libbpf-dev libcapstone-dev libjson-c-dev libncurses-dev tmux g++ trace-cmd libcmocka-dev graphviz
 qemu-system-x86 busybox-static cpio xz-utils jq scdoc bash-completion valgrind libc6-dbg clang linux-perf python3.11-dbg debuginfod curl"
 missing=
 for p in $need; do

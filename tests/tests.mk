@@ -117,7 +117,7 @@ $(BUILD)/tests/helpers/ubench-finstr: bench/progs/ubench.c bench/progs/ubench_fn
 		-o $@ $^
 
 # valgrind cannot run a binary built with ASan: SANITIZE=1 leaves it out
-VM_SUITES := trace graph report doctor hardening uprobes retval $(if $(filter 1,$(SANITIZE)),,valgrind)
+VM_SUITES := trace graph report doctor hardening uprobes retval live $(if $(filter 1,$(SANITIZE)),,valgrind)
 
 # every suite on every kernel (6.1, 6.12, 6.19), in two guests side by side
 # (one per core, each guest one host thread under tcg,thread=single): on

@@ -260,6 +260,8 @@ void nop_stream_set_pages(struct nop_stream *st, enum nop_pages how);
 /* no event will be written any more: drains read every CPU to its end and
  * hold nothing back once all are empty */
 void nop_stream_set_final(struct nop_stream *st);
+/* live: the next round reads every CPU until it is empty, as at the end */
+void nop_stream_catch_up(struct nop_stream *st);
 
 /* live: events decoded and waiting for the watermark (a later round) */
 size_t nop_stream_held(const struct nop_stream *st);
@@ -315,6 +317,8 @@ struct nop_source_ops {
 		     struct nop_error *err);
 	/* live: tracing is off; drain until *more is false to have it all */
 	void (*end)(struct nop_source *s);
+	/* live (may be NULL): the next drain reads what was written by now */
+	void (*catch_up)(struct nop_source *s);
 	/* live: how long, up to most ms, the next round may wait */
 	int (*wait_ms)(const struct nop_source *s, int most);
 	void (*close)(struct nop_source *s);
@@ -322,6 +326,11 @@ struct nop_source_ops {
 
 struct nop_source {
 	const struct nop_source_ops *ops;
+	/* a file that is a part of a rotated recording: the times from and
+	 * until which it holds every CPU's events (outside them a call's
+	 * entry or exit may be in the file before or after it); 0: from its
+	 * first event, until its last */
+	unsigned long long complete_from, complete_to;
 };
 
 /* A source that is a stream of pages with its decoder (source_live.c,

@@ -35,6 +35,12 @@ void nop_source_end(struct nop_source *src)
 		src->ops->end(src);
 }
 
+void nop_source_catch_up(struct nop_source *src)
+{
+	if (src->ops->catch_up)
+		src->ops->catch_up(src);
+}
+
 void nop_source_close(struct nop_source *src)
 {
 	if (src)

@@ -53,6 +53,8 @@ int nop_source_dat(struct nop_source **src, const char *path, struct nop_resolve
 		return -1;
 	}
 	nop_resolver_set_probes(*res, &d->up);
+	d->s.base.complete_from = d->in->complete_from;
+	d->s.base.complete_to = d->in->complete_to;
 	*src = &d->s.base;
 	return 0;
 }

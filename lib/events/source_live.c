@@ -29,6 +29,11 @@ static void live_end(struct nop_source *s)
 	nop_stream_set_final(((struct nop_stream_source *)s)->st);
 }
 
+static void live_catch_up(struct nop_source *s)
+{
+	nop_stream_catch_up(((struct nop_stream_source *)s)->st);
+}
+
 static int live_wait_ms(const struct nop_source *s, int most)
 {
 	return nop_stream_wait_ms(((const struct nop_stream_source *)s)->st, most);
@@ -36,6 +41,7 @@ static int live_wait_ms(const struct nop_source *s, int most)
 
 static const struct nop_source_ops live_ops = {
 	.nfds = live_nfds, .fd = live_fd, .drain = nop_stream_source_drain, .end = live_end,
+	.catch_up = live_catch_up,
 	.wait_ms = live_wait_ms, .close = live_close,
 };
 

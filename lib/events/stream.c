@@ -40,6 +40,11 @@ void nop_stream_set_pages(struct nop_stream *st, enum nop_pages how)
 	st->pages = how;
 }
 
+void nop_stream_catch_up(struct nop_stream *st)
+{
+	st->catch_up = true;
+}
+
 void nop_stream_set_final(struct nop_stream *st)
 {
 	st->final = true;

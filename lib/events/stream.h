@@ -55,6 +55,7 @@ struct nop_stream {
 	 * final: no event will be written any more (tracing is off) */
 	unsigned long long seen;
 	bool final;
+	bool catch_up; /* live: this round reads every CPU empty, as final does */
 	struct nop_pagepool pool; /* live: the spools' pages */
 	const char *dir; /* live: the buffer's directory (its per-CPU sizes) */
 	bool snapshot; /* live: its snapshot (snapshot_raw), not trace_pipe_raw */

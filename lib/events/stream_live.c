@@ -157,7 +157,7 @@ static int spool_cpu(struct nop_stream *st, struct cpu_buf *c, struct nop_error 
 			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 			return -1;
 		}
-		if (!st->final && !nop_page_filled(st->dec, pg))
+		if (!st->final && !st->catch_up && !nop_page_filled(st->dec, pg))
 			return 0;
 	}
 	return 1;
@@ -316,7 +316,7 @@ static unsigned long long now_ns(void)
  * program more than they bring. */
 static bool kernel_due(const struct nop_stream *st, const struct cpu_buf *c, unsigned long long now)
 {
-	return st->final || !c->spool.n || c->backlog || now - c->read_at >= SPOOL_NS;
+	return st->final || st->catch_up || !c->spool.n || c->backlog || now - c->read_at >= SPOOL_NS;
 }
 
 /* Live: a CPU's buffer in pages (by a first round tracing is on, so an
@@ -389,6 +389,7 @@ int nop_stream_drain_live(struct nop_stream *st, nop_emit_fn emit, void *ctx, bo
 		c->read_at = now;
 		*more |= r > 0;
 	}
+	st->catch_up = false;
 	if (decode_spools(st, err))
 		return -1;
 	for (int i = 0; i < st->ncpus; i++)

@@ -15,6 +15,7 @@ struct nop_sink_ops {
 	int (*event)(struct nop_sink *s, const struct nop_event *ev); /* function tracer */
 	int (*graph)(struct nop_sink *s, const struct nop_gitem *gi);	/* function_graph */
 	int (*summary)(struct nop_sink *s, const struct nop_summary *sum); /* the end */
+	int (*tick)(struct nop_sink *s, const struct nop_tick *t); /* an interval's end (optional) */
 	void (*free)(struct nop_sink *s);
 };
 
@@ -74,6 +75,9 @@ extern const struct nop_sink_ops nop_lines_ops, nop_folded_ops, nop_dot_ops, nop
 /* the stats sink has a row for func (--hist FUNC: a function it saw) */
 bool nop_stats_has(const struct nop_sink *s, const char *func);
 
+/* the stats sink's last interval's rows (NULL, *n 0: none, or another sink) */
+const struct nop_stat_row *nop_stats_rows(const struct nop_sink *s, size_t *n);
+
 /* the stats sink: a call of a summary (nop_graph_summarize) */
 int nop_stats_call(struct nop_sink *s, const struct nop_gcall *c);
 
@@ -91,7 +95,6 @@ void nop_sink_kevent_fields(struct nop_sink *s, struct nop_fields *f, const char
 void nop_sink_kevent_text(const struct nop_sink *s, char *buf, size_t len, const char *fmt, const char *name,
 			  const char *args);
 
-void nop_fmt_duration(char *buf, size_t len, unsigned long long ns);
 
 /* off-CPU time by state: text "38.200 ms (D)", or with more than one
  * state "38.200 ms (S 30.100 ms, D 8.100 ms)"; JSON {"S":30100000,...} */

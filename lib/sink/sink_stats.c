@@ -3,10 +3,14 @@
  * was seen at. Memory grows with the number of functions, not the run:
  * durations go into a log-linear histogram (8 steps per power of two,
  * percentiles within 12.5 %). --hist prints one function's log2 buckets
- * like perf ftrace latency. */
+ * like perf ftrace latency. With intervals, calls go to the interval's
+ * row, printed (or kept for a live view) and added to the whole run's at
+ * each tick: the per-call work is the same, memory still one pair of rows
+ * per function. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sink/sink.h"
 
@@ -44,7 +48,18 @@ struct stats {
 	bool retvals; /* some call had its return value: the errors column */
 	struct nop_strmap *events; /* kernel events (-e): their counts, by name */
 	bool offcpu; /* some call was off CPU: its columns */
+	/* intervals: each function's value is two rows, [0] the interval's
+	 * (calls go there), [1] the whole run's */
+	unsigned long long ticks;
+	struct nop_stat_row *rows; /* the last interval's, reused */
+	size_t nrows, caprows;
 };
+
+/* the whole run's row of a function's value */
+static struct fstat *whole(const struct stats *st, struct fstat *f)
+{
+	return st->cfg.interval ? f + 1 : f;
+}
 
 static struct byaddr *slot_of(struct byaddr *t, size_t n, unsigned long long addr)
 {
@@ -77,7 +92,7 @@ static struct fstat *fstat_of(struct nop_sink *s, struct stats *st, unsigned lon
 		if (!(b->f = nop_strmap_get(st->funcs, nop_sink_func(s, addr))))
 			return NULL;
 		b->addr = addr;
-		b->f->binary = nop_sink_text(s, nop_resolve_binary(s->res, addr));
+		b->f->binary = whole(st, b->f)->binary = nop_sink_text(s, nop_resolve_binary(s->res, addr));
 		st->used++;
 	}
 	return b->f;
@@ -285,7 +300,8 @@ static const char *waits(char *buf, size_t len, const struct fstat *f)
 	return buf;
 }
 
-static void row(struct nop_sink *s, const char *name, const struct fstat *f, bool retvals, bool offcpu)
+static void row(struct nop_sink *s, const char *name, const struct fstat *f, bool retvals, bool offcpu,
+		const struct nop_tick *tick, const char *when)
 {
 	bool json = s->enc == NOP_ENC_JSON;
 	const unsigned long long v[] = { f->total, f->self, f->total / f->calls, f->min, f->max,
@@ -296,7 +312,12 @@ static void row(struct nop_sink *s, const char *name, const struct fstat *f, boo
 	char t[32];
 
 	nop_fields_open(&fl, s->out, json);
-	nop_field_str(&fl, "type", NULL, "func_stats");
+	nop_field_str(&fl, "type", NULL, tick ? "interval_stats" : "func_stats");
+	if (tick && json) {
+		nop_field_u64(&fl, "interval", NULL, tick->index);
+		nop_field_str(&fl, "time", NULL, when);
+		nop_field_u64(&fl, "span_ns", NULL, tick->span_ns);
+	}
 	nop_field_str(&fl, "func", "%-32s", name);
 	nop_field_u64(&fl, "calls", " %9llu", f->calls);
 	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
@@ -411,33 +432,184 @@ static void event_rows(struct nop_sink *s, const struct nop_strmap *events)
 	}
 }
 
-static int stats_summary(struct nop_sink *s, const struct nop_summary *sum)
+/* the column heads of a table of rows (text) */
+static void heads(struct nop_sink *s, const struct stats *st, struct entry *e, size_t n)
 {
-	struct stats *st = s->priv;
-	size_t n = nop_strmap_size(st->funcs);
+	bool user = false;
+
+	for (size_t i = 0; i < n && !user; i++)
+		user = e[i].f->binary != NULL;
+	fprintf(s->out, "%-32s %9s %11s %11s %11s %11s %11s %11s %11s %5s%s%s%s\n", "FUNCTION", "CALLS", "TOTAL",
+		"SELF", "AVG", "MIN", "MAX", "P50", "P99", "DEPTH",
+		st->offcpu ? "      OFFCPU     OFFSELF WAITS       " : "", st->retvals ? " ERRORS" : "",
+		user ? " BINARY" : "");
+}
+
+/* The functions' rows, sorted; of an interval (t) those with calls in
+ * it. -1: out of memory. */
+static int table(struct nop_sink *s, struct stats *st, const struct nop_tick *t)
+{
+	size_t n = nop_strmap_size(st->funcs), k = 0;
 	struct entry *e = calloc(n + 1, sizeof(*e));
+	char when[40] = "";
 
 	if (!e)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		e[i].f = nop_strmap_at(st->funcs, i, &e[i].name);
-	qsort_r(e, n, sizeof(*e), cmp, &st->cfg.sort);
-	if (s->enc != NOP_ENC_JSON) {
-		bool user = false;
+	for (size_t i = 0; i < n; i++) {
+		struct fstat *f = nop_strmap_at(st->funcs, i, &e[k].name);
 
-		for (size_t i = 0; i < n && !user; i++)
-			user = e[i].f->binary != NULL;
-		fprintf(s->out, "%-32s %9s %11s %11s %11s %11s %11s %11s %11s %5s%s%s%s\n", "FUNCTION", "CALLS",
-			"TOTAL", "SELF", "AVG", "MIN", "MAX", "P50", "P99", "DEPTH",
-			st->offcpu ? "      OFFCPU     OFFSELF WAITS       " : "", st->retvals ? " ERRORS" : "",
-			user ? " BINARY" : "");
+		e[k].f = t ? f : whole(st, f);
+		k += e[k].f->calls > 0;
 	}
-	for (size_t i = 0; i < n; i++)
-		row(s, e[i].name, e[i].f, st->retvals, st->offcpu);
-	event_rows(s, st->events);
-	if (st->cfg.hist_func)
-		histogram(s, st->cfg.hist_func, nop_strmap_find(st->funcs, st->cfg.hist_func));
+	qsort_r(e, k, sizeof(*e), cmp, &st->cfg.sort);
+	if (t) {
+		time_t sec = (time_t)(t->wall_ns / 1000000000ULL);
+		struct tm tm;
+
+		gmtime_r(&sec, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03lluZ",
+			 t->wall_ns / 1000000ULL % 1000);
+		if (s->enc != NOP_ENC_JSON) {
+			fprintf(s->out, "%s-- %s interval %llu (%.3f s): %zu function%s called\n", t->index > 1 ? "\n" : "",
+				when, t->index, (double)t->span_ns / 1e9, k, k == 1 ? "" : "s");
+		} else { /* one line per interval, even one without calls */
+			struct nop_fields fl;
+			unsigned long long calls = 0;
+
+			for (size_t i = 0; i < k; i++)
+				calls += e[i].f->calls;
+			nop_fields_open(&fl, s->out, true);
+			nop_field_str(&fl, "type", NULL, "interval");
+			nop_field_u64(&fl, "interval", NULL, t->index);
+			nop_field_str(&fl, "time", NULL, when);
+			nop_field_u64(&fl, "span_ns", NULL, t->span_ns);
+			nop_field_u64(&fl, "functions", NULL, k);
+			nop_field_u64(&fl, "calls", NULL, calls);
+			nop_fields_close(&fl);
+		}
+	} else if (s->enc != NOP_ENC_JSON && st->ticks) {
+		fprintf(s->out, "\n-- whole run (%llu interval%s)\n", st->ticks, st->ticks == 1 ? "" : "s");
+	}
+	if (s->enc != NOP_ENC_JSON && (k || !t))
+		heads(s, st, e, k);
+	for (size_t i = 0; i < k; i++)
+		row(s, e[i].name, e[i].f, st->retvals, st->offcpu, t, when);
 	free(e);
+	return 0;
+}
+
+/* the interval's row into the whole run's, and emptied */
+static void fold(struct fstat *iv, struct fstat *all)
+{
+	if (!iv->calls)
+		return;
+	if (!all->calls || iv->min < all->min)
+		all->min = iv->min;
+	if (iv->max > all->max)
+		all->max = iv->max;
+	all->calls += iv->calls;
+	all->total += iv->total;
+	all->self += iv->self;
+	if (iv->max_depth > all->max_depth)
+		all->max_depth = iv->max_depth;
+	all->returned += iv->returned;
+	all->errors += iv->errors;
+	for (size_t i = 0; i < ARRAY_SIZE(iv->errv) && iv->errn[i]; i++)
+		for (size_t j = 0; j < ARRAY_SIZE(all->errv); j++)
+			if (!all->errn[j] || all->errv[j] == iv->errv[i]) {
+				all->errv[j] = iv->errv[i];
+				all->errn[j] += iv->errn[i];
+				break;
+			}
+	for (int i = 0; i < NOP_OFF_STATES; i++)
+		all->off[i] += iv->off[i];
+	all->off_self += iv->off_self;
+	for (int b = 0; b < NBUCKETS; b++)
+		all->hist[b] += iv->hist[b];
+	const char *binary = iv->binary;
+
+	memset(iv, 0, sizeof(*iv));
+	iv->binary = binary;
+}
+
+/* the interval's rows as nop_stat_row, for a live view */
+static int keep_rows(struct stats *st)
+{
+	size_t n = nop_strmap_size(st->funcs);
+
+	st->nrows = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		struct fstat *f = nop_strmap_at(st->funcs, i, &name);
+
+		if (!f->calls)
+			continue;
+		if (st->nrows == st->caprows) {
+			size_t cap = st->caprows ? st->caprows * 2 : 256;
+			struct nop_stat_row *r = realloc(st->rows, cap * sizeof(*r));
+
+			if (!r)
+				return -1;
+			st->rows = r;
+			st->caprows = cap;
+		}
+		st->rows[st->nrows++] = (struct nop_stat_row){
+			.name = name, .binary = f->binary, .calls = f->calls, .total = f->total, .self = f->self,
+			.max = f->max, .p99 = percentile(f, 0.99), .returned = f->returned, .errors = f->errors,
+		};
+	}
+	return 0;
+}
+
+static int stats_tick(struct nop_sink *s, const struct nop_tick *t)
+{
+	struct stats *st = s->priv;
+	size_t n = nop_strmap_size(st->funcs);
+
+	if (!st->cfg.interval)
+		return 0;
+	st->ticks = t->index;
+	if (st->cfg.live ? keep_rows(st) : table(s, st, t)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct fstat *f = nop_strmap_at(st->funcs, i, NULL);
+
+		fold(f, f + 1);
+	}
+	return 0;
+}
+
+const struct nop_stat_row *nop_stats_rows(const struct nop_sink *s, size_t *n)
+{
+	const struct stats *st = s->priv;
+
+	*n = s->ops == &nop_stats_ops ? st->nrows : 0;
+	return *n ? st->rows : NULL;
+}
+
+static int stats_summary(struct nop_sink *s, const struct nop_summary *sum)
+{
+	struct stats *st = s->priv;
+
+	/* calls since the last tick belong to the whole run too */
+	for (size_t i = 0; st->cfg.interval && i < nop_strmap_size(st->funcs); i++) {
+		struct fstat *f = nop_strmap_at(st->funcs, i, NULL);
+
+		fold(f, f + 1);
+	}
+	if (table(s, st, NULL)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	event_rows(s, st->events);
+	if (st->cfg.hist_func) {
+		struct fstat *f = nop_strmap_find(st->funcs, st->cfg.hist_func);
+
+		histogram(s, st->cfg.hist_func, f ? whole(st, f) : NULL);
+	}
 	/* then the run summary, with the deepest call stack seen */
 	if (s->enc != NOP_ENC_JSON && s->diag && !s->quiet)
 		fprintf(s->diag, "nopctl: deepest call stack: %d level%s\n", st->max_depth,
@@ -451,6 +623,7 @@ static void stats_free(struct nop_sink *s)
 		nop_strmap_free(((struct stats *)s->priv)->funcs);
 		nop_strmap_free(((struct stats *)s->priv)->events);
 		free(((struct stats *)s->priv)->slot);
+		free(((struct stats *)s->priv)->rows);
 	}
 }
 
@@ -462,7 +635,7 @@ static int stats_init(struct nop_sink *s, const struct nop_sink_cfg *cfg, struct
 		return -1;
 	st = s->priv;
 	st->cfg = cfg->stats;
-	if (!(st->funcs = nop_strmap_new(sizeof(struct fstat)))) {
+	if (!(st->funcs = nop_strmap_new(sizeof(struct fstat) * (st->cfg.interval ? 2 : 1)))) {
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return -1;
 	}
@@ -473,5 +646,6 @@ const struct nop_sink_ops nop_stats_ops = {
 	.init = stats_init,
 	.graph = stats_graph,
 	.summary = stats_summary,
+	.tick = stats_tick,
 	.free = stats_free,
 };

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -35,6 +36,33 @@ struct nop_dat {
 	bool switches;		 /* sched_switch and sched_wakeup were recorded */
 	char (*events)[200];	 /* kernel events recorded beside the calls: "system/event" */
 	size_t nevents;
+	/* bounded (nop_dat_bound): files of at most max_size bytes, the
+	 * header's share of it reserved; numbered files base.1, base.2, ...
+	 * of which the newest keep stay; unnumbered: pages past it left out */
+	unsigned long long max_size, reserve, ksyms_reserve;
+	bool numbered, full;
+	unsigned keep;
+	char base[4096];
+	nop_dat_done_fn done;
+	void *done_ctx;
+	struct nop_error err; /* why a new file could not be begun */
+	struct dat_file { unsigned long long seq, size; } *files; /* finished, kept, oldest first */
+	size_t nfiles;
+	unsigned long long seq, removed;
+	bool overwrite;
+	/* numbered: kallsyms and a decoder, read once for every file (a
+	 * read of /proc/kallsyms takes long enough for the buffers to
+	 * fill while tracing; symbols of modules loaded since are missed) */
+	char *ktext;
+	size_t klen;
+	struct nop_ksyms *kidx;
+	struct nop_decoder *dec;
+	/* the file a writer thread finishes (job_main), and in a job: its result */
+	struct nop_dat *job;
+	pthread_t job_th;
+	bool cut_end; /* a job's file: the next file goes on from its end */
+	int job_ret;
+	unsigned long long job_size;
 };
 
 static int note(void *ctx, const struct nop_event *ev)
@@ -102,10 +130,11 @@ static int note_page(void *ctx, int cpu, void *page)
 static void note_syms(struct nop_dat *w)
 {
 	struct nop_error err;
-	struct syms_pass s = { w, nop_decoder_new(w->tracing_dir, &err) };
+	struct syms_pass s = { w, w->dec ? w->dec : nop_decoder_new(w->tracing_dir, &err) };
 
 	w->syms_failed = !s.d || nop_dat_each_page(w, note_page, &s) != 0;
-	nop_decoder_free(s.d);
+	if (s.d != w->dec)
+		nop_decoder_free(s.d);
 }
 
 
@@ -188,33 +217,18 @@ int nop_dat_open(struct nop_dat **wp, const char *path, bool overwrite, const ch
 	return 0;
 }
 
-int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len)
-{
-	size_t ps = (size_t)w->page_size;
-
-	if (cpu < 0 || cpu >= w->ncpus || len > ps)
-		return -1;
-	if (!w->pend[cpu] && !(w->pend[cpu] = malloc(ps * BATCH)))
-		return -1;
-	/* every page whole: trace-cmd reads the data page by page */
-	memcpy(w->pend[cpu] + w->npend[cpu], page, len);
-	memset(w->pend[cpu] + w->npend[cpu] + len, 0, ps - len);
-	w->npend[cpu] += ps;
-	w->size[cpu] += ps;
-	return w->npend[cpu] == ps * BATCH ? flush_cpu(w, cpu) : 0;
-}
-
 struct out {
 	int fd;
 	unsigned long long off;
 	int err;
 };
 
+/* fd -1: nothing written, only counted (a header's size) */
 static void put(struct out *o, const void *p, size_t n)
 {
 	if (o->err)
 		return;
-	if (nop_write_all(o->fd, p, n) < 0)
+	if (o->fd >= 0 && nop_write_all(o->fd, p, n) < 0)
 		o->err = errno;
 	o->off += n;
 }
@@ -268,49 +282,74 @@ static void put_file(struct out *o, const char *path, int sizelen)
 /* kallsyms: the symbols the events need, or all of them */
 static void put_kallsyms(struct out *o, struct nop_dat *w)
 {
-	size_t len = 0, sublen = 0;
-	char *v = nop_read_file(w->kallsyms, &len, NULL), *sub = NULL;
+	size_t full = w->klen, len, sublen = 0;
+	char *v = w->ktext ? w->ktext : nop_read_file(w->kallsyms, &full, NULL), *sub = NULL;
 
-	if (v && !w->syms_failed && (sub = nop_kallsyms_subset(v, len, &w->syms, &sublen)))
+	if (v && w->numbered && !w->ktext) { /* kept, indexed once, for every file */
+		w->ktext = v;
+		w->klen = full;
+		w->kidx = nop_ksyms_index(v, full);
+	}
+	len = full;
+	if (v && !w->syms_failed &&
+	    (sub = w->kidx ? nop_ksyms_subset(w->kidx, &w->syms, &sublen) : nop_kallsyms_subset(v, full, &w->syms, &sublen)))
 		len = sublen;
 	put32(o, v ? (unsigned int)len : 0);
 	put(o, sub ? sub : v ? v : "", v ? len : 0);
 	free(sub);
-	free(v);
+	if (v != w->ktext)
+		free(v);
 }
 
-int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
+/* A file of a rotation: its CPUs' pages were cut as each was read, not at
+ * one time. from: the latest of the CPUs' first pages' times, to: the
+ * earliest of their last pages' (a page's header begins with the time of
+ * its first event): between them every CPU's events are in the file */
+static void complete_span(const struct nop_dat *w, unsigned long long *from, unsigned long long *to)
 {
-	struct out o = { .fd = w->fd };
+	unsigned long long ts;
+	off_t last;
+
+	*from = 0;
+	*to = ~0ULL;
+	for (int c = 0; c < w->ncpus; c++) {
+		if (!w->size[c] || w->tmp[c] < 0)
+			continue;
+		if (pread(w->tmp[c], &ts, sizeof(ts), 0) == (ssize_t)sizeof(ts) && ts > *from)
+			*from = ts;
+		last = (off_t)(w->size[c] - (unsigned long long)w->page_size);
+		if (pread(w->tmp[c], &ts, sizeof(ts), last) == (ssize_t)sizeof(ts) && ts < *to)
+			*to = ts;
+	}
+	if (*to == ~0ULL)
+		*to = 0;
+}
+
+/* Everything before the pages: magic, formats, symbols, task names, the
+ * CPUs' offsets; -1: out of memory */
+static int header(struct out *o, struct nop_dat *w, int ncpus)
+{
 	char path[4200];
 	unsigned int nevents = 0;
 	unsigned long long off;
-	int ncpus = 0;
 
-	for (int c = 0; c < w->ncpus; c++) {
-		if (flush_cpu(w, c) && !o.err)
-			o.err = errno ? errno : EIO;
-		if (w->size[c])
-			ncpus = c + 1;
-	}
-	note_syms(w);
-	put(&o, "\x17\x08\x44tracing", 10);
-	put(&o, "6", 2);
-	put(&o, (char[]){ __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, (char)sizeof(long) }, 2);
-	put32(&o, (unsigned int)w->page_size);
-	put(&o, "header_page", 12);
-	put_file(&o, nop_path(path, sizeof(path), w->tracing_dir, "events/header_page"), 8);
-	put(&o, "header_event", 13);
-	put_file(&o, nop_path(path, sizeof(path), w->tracing_dir, "events/header_event"), 8);
+	put(o, "\x17\x08\x44tracing", 10);
+	put(o, "6", 2);
+	put(o, (char[]){ __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, (char)sizeof(long) }, 2);
+	put32(o, (unsigned int)w->page_size);
+	put(o, "header_page", 12);
+	put_file(o, nop_path(path, sizeof(path), w->tracing_dir, "events/header_page"), 8);
+	put(o, "header_event", 13);
+	put_file(o, nop_path(path, sizeof(path), w->tracing_dir, "events/header_event"), 8);
 	for (size_t i = 0; i < ARRAY_SIZE(ftrace_events); i++) {
 		snprintf(path, sizeof(path), "%s/events/ftrace/%s/format", w->tracing_dir, ftrace_events[i]);
 		nevents += access(path, R_OK) == 0;
 	}
-	put32(&o, nevents);
+	put32(o, nevents);
 	for (size_t i = 0; i < ARRAY_SIZE(ftrace_events); i++) {
 		snprintf(path, sizeof(path), "%s/events/ftrace/%s/format", w->tracing_dir, ftrace_events[i]);
 		if (access(path, R_OK) == 0)
-			put_file(&o, path, 8);
+			put_file(o, path, 8);
 	}
 	/* user functions' probe events: their own system, their formats; where
 	 * tasks are followed, the events that tell a fork, an exec or a
@@ -323,10 +362,8 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 	const char **evs = calloc(NOP_NPROCESS_EVENTS + NOP_NSWITCH_EVENTS + w->nevents, sizeof(*evs));
 	size_t nevs = 0;
 
-	if (!evs) {
-		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+	if (!evs)
 		return -1;
-	}
 	for (size_t i = 0; w->follows && i < NOP_NPROCESS_EVENTS; i++)
 		evs[nevs++] = nop_process_events[i];
 	for (size_t i = 0; w->switches && i < NOP_NSWITCH_EVENTS; i++)
@@ -343,50 +380,85 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 		snprintf(path, sizeof(path), "%s/events/%s/format", w->tracing_dir, evs[i]);
 		nproc += access(path, R_OK) == 0;
 	}
-	put32(&o, (probes ? 1 : 0) + nproc);
+	put32(o, (probes ? 1 : 0) + nproc);
 	for (size_t i = 0; i < nevs; i++) {
 		const char *ev = evs[i], *slash = strchr(ev, '/');
 
 		snprintf(path, sizeof(path), "%s/events/%s/format", w->tracing_dir, ev);
 		if (access(path, R_OK))
 			continue;
-		put(&o, ev, (size_t)(slash - ev));
-		put(&o, "", 1);
-		put32(&o, 1);
-		put_file(&o, path, 8);
+		put(o, ev, (size_t)(slash - ev));
+		put(o, "", 1);
+		put32(o, 1);
+		put_file(o, path, 8);
 	}
 	free(evs);
 	if (probes) {
-		put(&o, w->group, strlen(w->group) + 1);
-		put32(&o, (unsigned int)w->uprobes->n);
+		put(o, w->group, strlen(w->group) + 1);
+		put32(o, (unsigned int)w->uprobes->n);
 		for (size_t i = 0; i < w->uprobes->n; i++) {
 			snprintf(path, sizeof(path), "%s/events/%s/%s/format", w->tracing_dir, w->group,
 				 w->uprobes->v[i].event);
-			put_file(&o, path, 8);
+			put_file(o, path, 8);
 		}
 	}
-	put_kallsyms(&o, w);
-	put_file(&o, nop_path(path, sizeof(path), w->tracing_dir, "printk_formats"), 4);
-	put_file(&o, nop_path(path, sizeof(path), w->tracing_dir, "saved_cmdlines"), 8);
-	put32(&o, (unsigned int)ncpus);
+	put_kallsyms(o, w);
+	put_file(o, nop_path(path, sizeof(path), w->tracing_dir, "printk_formats"), 4);
+	put_file(o, nop_path(path, sizeof(path), w->tracing_dir, "saved_cmdlines"), 8);
+	put32(o, (unsigned int)ncpus);
 	/* an options section, with no option in it: trace-cmd convert (3.1.6,
 	 * 3.3.1 and 3.4, tried in the guest) refuses a version 6 file without
 	 * one ("error writing") */
-	put(&o, "options  ", 10);
+	put(o, "options  ", 10);
 	if (probes)
-		put_binaries(&o, w->uprobes);
-	put(&o, (char[2]){ 0, 0 }, 2);
-	put(&o, "flyrecord", 10);
-	off = o.off + 16ULL * (unsigned long long)ncpus;
+		put_binaries(o, w->uprobes);
+	if (w->numbered && (w->seq > 1 || w->cut_end)) {
+		unsigned short id = NOP_DAT_OPT_COMPLETE;
+		unsigned long long from, to;
+
+		complete_span(w, &from, &to);
+		put(o, &id, 2);
+		put32(o, 16);
+		put64(o, w->seq > 1 ? from : 0);
+		put64(o, w->cut_end ? to : 0);
+	}
+	put(o, (char[2]){ 0, 0 }, 2);
+	put(o, "flyrecord", 10);
+	off = o->off + 16ULL * (unsigned long long)ncpus;
 	off = (off + (unsigned long long)w->page_size - 1) / (unsigned long long)w->page_size *
 	      (unsigned long long)w->page_size;
 	for (int c = 0; c < ncpus; c++) {
-		put64(&o, w->size[c] ? off : 0);
-		put64(&o, w->size[c]);
+		put64(o, w->size[c] ? off : 0);
+		put64(o, w->size[c]);
 		off += w->size[c];
 	}
+	return 0;
+}
+
+static int job_wait(struct nop_dat *w, struct nop_error *err);
+
+int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
+{
+	struct out o = { .fd = w->fd };
+	int ncpus = 0;
+
+	if (job_wait(w, err))
+		return -1;
+	for (int c = 0; c < w->ncpus; c++) {
+		if (flush_cpu(w, c) && !o.err)
+			o.err = errno ? errno : EIO;
+		if (w->size[c])
+			ncpus = c + 1;
+	}
+	note_syms(w);
+	if (header(&o, w, ncpus)) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
 	for (int c = 0; c < ncpus && !o.err; c++) {
-		static char buf[1 << 16];
+		/* per thread: a rotated recording's files are written beside
+		 * the capture */
+		static _Thread_local char buf[1 << 16];
 		ssize_t n;
 
 		if (!w->size[c])
@@ -440,8 +512,11 @@ void nop_dat_probes(struct nop_dat *w, const char *group, const struct nop_uprob
 
 void nop_dat_free(struct nop_dat *w, bool keep)
 {
+	struct nop_error e;
+
 	if (!w)
 		return;
+	job_wait(w, &e);
 	for (int c = 0; c < w->ncpus && w->tmp; c++) {
 		if (w->tmp[c] >= 0)
 			close(w->tmp[c]);
@@ -457,6 +532,298 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 	free(w->pend);
 	free(w->npend);
 	free(w->events);
+	free(w->files);
+	nop_ksyms_free(w->kidx);
+	free(w->ktext);
+	nop_decoder_free(w->dec);
 	nop_addrset_free(&w->syms);
 	free(w);
+}
+
+static unsigned long long data_size(const struct nop_dat *w)
+{
+	unsigned long long n = 0;
+
+	for (int c = 0; c < w->ncpus; c++)
+		n += w->size[c];
+	return n;
+}
+
+static void file_path(const struct nop_dat *w, unsigned long long seq, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s.%llu", w->base, seq);
+}
+
+/* what a header takes beyond the symbols (those are reserved apart):
+ * counted by writing one with no symbols to nothing, every CPU's offset
+ * and a page of alignment in */
+static int header_size(struct nop_dat *w, unsigned long long *n)
+{
+	struct out o = { .fd = -1 };
+	struct nop_addrset none = { 0 }, keep = w->syms;
+	bool failed = w->syms_failed;
+
+	w->syms = none;
+	w->syms_failed = false;
+	if (header(&o, w, w->ncpus)) {
+		w->syms = keep;
+		return -1;
+	}
+	w->syms = keep;
+	w->syms_failed = failed;
+	*n = o.off + (unsigned long long)w->page_size;
+	return 0;
+}
+
+int nop_dat_bound(struct nop_dat *w, const char *base, unsigned long long max_size, bool numbered,
+		  unsigned keep, bool overwrite, nop_dat_done_fn done, void *ctx, struct nop_error *err)
+{
+	unsigned long long fixed;
+
+	snprintf(w->base, sizeof(w->base), "%s", base);
+	w->max_size = max_size;
+	w->numbered = numbered;
+	w->keep = keep;
+	w->overwrite = overwrite;
+	w->done = done;
+	w->done_ctx = ctx;
+	w->seq = 1;
+	/* numbered: kallsyms read and indexed (by the header's count) and
+	 * the decoder made once, for every file */
+	if (numbered && !(w->dec = nop_decoder_new(w->tracing_dir, err)))
+		return -1;
+	if ((max_size || numbered) && header_size(w, &fixed)) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	if (!max_size)
+		return 0;
+	/* the symbols the events name: a sixteenth of a file until a file
+	 * says what they take */
+	w->ksyms_reserve = max_size / 16;
+	w->reserve = fixed + w->ksyms_reserve;
+	if (w->reserve + 64ULL * (unsigned long long)w->page_size > max_size) {
+		nop_error_set(err, NOP_EUSAGE, 0,
+			      "a file of %llu bytes holds too few pages after its header (%llu bytes): give a"
+			      " size of at least %llu", max_size, w->reserve,
+			      (w->reserve + 64ULL * (unsigned long long)w->page_size) * 2);
+		return -1;
+	}
+	return 0;
+}
+
+bool nop_dat_full(const struct nop_dat *w)
+{
+	return w->full;
+}
+
+const struct nop_error *nop_dat_error(const struct nop_dat *w)
+{
+	return &w->err;
+}
+
+bool nop_dat_file(const struct nop_dat *w, size_t i, char *buf, size_t len, unsigned long long *size,
+		  unsigned long long *removed)
+{
+	struct stat st;
+
+	*removed = w->removed;
+	if (i < w->nfiles) {
+		file_path(w, w->files[i].seq, buf, len);
+		*size = w->files[i].size;
+		return true;
+	}
+	if (i > w->nfiles)
+		return false;
+	if (w->numbered)
+		file_path(w, w->seq, buf, len);
+	else
+		snprintf(buf, len, "%s", w->path);
+	*size = fstat(w->fd, &st) == 0 ? (unsigned long long)st.st_size : 0;
+	return true;
+}
+
+/* A finished file is written on a thread of its own (its symbols noted,
+ * its header and pages assembled, synced) while the capture reads on:
+ * done in the reader's turn, that work let the buffers overflow (Linux
+ * 6.12 under emulation, 1 MB files). The job owns the file's descriptor,
+ * temporary files and symbols; it shares what does not change (formats'
+ * sources, kallsyms and its index, the decoder: one job at a time). */
+static void *job_main(void *arg)
+{
+	struct nop_dat *j = arg;
+	struct stat st;
+
+	j->job_ret = nop_dat_finish(j, &j->err);
+	j->job_size = fstat(j->fd, &st) == 0 ? (unsigned long long)st.st_size : 0;
+	return NULL;
+}
+
+/* the job's owned parts released (the shared ones are w's) */
+static void job_free(struct nop_dat *j)
+{
+	for (int c = 0; c < j->ncpus; c++)
+		if (j->tmp[c] >= 0)
+			close(j->tmp[c]);
+	if (j->fd >= 0)
+		close(j->fd);
+	free(j->tmp);
+	free(j->size);
+	free(j->pend);
+	free(j->npend);
+	nop_addrset_free(&j->syms);
+	free(j);
+}
+
+/* the file being written by a job, finished: its size known, the next
+ * file's symbol reserve from what it took; 0, or -1 with err */
+static int job_wait(struct nop_dat *w, struct nop_error *err)
+{
+	struct nop_dat *j = w->job;
+	int ret;
+
+	if (!j)
+		return 0;
+	pthread_join(w->job_th, NULL);
+	w->job = NULL;
+	ret = j->job_ret;
+	if (ret)
+		*err = j->err;
+	for (size_t i = 0; i < w->nfiles; i++)
+		if (w->files[i].seq == j->seq)
+			w->files[i].size = j->job_size;
+	/* the symbols it took: the next files' reserve, and some */
+	if (!ret && w->max_size && j->job_size > data_size(j)) {
+		unsigned long long fixed = w->reserve - w->ksyms_reserve, took = j->job_size - data_size(j);
+		unsigned long long syms = took > fixed ? took - fixed : 0;
+
+		if (syms + syms / 4 > w->ksyms_reserve)
+			w->ksyms_reserve = syms + syms / 4;
+		w->reserve = fixed + w->ksyms_reserve;
+	}
+	job_free(j);
+	return ret;
+}
+
+int nop_dat_next(struct nop_dat *w, struct nop_error *err)
+{
+	struct nop_dat *j;
+	char path[4200];
+	int fd;
+
+	if (!w->numbered)
+		return 0;
+	if (job_wait(w, err))
+		return -1;
+	if (w->done && w->done(w->done_ctx, w)) {
+		nop_error_set(err, NOP_EINTERNAL, errno, "cannot count the pages of %s", w->path);
+		return -1;
+	}
+	for (int c = 0; c < w->ncpus; c++)
+		if (flush_cpu(w, c)) {
+			nop_error_io(err, "write", "a recording's temporary file", errno);
+			return -1;
+		}
+	{
+		struct dat_file *f = realloc(w->files, (w->nfiles + 1) * sizeof(*f));
+
+		if (!f) {
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			return -1;
+		}
+		w->files = f;
+		f[w->nfiles++] = (struct dat_file){ w->seq, data_size(w) };
+	}
+	/* the oldest go before the next is made: with it, keep files (2 or
+	 * more: the one written now stays). The previous job is done. */
+	while (w->keep && w->nfiles + 1 > w->keep) {
+		file_path(w, w->files[0].seq, path, sizeof(path));
+		unlink(path);
+		memmove(w->files, w->files + 1, --w->nfiles * sizeof(*w->files));
+		w->removed++;
+	}
+	file_path(w, w->seq + 1, path, sizeof(path));
+	if ((fd = nop_output_create(path, w->overwrite, 0600, true)) < 0) {
+		nop_error_set(err, NOP_EUSAGE, errno, "cannot create output file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* the file so far to a job; w begins the next with nothing */
+	if (!(j = malloc(sizeof(*j)))) {
+		close(fd);
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	*j = *w;
+	j->cut_end = true;
+	j->files = NULL;
+	j->job = NULL;
+	j->done = NULL;
+	j->pend = calloc((size_t)w->ncpus, sizeof(*j->pend));
+	j->npend = calloc((size_t)w->ncpus, sizeof(*j->npend));
+	w->tmp = malloc((size_t)w->ncpus * sizeof(*w->tmp));
+	w->size = calloc((size_t)w->ncpus, sizeof(*w->size));
+	if (!j->pend || !j->npend || !w->tmp || !w->size) {
+		free(w->tmp);
+		free(w->size);
+		w->tmp = j->tmp;
+		w->size = j->size;
+		j->tmp = NULL;
+		free(j->pend);
+		free(j->npend);
+		free(j);
+		close(fd);
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	for (int c = 0; c < w->ncpus; c++)
+		w->tmp[c] = -1;
+	w->syms = (struct nop_addrset){ 0 };
+	w->syms_failed = false;
+	w->fd = fd;
+	w->seq++;
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	if (pthread_create(&w->job_th, NULL, job_main, j)) {
+		/* no thread: written here */
+		job_main(j);
+		if (j->job_ret)
+			*err = j->err;
+		w->files[w->nfiles - 1].size = j->job_size;
+		int ret = j->job_ret;
+
+		job_free(j);
+		if (ret)
+			return -1;
+	} else {
+		w->job = j;
+	}
+	return 0;
+}
+
+int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len)
+{
+	size_t ps = (size_t)w->page_size;
+
+	if (cpu < 0 || cpu >= w->ncpus || len > ps)
+		return -1;
+	/* a page that would take the file past its size: a new file, or
+	 * (not numbered) the page and every later one left out */
+	if (w->max_size && data_size(w) + ps + w->reserve > w->max_size) {
+		if (!w->numbered || w->full) {
+			w->full = true;
+			return 0;
+		}
+		if (nop_dat_next(w, &w->err)) {
+			w->full = true; /* no file to write to: the capture ends */
+			errno = w->err.sys_errno ? w->err.sys_errno : EIO;
+			return -1;
+		}
+	}
+	if (!w->pend[cpu] && !(w->pend[cpu] = malloc(ps * BATCH)))
+		return -1;
+	/* every page whole: trace-cmd reads the data page by page */
+	memcpy(w->pend[cpu] + w->npend[cpu], page, len);
+	memset(w->pend[cpu] + w->npend[cpu] + len, 0, ps - len);
+	w->npend[cpu] += ps;
+	w->size[cpu] += ps;
+	return w->npend[cpu] == ps * BATCH ? flush_cpu(w, cpu) : 0;
 }

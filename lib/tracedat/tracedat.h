@@ -37,6 +37,12 @@ void nop_addrset_free(struct nop_addrset *s);
 /* The lines of kallsyms text naming the functions that hold the set's
  * addresses (malloc'd, *outlen bytes; NULL: ENOMEM) */
 char *nop_kallsyms_subset(const char *text, size_t len, const struct nop_addrset *s, size_t *outlen);
+/* the same from kallsyms text indexed once (it must outlive the index),
+ * for many subsets: NULL on ENOMEM */
+struct nop_ksyms;
+struct nop_ksyms *nop_ksyms_index(const char *text, size_t len);
+char *nop_ksyms_subset(struct nop_ksyms *k, const struct nop_addrset *s, size_t *outlen);
+void nop_ksyms_free(struct nop_ksyms *k);
 
 /* a trace.dat's metadata and where each CPU's pages lie (tracedat_read.c) */
 struct nop_dat_cpu {
@@ -72,6 +78,7 @@ struct nop_dat_in {
 	struct nop_dat_blob header_page, kallsyms, cmdlines;
 	struct nop_dat_blob latency; /* a latency tracer's text, not pages */
 	struct nop_dat_blob binaries; /* NOP_DAT_OPT_BINARIES' lines */
+	unsigned long long complete_from, complete_to; /* NOP_DAT_OPT_COMPLETE's */
 };
 
 /* nopctl's option in a trace.dat: "EVENT\tPATH\n" for each user function
@@ -79,6 +86,11 @@ struct nop_dat_in {
  * 3.1.6 to 3.4 skip an option id they do not know, silently (report) or
  * as "Unknown option" (dump); trace-cmd's own ids are below 32. */
 #define NOP_DAT_OPT_BINARIES 0x6e70
+/* nopctl's own, in a file of a rotated recording: each CPU's pages went
+ * to the next file as they were read, not at one time. Two times on the
+ * ring-buffer clock, 8 bytes each: from when and until when every CPU's
+ * events are in the file (0: its first event; its last) */
+#define NOP_DAT_OPT_COMPLETE 0x6e71
 
 /* compressed trace.dat data (decompress.c) */
 enum { NOP_Z_NONE, NOP_Z_ZSTD, NOP_Z_ZLIB };

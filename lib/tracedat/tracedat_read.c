@@ -274,6 +274,10 @@ static void v6_options(struct cur *c, struct nop_dat_in *in, unsigned long long 
 			in->time_shift = true;
 		else if (id == NOP_DAT_OPT_BINARIES)
 			option_blob(&o, &in->binaries);
+		else if (id == NOP_DAT_OPT_COMPLETE) {
+			in->complete_from = num(&o, 8);
+			in->complete_to = num(&o, 8);
+		}
 	}
 }
 
@@ -400,6 +404,10 @@ static void v7_options(struct cur *file, struct nop_dat_in *in, unsigned long lo
 				in->time_shift = true;
 			else if (id == NOP_DAT_OPT_BINARIES)
 				option_blob(&o, &in->binaries);
+			else if (id == NOP_DAT_OPT_COMPLETE) {
+				in->complete_from = num(&o, 8);
+				in->complete_to = num(&o, 8);
+			}
 			else if ((id == 3 || id == 22 || (id >= 16 && id <= 21)) && *nsect < MAX_SECTIONS)
 				sects[(*nsect)++] = (struct sect){ .id = id, .buf = in->nbuffers,
 								   .off = num(&o, 8) };

@@ -80,13 +80,18 @@ static struct sym *containing(struct sym *v, size_t n, unsigned long long a)
 	return lo ? &v[lo - 1] : NULL;
 }
 
-char *nop_kallsyms_subset(const char *text, size_t len, const struct nop_addrset *s, size_t *outlen)
-{
-	struct sym *v = NULL;
-	size_t n = 0, cap = 0, o = 0;
-	char *out = NULL;
+struct nop_ksyms {
+	struct sym *v;
+	size_t n;
+};
 
-	*outlen = 0;
+struct nop_ksyms *nop_ksyms_index(const char *text, size_t len)
+{
+	struct nop_ksyms *k = calloc(1, sizeof(*k));
+	size_t cap = 0;
+
+	if (!k)
+		return NULL;
 	for (const char *l = text, *end; l < text + len; l = end + 1) {
 		char *after;
 		unsigned long long a;
@@ -98,33 +103,61 @@ char *nop_kallsyms_subset(const char *text, size_t len, const struct nop_addrset
 		/* "ADDR TYPE NAME [MOD]": functions only (t, T, w, W) */
 		if (after == l || after + 2 >= end || after[0] != ' ' || !after[1] || !strchr("tTwW", after[1]))
 			continue;
-		if (nop_grow((void **)&v, &cap, n + 1, sizeof(*v)))
-			goto out;
-		v[n++] = (struct sym){ .addr = a, .line = l, .len = (size_t)(end - l) };
+		if (nop_grow((void **)&k->v, &cap, k->n + 1, sizeof(*k->v))) {
+			nop_ksyms_free(k);
+			return NULL;
+		}
+		k->v[k->n++] = (struct sym){ .addr = a, .line = l, .len = (size_t)(end - l) };
 	}
-	qsort(v, n, sizeof(*v), by_addr);
+	qsort(k->v, k->n, sizeof(*k->v), by_addr);
+	return k;
+}
+
+void nop_ksyms_free(struct nop_ksyms *k)
+{
+	if (k)
+		free(k->v);
+	free(k);
+}
+
+char *nop_ksyms_subset(struct nop_ksyms *k, const struct nop_addrset *s, size_t *outlen)
+{
+	struct sym *v = k->v;
+	size_t n = k->n, o = 0;
+	char *out;
+
+	*outlen = 0;
+	for (size_t i = 0; i < n; i++)
+		v[i].keep = false;
 	/* each with the function after it: readers take that as its end, and
 	 * name nothing past the last symbol (nopctl's resolver, libtraceevent) */
-	for (size_t k = 0; k < s->cap; k++) {
-		struct sym *y = s->v[k] ? containing(v, n, s->v[k]) : NULL;
+	for (size_t i = 0; i < s->cap; i++) {
+		struct sym *y = s->v[i] ? containing(v, n, s->v[i]) : NULL;
 
-		for (int i = 0; y && i < 2 && y < v + n; i++, y++)
+		for (int j = 0; y && j < 2 && y < v + n; j++, y++)
 			if (!y->keep) {
 				y->keep = true;
 				o += y->len + 1;
 			}
 	}
 	if (!(out = malloc(o + 1)))
-		goto out;
+		return NULL;
 	o = 0;
-	for (size_t k = 0; k < n; k++)
-		if (v[k].keep) {
-			memcpy(out + o, v[k].line, v[k].len);
-			o += v[k].len;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].keep) {
+			memcpy(out + o, v[i].line, v[i].len);
+			o += v[i].len;
 			out[o++] = '\n';
 		}
 	*outlen = o;
-out:
-	free(v);
+	return out;
+}
+
+char *nop_kallsyms_subset(const char *text, size_t len, const struct nop_addrset *s, size_t *outlen)
+{
+	struct nop_ksyms *k = nop_ksyms_index(text, len);
+	char *out = k ? nop_ksyms_subset(k, s, outlen) : NULL;
+
+	nop_ksyms_free(k);
 	return out;
 }

@@ -234,5 +234,33 @@ run 0 "$n" report --callers -j "$dat/stack-6.1.dat"
 [ "$(jq -c 'select(.type == "callers" and .count == 42 and .stack[0] == "__x64_sys_openat")' "$tmp/out" | wc -l)" = 1 ] && ok ||
 	bad "report --callers: not one stack of 42 from __x64_sys_openat: $(head -c 300 "$tmp/out")"
 
+# issue 45: intervals and bounded recordings, refused before tracefs
+run 2 "$n" stats -i 5ms do_sys_openat2
+has err '10ms or more'
+run 2 "$n" stats -i 1s --callers do_sys_openat2
+has err 'give one of them'
+run 2 "$n" record -o "$tmp/r.dat" --max-size 100K do_sys_openat2
+has err 'give a size of 1M or more'
+run 2 "$n" record -o "$tmp/r.dat" --max-size 8Q do_sys_openat2
+has err 'such as 8M or 2G'
+run 2 "$n" record -o "$tmp/r.dat" --rotate 1 --max-size 8M do_sys_openat2
+has err 'from 2 to'
+run 2 "$n" record -o "$tmp/r.dat" --rotate 3 do_sys_openat2
+has err 'give --max-size SIZE or --split TIME too'
+run 2 "$n" record -o "$tmp/r.dat" -c 5 --max-size 8M do_sys_openat2
+has err '\-c cannot be combined'
+: > "$tmp/r.dat.2"
+run 2 "$n" record -o "$tmp/r.dat" --split 1s do_sys_openat2
+has err "r.dat.2 exists"
+[ -e "$tmp/r.dat.1" ] && bad "record created r.dat.1 before refusing" || ok
+# a part of a --split recording (uprobes, 6.18): read whole, the call cut
+# at its start no loss
+run 0 "$n" report "$dat/uprobes-split-part-6.18.dat"
+has err '^nopctl: 1008 calls in 0.101 s, nothing lost, .*1 call whose entry was not seen'
+run 2 "$n" top -o "$tmp/x" do_sys_openat2
+has err "'nopctl top' does not take"
+run 0 "$n" top --help
+has out '\-i, --interval TIME'
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

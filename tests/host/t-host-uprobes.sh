@@ -73,6 +73,12 @@ check() {
 	traced "$name.chrome" graph -F chrome -o "$T/$name.chrome.json" "$h/$prog:main" -- "$h/$prog" $args
 	# shellcheck disable=SC2086
 	traced "$name.record" record -G -o "$T/$name.dat" "$h/$prog:main" -- "$h/$prog" $args
+	# shellcheck disable=SC2086
+	traced "$name.istats" stats -j -i 10ms -o "$T/$name.istats.json" "$h/$prog:*" -- "$h/$prog" $args
+	# shellcheck disable=SC2086
+	traced "$name.split" record -G --split 100ms -o "$T/$name.split.dat" "$h/$prog:main" -- "$h/$prog" $args
+	for f in "$T/$name.split.dat".*; do "$bin" report -q -j "$f"; done > "$T/$name.split.json" 2> "$T/$name.split.rerr" ||
+		no "$name: report of the --split files: $(tail -2 "$T/$name.split.rerr")"
 	"$bin" report -j -o "$T/$name.report.json" "$T/$name.dat" 2> "$T/$name.report.err" ||
 		no "$name: report of the recording: $(tail -2 "$T/$name.report.err")"
 	rc=0
@@ -96,6 +102,11 @@ check() {
 		same "$name record + report" "$f" "$want" \
 			"$(count "$T/$name.report.json" "(.type == \"call\" or .type == \"exit\") and .func == \"$f\"")"
 		same "$name trace" "$f" "$want" "$(count "$T/$name.trace.json" ".type == \"func\" and .func == \"$f\"")"
+		same "$name stats -i" "$f" "$want" \
+			"$(jq -r --arg f "$f" 'select(.type == "interval_stats" and .func == $f) | .calls' "$T/$name.istats.json" | awk '{ n += $1 } END { print n + 0 }')"
+		# a call cut by a new file: its entry in one, its exit in the next
+		same "$name record --split" "$f" "$want" \
+			"$(count "$T/$name.split.json" "(.type == \"call\" or .type == \"entry\") and .func == \"$f\"")"
 		same "$name chrome" "$f" "$want" \
 			"$(jq -r --arg f "$f" '.traceEvents[]? // .[]? | select(.ph == "X" and .name == $f) | .name' "$T/$name.chrome.json" | wc -l)"
 	done

@@ -1,6 +1,6 @@
 #!/bin/sh
 # mkinitramfs.sh OUT.cpio.gz - the guest's root: busybox-static, the fresh
-# nopctl with its shared libraries, jq (a real JSON parser), trace-cmd,
+# nopctl with its shared libraries, jq (a real JSON parser), trace-cmd, tmux,
 # valgrind, the test helpers and the suites.
 set -eu
 out=$1
@@ -43,6 +43,17 @@ add() {
 add "$b/nopctl"
 add "$(command -v jq)"
 add "$(command -v trace-cmd)" # the peer, for record/report round trips
+# a real terminal for nopctl top (t-live.sh): tmux, and the terminfo
+# entries of its panes
+add "$(command -v tmux)"
+for t in s/screen s/screen-256color t/tmux t/tmux-256color d/dumb; do
+	mkdir -p "$root/usr/share/terminfo/${t%/*}"
+	cp -L "/lib/terminfo/$t" "$root/usr/share/terminfo/$t" 2>/dev/null ||
+		cp -L "/usr/share/terminfo/$t" "$root/usr/share/terminfo/$t"
+done
+# tmux wants a UTF-8 locale: glibc's C.UTF-8 (libc-bin)
+mkdir -p "$root/usr/lib/locale"
+cp -r /usr/lib/locale/C.utf8 "$root/usr/lib/locale/"
 # the newer trace-cmd releases (peers.sh), each with its own loader and
 # libraries under /opt/trace-cmd-VERSION, run as trace-cmd-VERSION
 peers=$(sh "$top/tests/vm/peers.sh") || { echo "mkinitramfs.sh: cannot fetch trace-cmd's newer releases" >&2; exit 1; }

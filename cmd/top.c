@@ -1,0 +1,268 @@
+/* top.c - nopctl top: stats' figures per interval on a live screen
+ * (curses), sorted by a key the user picks, filtered, paused. Not on a
+ * terminal it is stats -i. */
+#include <curses.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <term.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run.h"
+
+enum key { K_RATE, K_TOTAL, K_SELF, K_AVG, K_MAX, K_P99, K_ERRORS, K_NAME, K_N };
+/* the key to press for each sort, and its name */
+static const char sort_key[K_N] = { 'c', 't', 's', 'a', 'm', 'p', 'e', 'n' };
+static const char *const sort_name[K_N] = { "calls", "total", "self", "avg", "max", "p99", "errors", "name" };
+
+struct top {
+	SCREEN *scr;
+	enum key sort;
+	bool paused, typing, retvals;
+	char filter[64], typed[64];
+	struct nop_stat_row *rows; /* the interval shown, a copy: kept while paused */
+	size_t n, cap;
+	struct nop_tick at;
+	unsigned long long calls; /* in the interval shown */
+	unsigned long long lost;  /* overwritten or dropped since tracing began */
+};
+
+int cmd_top(struct opts *o)
+{
+	int e;
+
+	if (!o->interval_ns)
+		o->interval_ns = 1000000000ULL;
+	/* a terminal curses knows (its terminfo entry): the screen; otherwise
+	 * (a pipe, a file, TERM unknown) each interval's table, as stats -i */
+	o->live = o->enc != NOP_ENC_JSON && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) &&
+		  setupterm(NULL, STDOUT_FILENO, &e) == OK;
+	if (!o->live && !o->quiet)
+		fprintf(stderr, "nopctl: top: %s: a table every interval, as 'nopctl stats -i' prints\n",
+			o->enc == NOP_ENC_JSON ? "JSON asked for" : !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)
+			? "not on a terminal" : "the terminal (TERM) is not known to terminfo");
+	return cmd_stats(o);
+}
+
+int top_open(struct run *r)
+{
+	struct top *t = calloc(1, sizeof(*t));
+
+	if (!t || !(t->scr = newterm(NULL, stdout, stdin))) {
+		free(t);
+		nop_error_set(&r->err, NOP_EINTERNAL, t ? ENOTTY : ENOMEM, "cannot draw on this terminal");
+		return -1;
+	}
+	t->sort = r->o->sort == NOP_SORT_SELF ? K_SELF : r->o->sort == NOP_SORT_CALLS ? K_RATE
+		  : r->o->sort == NOP_SORT_AVG ? K_AVG : r->o->sort == NOP_SORT_MAX ? K_MAX
+		  : r->o->sort == NOP_SORT_NAME ? K_NAME : K_TOTAL;
+	r->top = t;
+	cbreak(); /* Ctrl-C stays a signal: the run ends as on any other */
+	noecho();
+	nodelay(stdscr, TRUE);
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	erase();
+	mvprintw(0, 0, "nopctl top: the first figures come in %.1f s", (double)r->o->interval_ns / 1e9);
+	refresh();
+	return 0;
+}
+
+void top_close(struct run *r)
+{
+	struct top *t = r->top;
+
+	if (!t)
+		return;
+	endwin();
+	delscreen(t->scr);
+	free(t->rows);
+	free(t);
+	r->top = NULL;
+}
+
+static unsigned long long value(const struct nop_stat_row *w, enum key k)
+{
+	switch (k) {
+	case K_RATE: return w->calls;
+	case K_SELF: return w->self;
+	case K_AVG: return w->total / w->calls;
+	case K_MAX: return w->max;
+	case K_P99: return w->p99;
+	case K_ERRORS: return w->errors;
+	default: return w->total;
+	}
+}
+
+static enum key sorting;
+
+/* largest first; by name for the name key and between equals */
+static int cmp(const void *a, const void *b)
+{
+	const struct nop_stat_row *x = a, *y = b;
+
+	if (sorting != K_NAME) {
+		unsigned long long vx = value(x, sorting), vy = value(y, sorting);
+
+		if (vx != vy)
+			return vx < vy ? 1 : -1;
+	}
+	return strcmp(x->name, y->name);
+}
+
+static void dur(char *buf, size_t len, unsigned long long ns)
+{
+	nop_fmt_duration(buf, len, ns);
+}
+
+static void draw(struct run *r)
+{
+	struct top *t = r->top;
+	int rows = LINES, cols = COLS, y = 3, shown = 0;
+	double secs = t->at.span_ns ? (double)t->at.span_ns / 1e9 : 1;
+	char when[16] = "--:--:--";
+	time_t sec = (time_t)(t->at.wall_ns / 1000000000ULL);
+	struct tm tm;
+
+	sorting = t->sort;
+	qsort(t->rows, t->n, sizeof(*t->rows), cmp);
+	if (t->at.index && localtime_r(&sec, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	erase();
+	attron(A_BOLD);
+	mvprintw(0, 0, "nopctl top  %s  interval %llu (%.2f s)  %zu function%s  %llu calls  sort: %s%s%s%s",
+		 when, t->at.index, secs, t->n, t->n == 1 ? "" : "s", t->calls, sort_name[t->sort],
+		 t->filter[0] ? "  filter: " : "", t->filter, t->paused ? "  [paused]" : "");
+	attroff(A_BOLD);
+	mvprintw(1, 0, "events read %llu  lost so far %llu%s", nop_pipeline_summary(r->pipe)->events, t->lost,
+		 t->lost ? " (a larger -b KB keeps them)" : "");
+	attron(A_REVERSE);
+	mvprintw(2, 0, "%-*s", cols, "");
+	mvprintw(2, 0, "%10s %9s %10s %10s %10s %10s %10s%s %s", "CALLS/s", "CALLS", "TOTAL", "SELF", "AVG", "P99",
+		 "MAX", t->retvals ? " ERRORS" : "", "FUNCTION");
+	attroff(A_REVERSE);
+	for (size_t i = 0; i < t->n && y < rows - 1; i++) {
+		const struct nop_stat_row *w = &t->rows[i];
+		char v[6][32];
+
+		if (t->filter[0] && !strstr(w->name, t->filter) && !(w->binary && strstr(w->binary, t->filter)))
+			continue;
+		dur(v[0], sizeof(v[0]), w->total);
+		dur(v[1], sizeof(v[1]), w->self);
+		dur(v[2], sizeof(v[2]), w->total / w->calls);
+		dur(v[3], sizeof(v[3]), w->p99);
+		dur(v[4], sizeof(v[4]), w->max);
+		v[5][0] = '\0';
+		if (t->retvals && w->returned)
+			snprintf(v[5], sizeof(v[5]), " %6llu", w->errors);
+		else if (t->retvals) /* no return value came for it */
+			snprintf(v[5], sizeof(v[5]), " %6s", "-");
+		mvprintw(y++, 0, "%10.0f %9llu %10s %10s %10s %10s %10s%s %s%s%s%s", (double)w->calls / secs, w->calls,
+			 v[0], v[1], v[2], v[3], v[4], v[5], w->name, w->binary ? " [" : "",
+			 w->binary ? w->binary : "", w->binary ? "]" : "");
+		shown++;
+	}
+	if (!shown)
+		mvprintw(3, 0, t->n ? "(no function matches the filter)" : "(no calls in this interval)");
+	attron(A_REVERSE);
+	mvprintw(rows - 1, 0, "%-*s", cols, "");
+	if (t->typing)
+		mvprintw(rows - 1, 0, "filter (part of a name; Enter applies, Esc clears): %s", t->typed);
+	else
+		mvprintw(rows - 1, 0, "q quit  space pause  / filter  sort: c calls/s t total s self a avg m max"
+			 " p p99%s n name", t->retvals ? " e errors" : "");
+	attroff(A_REVERSE);
+	refresh();
+}
+
+void top_draw(struct run *r, const struct nop_tick *k)
+{
+	struct top *t = r->top;
+	size_t n;
+	const struct nop_stat_row *w = nop_pipeline_rows(r->pipe, &n);
+
+	if (!t || t->paused)
+		return;
+	if (n > t->cap) {
+		struct nop_stat_row *nr = realloc(t->rows, n * sizeof(*nr));
+
+		if (!nr)
+			return; /* the last interval stays on the screen */
+		t->rows = nr;
+		t->cap = n;
+	}
+	if (n)
+		memcpy(t->rows, w, n * sizeof(*w));
+	t->n = n;
+	t->at = *k;
+	{
+		struct nop_cpu_stats c;
+
+		nop_buffer_counts(nop_session_dir(r->sess), r->cpusp, &c);
+		t->lost = (c.overrun > r->at0.overrun ? c.overrun - r->at0.overrun : 0) +
+			  (c.commit_overrun > r->at0.commit_overrun ? c.commit_overrun - r->at0.commit_overrun : 0) +
+			  (c.dropped > r->at0.dropped ? c.dropped - r->at0.dropped : 0) +
+			  (unsigned long long)nop_pipeline_summary(r->pipe)->lost_pages;
+	}
+	t->calls = 0;
+	for (size_t i = 0; i < n; i++) {
+		t->calls += w[i].calls;
+		t->retvals |= w[i].returned > 0;
+	}
+	draw(r);
+}
+
+/* a key while a filter is typed */
+static void typing(struct top *t, int ch)
+{
+	size_t len = strlen(t->typed);
+
+	if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+		snprintf(t->filter, sizeof(t->filter), "%s", t->typed);
+		t->typing = false;
+	} else if (ch == 27) { /* Esc */
+		t->filter[0] = t->typed[0] = '\0';
+		t->typing = false;
+	} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+		if (len)
+			t->typed[len - 1] = '\0';
+	} else if (ch >= 0x20 && ch < 0x7f && len + 1 < sizeof(t->typed)) {
+		t->typed[len] = (char)ch;
+		t->typed[len + 1] = '\0';
+	}
+}
+
+void top_keys(struct run *r)
+{
+	struct top *t = r->top;
+	bool redraw = false;
+	int ch;
+
+	if (!t)
+		return;
+	while ((ch = getch()) != ERR) {
+		redraw = true;
+		if (t->typing) {
+			typing(t, ch);
+			continue;
+		}
+		if (ch == 'q' || ch == 'Q') {
+			nop_pipeline_stop(r->pipe, NOP_STOP_QUIT, 0);
+			return;
+		}
+		if (ch == ' ')
+			t->paused = !t->paused;
+		else if (ch == '/') {
+			t->typing = true;
+			snprintf(t->typed, sizeof(t->typed), "%s", t->filter);
+		} else if (ch == 27)
+			t->filter[0] = '\0';
+		else
+			for (int k = 0; k < K_N; k++)
+				if (ch == sort_key[k])
+					t->sort = (enum key)k;
+	}
+	if (redraw)
+		draw(r);
+}
