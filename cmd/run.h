@@ -77,6 +77,11 @@ struct run {
 	struct nop_cpu_stats at_full; /* buffer counters when --max-size was reached */
 };
 
+/* runner.c: events the buffers' counters c say were overwritten and not
+ * written since tracing began (r->at0) */
+void lost_since_start(const struct run *r, const struct nop_cpu_stats *c, unsigned long long *overrun,
+		      unsigned long long *dropped);
+
 /* top.c: the live screen of top. top_open: curses on the terminal (0, or
  * -1 with r->err); top_keys: the keys typed since, acted on; top_draw: an
  * interval's rows; top_close: the terminal as it was (idempotent). */

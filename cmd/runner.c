@@ -23,25 +23,27 @@ static unsigned long long now_ns(void)
 	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
 }
 
-/* Wait for a signal (only: nfd 1) or for data too, at most ms. */
+/* ms, or fewer to wake by at (ns; 0: no such time), t being now */
+static int sooner(int ms, unsigned long long at, unsigned long long t)
+{
+	if (!at)
+		return ms;
+	if (t >= at)
+		return 0;
+	return (at - t) / 1000000 < (unsigned long long)ms ? (int)((at - t) / 1000000) + 1 : ms;
+}
+
+/* Wait for a signal (only: nfd 1) or for data too, at most ms; by -d's
+ * deadline and (-i) the interval's end at the latest. */
 static int wait_for(struct run *r, struct pollfd *pfd, int nfd, int ms, unsigned long long deadline)
 {
-	if (deadline) {
-		unsigned long long t = now_ns();
+	unsigned long long t = now_ns();
 
-		if (t >= deadline) {
-			nop_pipeline_stop(r->pipe, NOP_STOP_DURATION, 0);
-			return 0;
-		}
-		if ((deadline - t) / 1000000 < (unsigned long long)ms)
-			ms = (int)((deadline - t) / 1000000) + 1;
+	if (deadline && t >= deadline) {
+		nop_pipeline_stop(r->pipe, NOP_STOP_DURATION, 0);
+		return 0;
 	}
-	if (r->tick_at) { /* -i: the interval's end wakes the loop */
-		unsigned long long t = now_ns();
-
-		ms = t >= r->tick_at ? 0 : (r->tick_at - t) / 1000000 < (unsigned long long)ms
-					  ? (int)((r->tick_at - t) / 1000000) + 1 : ms;
-	}
+	ms = sooner(sooner(ms, deadline, t), r->tick_at, t);
 	if (poll(pfd, (nfds_t)nfd, ms) < 0 && errno != EINTR) {
 		nop_error_set(&r->err, NOP_EINTERNAL, errno, "poll: %s", strerror(errno));
 		return -1;
@@ -116,16 +118,22 @@ static struct pollfd *poll_set(struct run *r, struct pollfd *pfd, int *nfd)
 	return p;
 }
 
+/* src read through the pipeline until it says empty (or -c's count) */
+static int drain_all(struct run *r, struct nop_source *src)
+{
+	for (bool more = true; more && !nop_pipeline_count_reached(r->pipe);)
+		if (nop_pipeline_drain(r->pipe, src, &more, &r->err) == NOP_FLOW_FAIL)
+			return -1;
+	return 0;
+}
+
 /* catch's gate: what the snapshot holds (the buffer as it was when a
  * trigger fired, or when SIGUSR1 asked), through the pipeline */
 static int read_snapshot(struct run *r)
 {
-	bool more = true;
-
 	r->snapshots++;
-	while (more && !nop_pipeline_count_reached(r->pipe))
-		if (nop_pipeline_drain(r->pipe, r->snap, &more, &r->err) == NOP_FLOW_FAIL)
-			return -1;
+	if (drain_all(r, r->snap))
+		return -1;
 	return nop_pipeline_flush(r->pipe, &r->err) == NOP_FLOW_FAIL ? -1 : 0;
 }
 
@@ -707,22 +715,30 @@ static int tasks_ran_untraced(struct run *r, long long ran1)
 	return -1;
 }
 
+void lost_since_start(const struct run *r, const struct nop_cpu_stats *c, unsigned long long *overrun,
+		      unsigned long long *dropped)
+{
+	const struct nop_cpu_stats *c0 = &r->at0;
+
+#define SINCE(f) (c->f > c0->f ? c->f - c0->f : 0)
+	*overrun = SINCE(overrun) + SINCE(commit_overrun);
+	*dropped = SINCE(dropped);
+#undef SINCE
+}
+
 /* What the kernel's counters say was lost since tracing began: events
  * overwritten before they were read (overrun; commit overrun, the same
  * at the page being written), not written (dropped), and any the final
  * drain left in the buffer (unread: the run would not have shown them). */
 static void lost_counts(struct run *r, enum nop_stop why)
 {
-	struct nop_cpu_stats c, *c0 = &r->at0;
+	struct nop_cpu_stats c;
 
 	if (why == NOP_STOP_FULL)
 		c = r->at_full;
 	else
 		nop_buffer_counts(nop_session_dir(r->sess), r->cpusp, &c);
-#define SINCE(f) (c.f > c0->f ? c.f - c0->f : 0)
-	r->sum.overrun = SINCE(overrun) + SINCE(commit_overrun);
-	r->sum.dropped = SINCE(dropped);
-#undef SINCE
+	lost_since_start(r, &c, &r->sum.overrun, &r->sum.dropped);
 	/* a run cut short (-c, closed output) leaves the rest unread by choice */
 	if (why != NOP_STOP_OUTPUT_CLOSED && why != NOP_STOP_FULL && !nop_pipeline_count_reached(r->pipe))
 		r->sum.unread = c.entries;
@@ -743,15 +759,6 @@ static void files_written(const struct nop_dat *w)
 		fprintf(stderr, "%s%s (%.1f MB)", i ? ", " : "nopctl: files: ", path, (double)size / 1048576);
 	snprintf(sz, sizeof(sz), "; %llu older removed", removed);
 	fprintf(stderr, "%s%s\n", removed ? sz : "", nop_dat_full(w) ? "; the capture stopped at the size limit" : "");
-}
-
-/* Tracing off: read what the buffers hold until the source says empty */
-static int drain_rest(struct run *r)
-{
-	for (bool more = true; more && !nop_pipeline_count_reached(r->pipe);)
-		if (nop_pipeline_drain(r->pipe, r->src, &more, &r->err) == NOP_FLOW_FAIL)
-			return -1;
-	return 0;
 }
 
 /* events the kernel still counts in the buffers (not when -c stopped it) */
@@ -794,7 +801,7 @@ static int finish(struct run *r)
 		rest = r->following || r->sum.hits != r->hits_seen;
 	}
 	rest = rest && why != NOP_STOP_OUTPUT_CLOSED && why != NOP_STOP_FULL;
-	if (rest && drain_rest(r))
+	if (rest && drain_all(r, r->src))
 		return -1;
 	/* tracing_on=0 does not wait for writers in flight: an event a CPU
 	 * reserved before it commits after, and can come after the drain (a
@@ -803,7 +810,7 @@ static int finish(struct run *r)
 	 * read again while the kernel counts entries unread, a while apart. */
 	for (int i = 0; rest && i < LATE_ROUNDS && left_unread(r); i++) {
 		nanosleep(&(struct timespec){ 0, LATE_MS * 1000000L }, NULL);
-		if (drain_rest(r))
+		if (drain_all(r, r->src))
 			return -1;
 	}
 	if (tasks_ran_untraced(r, ran1))

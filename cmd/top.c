@@ -95,12 +95,11 @@ static unsigned long long value(const struct nop_stat_row *w, enum key k)
 	}
 }
 
-static enum key sorting;
-
 /* largest first; by name for the name key and between equals */
-static int cmp(const void *a, const void *b)
+static int cmp(const void *a, const void *b, void *arg)
 {
 	const struct nop_stat_row *x = a, *y = b;
+	enum key sorting = *(const enum key *)arg;
 
 	if (sorting != K_NAME) {
 		unsigned long long vx = value(x, sorting), vy = value(y, sorting);
@@ -109,11 +108,6 @@ static int cmp(const void *a, const void *b)
 			return vx < vy ? 1 : -1;
 	}
 	return strcmp(x->name, y->name);
-}
-
-static void dur(char *buf, size_t len, unsigned long long ns)
-{
-	nop_fmt_duration(buf, len, ns);
 }
 
 static void draw(struct run *r)
@@ -125,8 +119,7 @@ static void draw(struct run *r)
 	time_t sec = (time_t)(t->at.wall_ns / 1000000000ULL);
 	struct tm tm;
 
-	sorting = t->sort;
-	qsort(t->rows, t->n, sizeof(*t->rows), cmp);
+	qsort_r(t->rows, t->n, sizeof(*t->rows), cmp, &t->sort);
 	if (t->at.index && localtime_r(&sec, &tm))
 		strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	erase();
@@ -148,11 +141,11 @@ static void draw(struct run *r)
 
 		if (t->filter[0] && !strstr(w->name, t->filter) && !(w->binary && strstr(w->binary, t->filter)))
 			continue;
-		dur(v[0], sizeof(v[0]), w->total);
-		dur(v[1], sizeof(v[1]), w->self);
-		dur(v[2], sizeof(v[2]), w->total / w->calls);
-		dur(v[3], sizeof(v[3]), w->p99);
-		dur(v[4], sizeof(v[4]), w->max);
+		nop_fmt_duration(v[0], sizeof(v[0]), w->total);
+		nop_fmt_duration(v[1], sizeof(v[1]), w->self);
+		nop_fmt_duration(v[2], sizeof(v[2]), w->total / w->calls);
+		nop_fmt_duration(v[3], sizeof(v[3]), w->p99);
+		nop_fmt_duration(v[4], sizeof(v[4]), w->max);
 		v[5][0] = '\0';
 		if (t->retvals && w->returned)
 			snprintf(v[5], sizeof(v[5]), " %6llu", w->errors);
@@ -198,12 +191,11 @@ void top_draw(struct run *r, const struct nop_tick *k)
 	t->at = *k;
 	{
 		struct nop_cpu_stats c;
+		unsigned long long overrun, dropped;
 
 		nop_buffer_counts(nop_session_dir(r->sess), r->cpusp, &c);
-		t->lost = (c.overrun > r->at0.overrun ? c.overrun - r->at0.overrun : 0) +
-			  (c.commit_overrun > r->at0.commit_overrun ? c.commit_overrun - r->at0.commit_overrun : 0) +
-			  (c.dropped > r->at0.dropped ? c.dropped - r->at0.dropped : 0) +
-			  (unsigned long long)nop_pipeline_summary(r->pipe)->lost_pages;
+		lost_since_start(r, &c, &overrun, &dropped);
+		t->lost = overrun + dropped + (unsigned long long)nop_pipeline_summary(r->pipe)->lost_pages;
 	}
 	t->calls = 0;
 	for (size_t i = 0; i < n; i++) {

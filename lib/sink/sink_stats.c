@@ -136,6 +136,17 @@ static unsigned long long percentile(const struct fstat *f, double p)
 	return f->max;
 }
 
+/* n calls that failed with errno v, among the row's first kinds */
+static void add_errno(struct fstat *f, long long v, unsigned long long n)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(f->errv); i++)
+		if (!f->errn[i] || f->errv[i] == v) {
+			f->errv[i] = v;
+			f->errn[i] += n;
+			return;
+		}
+}
+
 /* a timed call into its function's row */
 NOP_HOT static int stats_add(struct nop_sink *s, struct stats *st, const struct nop_gcall *c)
 {
@@ -164,12 +175,7 @@ NOP_HOT static int stats_add(struct nop_sink *s, struct stats *st, const struct 
 		f->returned++;
 		if (nop_is_errno(c->retval)) {
 			f->errors++;
-			for (size_t i = 0; i < ARRAY_SIZE(f->errv); i++)
-				if (!f->errn[i] || f->errv[i] == c->retval) {
-					f->errv[i] = c->retval;
-					f->errn[i]++;
-					break;
-				}
+			add_errno(f, c->retval, 1);
 		}
 	}
 	return 0;
@@ -516,12 +522,7 @@ static void fold(struct fstat *iv, struct fstat *all)
 	all->returned += iv->returned;
 	all->errors += iv->errors;
 	for (size_t i = 0; i < ARRAY_SIZE(iv->errv) && iv->errn[i]; i++)
-		for (size_t j = 0; j < ARRAY_SIZE(all->errv); j++)
-			if (!all->errn[j] || all->errv[j] == iv->errv[i]) {
-				all->errv[j] = iv->errv[i];
-				all->errn[j] += iv->errn[i];
-				break;
-			}
+		add_errno(all, iv->errv[i], iv->errn[i]);
 	for (int i = 0; i < NOP_OFF_STATES; i++)
 		all->off[i] += iv->off[i];
 	all->off_self += iv->off_self;

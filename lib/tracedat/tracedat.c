@@ -47,7 +47,7 @@ struct nop_dat {
 	void *done_ctx;
 	struct nop_error err; /* why a new file could not be begun */
 	struct dat_file { unsigned long long seq, size; } *files; /* finished, kept, oldest first */
-	size_t nfiles;
+	size_t nfiles, capfiles;
 	unsigned long long seq, removed;
 	bool overwrite;
 	/* numbered: kallsyms and a decoder, read once for every file (a
@@ -60,6 +60,7 @@ struct nop_dat {
 	/* the file a writer thread finishes (job_main), and in a job: its result */
 	struct nop_dat *job;
 	pthread_t job_th;
+	bool job_threaded; /* job_main runs on job_th (else it has run) */
 	bool cut_end; /* a job's file: the next file goes on from its end */
 	int job_ret;
 	unsigned long long job_size;
@@ -635,10 +636,7 @@ bool nop_dat_file(const struct nop_dat *w, size_t i, char *buf, size_t len, unsi
 	}
 	if (i > w->nfiles)
 		return false;
-	if (w->numbered)
-		file_path(w, w->seq, buf, len);
-	else
-		snprintf(buf, len, "%s", w->path);
+	snprintf(buf, len, "%s", w->path);
 	*size = fstat(w->fd, &st) == 0 ? (unsigned long long)st.st_size : 0;
 	return true;
 }
@@ -684,7 +682,8 @@ static int job_wait(struct nop_dat *w, struct nop_error *err)
 
 	if (!j)
 		return 0;
-	pthread_join(w->job_th, NULL);
+	if (w->job_threaded)
+		pthread_join(w->job_th, NULL);
 	w->job = NULL;
 	ret = j->job_ret;
 	if (ret)
@@ -724,16 +723,11 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 			nop_error_io(err, "write", "a recording's temporary file", errno);
 			return -1;
 		}
-	{
-		struct dat_file *f = realloc(w->files, (w->nfiles + 1) * sizeof(*f));
-
-		if (!f) {
-			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
-			return -1;
-		}
-		w->files = f;
-		f[w->nfiles++] = (struct dat_file){ w->seq, data_size(w) };
+	if (nop_grow((void **)&w->files, &w->capfiles, w->nfiles + 1, sizeof(*w->files))) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
 	}
+	w->files[w->nfiles++] = (struct dat_file){ w->seq, data_size(w) };
 	/* the oldest go before the next is made: with it, keep files (2 or
 	 * more: the one written now stays). The previous job is done. */
 	while (w->keep && w->nfiles + 1 > w->keep) {
@@ -756,6 +750,7 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 	*j = *w;
 	j->cut_end = true;
 	j->files = NULL;
+	j->capfiles = 0;
 	j->job = NULL;
 	j->done = NULL;
 	j->pend = calloc((size_t)w->ncpus, sizeof(*j->pend));
@@ -782,19 +777,10 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 	w->fd = fd;
 	w->seq++;
 	snprintf(w->path, sizeof(w->path), "%s", path);
-	if (pthread_create(&w->job_th, NULL, job_main, j)) {
-		/* no thread: written here */
-		job_main(j);
-		if (j->job_ret)
-			*err = j->err;
-		w->files[w->nfiles - 1].size = j->job_size;
-		int ret = j->job_ret;
-
-		job_free(j);
-		if (ret)
-			return -1;
-	} else {
-		w->job = j;
+	w->job = j;
+	if (!(w->job_threaded = pthread_create(&w->job_th, NULL, job_main, j) == 0)) {
+		job_main(j); /* no thread: written here */
+		return job_wait(w, err);
 	}
 	return 0;
 }
