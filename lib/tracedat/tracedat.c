@@ -413,15 +413,17 @@ static int header(struct out *o, struct nop_dat *w, int ncpus)
 	put(o, "options  ", 10);
 	if (probes)
 		put_binaries(o, w->uprobes);
-	if (w->numbered && (w->seq > 1 || w->cut_end)) {
+	/* a later file of a rotation begins at a cut; one rotated away, or
+	 * one that stopped taking pages at its size, ends at one */
+	if ((w->numbered && w->seq > 1) || w->cut_end || w->full) {
 		unsigned short id = NOP_DAT_OPT_COMPLETE;
 		unsigned long long from, to;
 
 		complete_span(w, &from, &to);
 		put(o, &id, 2);
 		put32(o, 16);
-		put64(o, w->seq > 1 ? from : 0);
-		put64(o, w->cut_end ? to : 0);
+		put64(o, w->numbered && w->seq > 1 ? from : 0);
+		put64(o, w->cut_end || w->full ? to : 0);
 	}
 	put(o, (char[2]){ 0, 0 }, 2);
 	put(o, "flyrecord", 10);
