@@ -155,7 +155,8 @@ json_lines() {
 # FILTER (jq's -e alone only judges the last input)
 all_of() {
 	grep '^{' "$3" | jq -e -s "[.[] | select(.type == \"$1\")] | length > 0 and all($2)" > /dev/null ||
-		{ grep '^{' "$3" | head -5; fail "not every $1 object has $2"; }
+		{ grep '^{' "$3" | jq -c "select(.type == \"$1\") | select(($2) | not)" 2> /dev/null | head -3
+		  fail "not every $1 object has $2"; }
 }
 
 # trace-cmd record leaves its settings behind, and trace-cmd reset picks
