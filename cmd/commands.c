@@ -23,7 +23,7 @@ const struct cmd nop_commands[] = {
 	  "Summarize calls per function: count, total, self, avg, min, max, p50, p99, depth." },
 	{ "top", cmd_top, (GRAPH_OPTS & ~(O_OUTPUT | O_OVERWRITE)) | O_FORMAT | O_SORT | O_INTERVAL,
 	  "[OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
-	  "Show stats' figures live, every second, sorted by a key you change with a keystroke." },
+	  "Show stats' figures live, every second: a key sorts them, Enter shows a function's histogram." },
 	{ "record", cmd_record, GRAPH_OPTS | O_STACK | O_GRAPHFLAG | O_ARGS | O_BOUNDED, "-o FILE [OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
 	  "Record raw events into a trace.dat (trace-cmd's format) to look at later or elsewhere." },
 	{ "report", cmd_report, O_PATTERNS | O_GRAPHFMT | O_OUTPUT | O_OVERWRITE | O_QUIET | O_COUNT | O_STATSFLAG |

@@ -1,5 +1,6 @@
 /* top.c - nopctl top: stats' figures per interval on a live screen
- * (curses), sorted by a key the user picks, filtered, paused. Not on a
+ * (curses), sorted by a key the user picks, filtered, paused; one
+ * function's whole run and its durations' histogram on Enter. Not on a
  * terminal it is stats -i. */
 #include <curses.h>
 #include <errno.h>
@@ -26,6 +27,15 @@ struct top {
 	struct nop_tick at;
 	unsigned long long calls; /* in the interval shown */
 	unsigned long long lost;  /* overwritten or dropped since tracing began */
+	/* the row under the cursor, by name (it stays on its function when
+	 * the rows are sorted again); cur: its place among those shown */
+	char sel[256];
+	size_t cur, first;
+	/* the selected function's own screen: its whole run to the last tick */
+	bool detail;
+	struct nop_stat_row whole;
+	unsigned long long log2[NOP_LOG2_BUCKETS];
+	bool seen; /* whole and log2 hold it */
 };
 
 int cmd_top(struct opts *o)
@@ -110,16 +120,118 @@ static int cmp(const void *a, const void *b, void *arg)
 	return strcmp(x->name, y->name);
 }
 
+static bool shown(const struct top *t, const struct nop_stat_row *w)
+{
+	return !t->filter[0] || strstr(w->name, t->filter) || (w->binary && strstr(w->binary, t->filter));
+}
+
+/* the rows shown, in order: the cursor on the selected function if it is
+ * among them, else at its place (the last row at most); the window of
+ * rows on the screen keeps it in view */
+static void place_cursor(struct top *t, size_t room)
+{
+	size_t k = 0, at = (size_t)-1, last = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		if (!shown(t, &t->rows[i]))
+			continue;
+		if (at == (size_t)-1 && !strcmp(t->rows[i].name, t->sel))
+			at = k;
+		last = i;
+		k++;
+	}
+	if (!k)
+		return;
+	if (at == (size_t)-1)
+		at = t->cur < k ? t->cur : k - 1;
+	t->cur = at;
+	for (size_t i = 0, j = 0; i <= last; i++)
+		if (shown(t, &t->rows[i]) && j++ == at)
+			snprintf(t->sel, sizeof(t->sel), "%s", t->rows[i].name);
+	if (t->cur < t->first)
+		t->first = t->cur;
+	else if (room && t->cur >= t->first + room)
+		t->first = t->cur - room + 1;
+	if (t->first >= k)
+		t->first = 0;
+}
+
+/* rows sorted by the key, the cursor placed: after new rows or a key */
+static void order(struct top *t)
+{
+	qsort_r(t->rows, t->n, sizeof(*t->rows), cmp, &t->sort);
+	place_cursor(t, LINES > 4 ? (size_t)(LINES - 4) : 1);
+}
+
+static void fetch_whole(struct run *r)
+{
+	struct top *t = r->top;
+
+	t->seen = t->sel[0] && nop_pipeline_func(r->pipe, t->sel, &t->whole, t->log2);
+}
+
+static void figures(int y, const char *what, const struct nop_stat_row *w, double secs, bool retvals)
+{
+	char v[4][32];
+
+	nop_fmt_duration(v[0], sizeof(v[0]), w->total);
+	nop_fmt_duration(v[1], sizeof(v[1]), w->total / w->calls);
+	nop_fmt_duration(v[2], sizeof(v[2]), w->p99);
+	nop_fmt_duration(v[3], sizeof(v[3]), w->max);
+	mvprintw(y, 0, "%-14s %llu calls", what, w->calls);
+	if (secs > 0)
+		printw(" (%.0f/s)", (double)w->calls / secs);
+	printw("  total %s  avg %s  p99 %s  max %s", v[0], v[1], v[2], v[3]);
+	if (retvals && w->returned)
+		printw("  errors %llu of %llu", w->errors, w->returned);
+}
+
+/* the selected function: this interval's figures, the whole run's, and
+ * the whole run's durations by power of two */
+static void draw_detail(struct top *t, int rows, double secs)
+{
+	const struct nop_stat_row *now = NULL;
+	int y = 6, first, last;
+	unsigned long long peak;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->rows[i].name, t->sel))
+			now = &t->rows[i];
+	attron(A_BOLD);
+	mvprintw(1, 0, "%s%s%s%s", t->sel, t->seen && t->whole.binary ? " [" : "",
+		 t->seen && t->whole.binary ? t->whole.binary : "", t->seen && t->whole.binary ? "]" : "");
+	attroff(A_BOLD);
+	if (now)
+		figures(2, "this interval", now, secs, t->retvals);
+	else
+		mvprintw(2, 0, "%-14s no calls", "this interval");
+	if (!t->seen || !t->whole.calls) {
+		mvprintw(3, 0, "%-14s no calls yet", "whole run");
+		return;
+	}
+	figures(3, "whole run", &t->whole, 0, t->retvals);
+	attron(A_REVERSE);
+	mvprintw(5, 0, "  %-23s | %10s | GRAPH (the whole run)", "DURATION", "COUNT");
+	attroff(A_REVERSE);
+	peak = nop_log2_range(t->log2, &first, &last);
+	for (int e = first; e <= last && y < rows - 1; e++) {
+		char line[128];
+
+		nop_fmt_log2_line(line, sizeof(line), e, t->log2[e], peak);
+		mvprintw(y++, 0, "%s", line);
+	}
+}
+
 static void draw(struct run *r)
 {
 	struct top *t = r->top;
-	int rows = LINES, cols = COLS, y = 3, shown = 0;
+	int rows = LINES, cols = COLS, y = 3, shown_rows = 0;
 	double secs = t->at.span_ns ? (double)t->at.span_ns / 1e9 : 1;
 	char when[16] = "--:--:--";
 	time_t sec = (time_t)(t->at.wall_ns / 1000000000ULL);
 	struct tm tm;
+	size_t k = 0;
 
-	qsort_r(t->rows, t->n, sizeof(*t->rows), cmp, &t->sort);
 	if (t->at.index && localtime_r(&sec, &tm))
 		strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	erase();
@@ -128,6 +240,15 @@ static void draw(struct run *r)
 		 when, t->at.index, secs, t->n, t->n == 1 ? "" : "s", t->calls, sort_name[t->sort],
 		 t->filter[0] ? "  filter: " : "", t->filter, t->paused ? "  [paused]" : "");
 	attroff(A_BOLD);
+	if (t->detail) {
+		draw_detail(t, rows, secs);
+		attron(A_REVERSE);
+		mvprintw(rows - 1, 0, "%-*s", cols, "");
+		mvprintw(rows - 1, 0, "q quit  space pause  Enter/Esc back to the table");
+		attroff(A_REVERSE);
+		refresh();
+		return;
+	}
 	mvprintw(1, 0, "events read %llu  lost so far %llu%s", nop_pipeline_summary(r->pipe)->events, t->lost,
 		 t->lost ? " (a larger -b KB keeps them)" : "");
 	attron(A_REVERSE);
@@ -139,7 +260,7 @@ static void draw(struct run *r)
 		const struct nop_stat_row *w = &t->rows[i];
 		char v[6][32];
 
-		if (t->filter[0] && !strstr(w->name, t->filter) && !(w->binary && strstr(w->binary, t->filter)))
+		if (!shown(t, w) || k++ < t->first)
 			continue;
 		nop_fmt_duration(v[0], sizeof(v[0]), w->total);
 		nop_fmt_duration(v[1], sizeof(v[1]), w->self);
@@ -151,12 +272,15 @@ static void draw(struct run *r)
 			snprintf(v[5], sizeof(v[5]), " %6llu", w->errors);
 		else if (t->retvals) /* no return value came for it */
 			snprintf(v[5], sizeof(v[5]), " %6s", "-");
+		if (k - 1 == t->cur)
+			attron(A_REVERSE);
 		mvprintw(y++, 0, "%10.0f %9llu %10s %10s %10s %10s %10s%s %s%s%s%s", (double)w->calls / secs, w->calls,
 			 v[0], v[1], v[2], v[3], v[4], v[5], w->name, w->binary ? " [" : "",
 			 w->binary ? w->binary : "", w->binary ? "]" : "");
-		shown++;
+		attroff(A_REVERSE);
+		shown_rows++;
 	}
-	if (!shown)
+	if (!shown_rows)
 		mvprintw(3, 0, t->n ? "(no function matches the filter)" : "(no calls in this interval)");
 	attron(A_REVERSE);
 	mvprintw(rows - 1, 0, "%-*s", cols, "");
@@ -164,7 +288,7 @@ static void draw(struct run *r)
 		mvprintw(rows - 1, 0, "filter (part of a name; Enter applies, Esc clears): %s", t->typed);
 	else
 		mvprintw(rows - 1, 0, "q quit  space pause  / filter  sort: c calls/s t total s self a avg m max"
-			 " p p99%s n name", t->retvals ? " e errors" : "");
+			 " p p99%s n name  up/down Enter: a function", t->retvals ? " e errors" : "");
 	attroff(A_REVERSE);
 	refresh();
 }
@@ -202,6 +326,9 @@ void top_draw(struct run *r, const struct nop_tick *k)
 		t->calls += w[i].calls;
 		t->retvals |= w[i].returned > 0;
 	}
+	order(t);
+	if (t->detail)
+		fetch_whole(r);
 	draw(r);
 }
 
@@ -237,15 +364,30 @@ void top_keys(struct run *r)
 		redraw = true;
 		if (t->typing) {
 			typing(t, ch);
+			order(t);
 			continue;
 		}
 		if (ch == 'q' || ch == 'Q') {
 			nop_pipeline_stop(r->pipe, NOP_STOP_QUIT, 0);
 			return;
 		}
+		if (t->detail && (ch == 27 || ch == '\n' || ch == '\r' || ch == KEY_ENTER || ch == KEY_LEFT ||
+				  ch == KEY_BACKSPACE || ch == 127)) {
+			t->detail = false;
+			continue;
+		}
 		if (ch == ' ')
 			t->paused = !t->paused;
-		else if (ch == '/') {
+		else if (t->detail)
+			continue; /* the table's keys wait for it */
+		else if (ch == KEY_DOWN || ch == 'j')
+			t->cur++, t->sel[0] = '\0';
+		else if ((ch == KEY_UP || ch == 'k') && t->cur)
+			t->cur--, t->sel[0] = '\0';
+		else if ((ch == '\n' || ch == '\r' || ch == KEY_ENTER || ch == KEY_RIGHT) && t->sel[0]) {
+			t->detail = true;
+			fetch_whole(r);
+		} else if (ch == '/') {
 			t->typing = true;
 			snprintf(t->typed, sizeof(t->typed), "%s", t->filter);
 		} else if (ch == 27)
@@ -254,6 +396,7 @@ void top_keys(struct run *r)
 			for (int k = 0; k < K_N; k++)
 				if (ch == sort_key[k])
 					t->sort = (enum key)k;
+		order(t);
 	}
 	if (redraw)
 		draw(r);

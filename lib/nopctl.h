@@ -592,6 +592,17 @@ struct nop_stat_row {
 	unsigned long long returned, errors; /* calls whose return value came; of them failed */
 };
 
+/* calls by duration, power-of-two wide: log2[e] holds [2^e, 2^(e+1)) ns
+ * (log2[0] [0, 2) ns) */
+#define NOP_LOG2_BUCKETS 64
+
+/* the largest count, and the first and last buckets with calls (none:
+ * *first > *last) */
+unsigned long long nop_log2_range(const unsigned long long log2[NOP_LOG2_BUCKETS], int *first, int *last);
+/* bucket e of count calls as a histogram's text line ("  1.024 us -
+ * 2.048 us   |        123 | ####"), its bar peak's fraction of 40 marks */
+void nop_fmt_log2_line(char *buf, size_t len, int e, unsigned long long count, unsigned long long peak);
+
 struct nop_sink_cfg {
 	enum nop_view view;
 	enum nop_encoding enc;
@@ -729,6 +740,11 @@ int nop_pipeline_tick(struct nop_pipeline *p, const struct nop_tick *t, struct n
 /* The last interval's rows (functions with calls in it), in no order;
  * owned by p, valid until the next tick. NULL with *n 0: none. */
 const struct nop_stat_row *nop_pipeline_rows(const struct nop_pipeline *p, size_t *n);
+/* One function's figures over the whole run so far, to the last tick (its
+ * row's name, as nop_pipeline_rows gives it), into *row (name: the one
+ * given) and log2. false: no such function yet, or no stats sink. */
+bool nop_pipeline_func(const struct nop_pipeline *p, const char *name, struct nop_stat_row *row,
+		       unsigned long long log2[NOP_LOG2_BUCKETS]);
 /* End the run for this reason (the first one given counts; signo: SIGNAL). */
 void nop_pipeline_stop(struct nop_pipeline *p, enum nop_stop why, int signo);
 /* catch: the trees open now are caught (a user saw a hang), at the next

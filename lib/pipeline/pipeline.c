@@ -681,6 +681,12 @@ const struct nop_stat_row *nop_pipeline_rows(const struct nop_pipeline *p, size_
 	return nop_stats_rows(&p->sink, n);
 }
 
+bool nop_pipeline_func(const struct nop_pipeline *p, const char *name, struct nop_stat_row *row,
+		       unsigned long long log2[NOP_LOG2_BUCKETS])
+{
+	return nop_stats_func(&p->sink, name, row, log2);
+}
+
 int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct nop_error *err)
 {
 	bool out_ok = p->stop != NOP_STOP_OUTPUT_CLOSED && !p->failed;

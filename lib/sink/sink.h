@@ -78,6 +78,10 @@ bool nop_stats_has(const struct nop_sink *s, const char *func);
 /* the stats sink's last interval's rows (NULL, *n 0: none, or another sink) */
 const struct nop_stat_row *nop_stats_rows(const struct nop_sink *s, size_t *n);
 
+/* the stats sink's whole-run figures of one function (nop_pipeline_func) */
+bool nop_stats_func(const struct nop_sink *s, const char *name, struct nop_stat_row *row,
+		    unsigned long long log2[NOP_LOG2_BUCKETS]);
+
 /* the stats sink: a call of a summary (nop_graph_summarize) */
 int nop_stats_call(struct nop_sink *s, const struct nop_gcall *c);
 

@@ -361,26 +361,54 @@ static void row(struct nop_sink *s, const char *name, const struct fstat *f, boo
 	nop_fields_close(&fl);
 }
 
-static void histogram(struct nop_sink *s, const char *name, const struct fstat *f)
+/* f's calls into power-of-two buckets: a bucket of the histogram lies
+ * within one (its low bound's power of two; SUB divides each octave) */
+static void log2_counts(const struct fstat *f, unsigned long long log2[NOP_LOG2_BUCKETS])
 {
-	bool json = s->enc == NOP_ENC_JSON;
-	unsigned long long log2[64] = { 0 }, peak = 0;
-	int first = 64, last = 0; /* no bucket with calls: first > last */
-
+	memset(log2, 0, NOP_LOG2_BUCKETS * sizeof(*log2));
 	for (int b = 0; f && b < NBUCKETS; b++) {
 		unsigned long long lo = bucket_low(b);
 		int e = lo ? 63 - __builtin_clzll(lo) : 0;
 
 		log2[e] += f->hist[b];
 	}
-	for (int e = 0; e < 64; e++) {
+}
+
+unsigned long long nop_log2_range(const unsigned long long log2[NOP_LOG2_BUCKETS], int *first, int *last)
+{
+	unsigned long long peak = 0;
+
+	*first = NOP_LOG2_BUCKETS;
+	*last = 0;
+	for (int e = 0; e < NOP_LOG2_BUCKETS; e++) {
 		if (log2[e] > peak)
 			peak = log2[e];
 		if (log2[e])
-			last = e;
-		if (log2[e] && first == 64)
-			first = e;
+			*last = e;
+		if (log2[e] && *first == NOP_LOG2_BUCKETS)
+			*first = e;
 	}
+	return peak;
+}
+
+void nop_fmt_log2_line(char *buf, size_t len, int e, unsigned long long count, unsigned long long peak)
+{
+	char l[32], h[32];
+	int bar = peak ? (int)(count * 40 / peak) : 0;
+
+	nop_fmt_duration(l, sizeof(l), e ? 1ULL << e : 0);
+	nop_fmt_duration(h, sizeof(h), 1ULL << (e + 1));
+	snprintf(buf, len, "  %10s - %-10s | %10llu | %.*s", l, h, count, bar, "########################################");
+}
+
+static void histogram(struct nop_sink *s, const char *name, const struct fstat *f)
+{
+	bool json = s->enc == NOP_ENC_JSON;
+	unsigned long long log2[NOP_LOG2_BUCKETS], peak;
+	int first, last;
+
+	log2_counts(f, log2);
+	peak = nop_log2_range(log2, &first, &last);
 	if (!json)
 		fprintf(s->out, "\n# %s: %llu call%s\n# %-23s | %10s | GRAPH\n", name,
 			f ? f->calls : 0, f && f->calls == 1 ? "" : "s", "DURATION", "COUNT");
@@ -389,7 +417,6 @@ static void histogram(struct nop_sink *s, const char *name, const struct fstat *
 	for (int e = first; e <= last; e++) {
 		unsigned long long lo = e ? 1ULL << e : 0, hi = 1ULL << (e + 1);
 		struct nop_fields fl;
-		int bar = peak ? (int)(log2[e] * 40 / peak) : 0;
 
 		if (json) {
 			nop_fields_open(&fl, s->out, true);
@@ -400,12 +427,10 @@ static void histogram(struct nop_sink *s, const char *name, const struct fstat *
 			nop_field_u64(&fl, "count", NULL, log2[e]);
 			nop_fields_close(&fl);
 		} else {
-			char l[32], h[32];
+			char line[128];
 
-			nop_fmt_duration(l, sizeof(l), lo);
-			nop_fmt_duration(h, sizeof(h), hi);
-			fprintf(s->out, "  %10s - %-10s | %10llu | %.*s\n", l, h, log2[e], bar,
-				"########################################");
+			nop_fmt_log2_line(line, sizeof(line), e, log2[e], peak);
+			fprintf(s->out, "%s\n", line);
 		}
 	}
 }
@@ -534,6 +559,28 @@ static void fold(struct fstat *iv, struct fstat *all)
 	iv->binary = binary;
 }
 
+static struct nop_stat_row stat_row(const char *name, const struct fstat *f)
+{
+	return (struct nop_stat_row){
+		.name = name, .binary = f->binary, .calls = f->calls, .total = f->total, .self = f->self,
+		.max = f->max, .p99 = percentile(f, 0.99), .returned = f->returned, .errors = f->errors,
+	};
+}
+
+bool nop_stats_func(const struct nop_sink *s, const char *name, struct nop_stat_row *row,
+		    unsigned long long log2[NOP_LOG2_BUCKETS])
+{
+	const struct stats *st = s->priv;
+	struct fstat *f;
+
+	if (s->ops != &nop_stats_ops || !(f = nop_strmap_find(st->funcs, name)))
+		return false;
+	f = whole(st, f);
+	*row = stat_row(name, f);
+	log2_counts(f, log2);
+	return true;
+}
+
 /* the interval's rows as nop_stat_row, for a live view */
 static int keep_rows(struct stats *st)
 {
@@ -555,10 +602,7 @@ static int keep_rows(struct stats *st)
 			st->rows = r;
 			st->caprows = cap;
 		}
-		st->rows[st->nrows++] = (struct nop_stat_row){
-			.name = name, .binary = f->binary, .calls = f->calls, .total = f->total, .self = f->self,
-			.max = f->max, .p99 = percentile(f, 0.99), .returned = f->returned, .errors = f->errors,
-		};
+		st->rows[st->nrows++] = stat_row(name, f);
 	}
 	return 0;
 }

@@ -524,6 +524,47 @@ rc=0
 	grep -q 'built without frame pointers' "$T/ucn.err" && ok ||
 	no "stats --callers without frame pointers: exit $rc: $(grep callers "$T/ucn.json") $(cat "$T/ucn.err")"
 
+# top in a terminal (tmux): uoff makes 1000 work() calls (2 ms sleeps),
+# then 1000 readpipe(), 1000 spin(). While work runs, its own screen
+# (filter, Enter) stays on it: once uoff is past work, the whole run's
+# 1000 calls, the histogram's counts adding up to 1000 with no bucket
+# below 1 ms; back in the table (Esc), Down and Enter show another
+# function; q ends it (exit 0). The table lists the last interval's
+# functions only: a function is picked while it runs
+screen() { tmux capture-pane -p -t top; }
+on_screen() {
+	i=0
+	until screen | grep -q -- "$1"; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || { no "top: the screen never showed '$1': $(screen | head -12)"; return 1; }
+		sleep 0.1
+	done
+}
+mkfifo "$T/top.in"
+tmux new-session -d -s top -x 150 -y 40 \
+	"$bin top -i 200ms '$h/uoff:*' -- sh -c 'exec $h/uoff 1000 < $T/top.in > $T/top.uoff' 2> $T/top.err; echo rc=\$? > $T/top.rc; sleep 600"
+exec 4> "$T/top.in"
+until grep -q '^pid' "$T/top.uoff" 2> /dev/null; do sleep 0.1; done
+echo go >&4
+if on_screen ' work \['; then
+	tmux send-keys -t top / w o r k Enter Enter
+	on_screen '^whole run  *1000 calls' &&
+		[ "$(screen | awk -F'|' '/^  .* - .*\|/ { n += $2 } END { print n + 0 }')" = 1000 ] &&
+		! screen | grep -E -q '^ +[0-9.]+ (ns|us) - ' && screen | sed -n 2p | grep -q '^work \[' && ok ||
+		no "top, work's own screen: not its 1000 calls of 2 ms: $(screen | head -14)"
+	tmux send-keys -t top Escape
+	on_screen 'CALLS/s' && ok
+	tmux send-keys -t top / BSpace BSpace BSpace BSpace Enter n Down Enter
+	on_screen '^whole run ' && ! screen | sed -n 2p | grep -q '^work \[' && ok ||
+		no "top: Down and Enter did not show another function: $(screen | head -4)"
+	tmux send-keys -t top Escape q
+	i=0
+	until [ -s "$T/top.rc" ] || [ $i -gt 300 ]; do i=$((i + 1)); sleep 0.1; done
+	grep -q rc=0 "$T/top.rc" 2> /dev/null && ok || no "top did not end 0 on q: $(cat "$T/top.rc" "$T/top.err")"
+fi
+exec 4>&-
+tmux kill-server 2> /dev/null || true
+
 # bad events: refused before anything is set up (exit 2), naming what
 for bad in 'sched:sched_swich' 'sched/x' 'nopctl_*'; do
 	rc=0

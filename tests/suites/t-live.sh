@@ -74,6 +74,21 @@ t_top_in_a_terminal() {
 	sleep 2
 	[ "$(tmux_screen | head -1)" = "$at" ] || fail "the screen moved while paused"
 	tmux send-keys -t live Space
+	# Enter: do_sys_openat2's own screen; its histogram's counts add up
+	# to the whole run's calls on the same screen (each screen is drawn
+	# whole; a capture may meet one half drawn: three tries)
+	tmux send-keys -t live Enter
+	wait_screen '^whole run '
+	i=0
+	until tmux_screen > "$T/screen" && sed -n 2p "$T/screen" | grep -q '^do_sys_openat2$' &&
+		[ "$(awk -F'|' '/^  .* - .*\|/ { n += $2 } END { print n + 0 }' "$T/screen")" = \
+		  "$(awk '/^whole run/ { print $3 }' "$T/screen")" ]; do
+		i=$((i + 1))
+		[ $i -lt 3 ] || { cat "$T/screen"; fail "do_sys_openat2's screen: the histogram is not its calls"; }
+		usleep 300000
+	done
+	tmux send-keys -t live Escape
+	wait_screen 'CALLS/s'
 	tmux send-keys -t live q
 	wait_for "$T/rc" rc=
 	grep -q rc=0 "$T/rc" || { cat "$T/rc" "$T/err"; fail "top did not exit 0 on q"; }
