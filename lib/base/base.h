@@ -142,6 +142,14 @@ int nop_unhex(char *s);
 /* s as hex text, two digits a byte (malloc'd; NULL: out of memory) */
 char *nop_hex(const char *s);
 
+/* FNV-1a of s (NULL: none) continued from h */
+unsigned long long nop_fnv(unsigned long long h, const char *s);
+
+/* the loaded modules, each one's name and address (/proc/modules; its use
+ * counts left out: they change while the symbols do not), hashed; 0 when
+ * it cannot be read */
+unsigned long long nop_modules_hash(void);
+
 /* A string-keyed map of fixed-size zeroed values, in insertion order. */
 struct nop_strmap;
 

@@ -144,3 +144,30 @@ int nop_output_create(const char *path, bool overwrite, mode_t mode, bool set_mo
 		fcntl(fd, F_SETFL, 0);
 	return fd;
 }
+
+unsigned long long nop_fnv(unsigned long long h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+unsigned long long nop_modules_hash(void)
+{
+	char *text = nop_read_file("/proc/modules", NULL, NULL), *save = NULL;
+	unsigned long long h = 0xcbf29ce484222325ULL;
+
+	if (!text)
+		return 0;
+	/* "dummy 12288 0 - Live 0xffffffffc0a3c000": the first and last fields */
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' '), *last = strrchr(line, ' ');
+
+		if (sp)
+			*sp = '\0';
+		h = nop_fnv(nop_fnv(h, line), last && last != sp ? last : "");
+		h = nop_fnv(h, "\n");
+	}
+	free(text);
+	return h;
+}

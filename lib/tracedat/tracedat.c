@@ -52,10 +52,12 @@ struct nop_dat {
 	bool overwrite;
 	/* numbered: kallsyms and a decoder, read once for every file (a
 	 * read of /proc/kallsyms takes long enough for the buffers to
-	 * fill while tracing; symbols of modules loaded since are missed) */
+	 * fill while tracing); kallsyms read again for a file after the
+	 * modules changed (kmods: their hash when it was read) */
 	char *ktext;
 	size_t klen;
 	struct nop_ksyms *kidx;
+	unsigned long long kmods;
 	struct nop_decoder *dec;
 	/* the file a writer thread finishes (job_main), and in a job: its result */
 	struct nop_dat *job;
@@ -302,6 +304,26 @@ static void put_kallsyms(struct out *o, struct nop_dat *w)
 		free(v);
 }
 
+/* numbered, no job running: a module loaded or removed since kallsyms
+ * was read has its functions' names in it only if it is read again; the
+ * next file's writer (a job, or finish) reads it, job_wait keeps it */
+static void fresh_symbols(struct nop_dat *w)
+{
+	unsigned long long h;
+
+	if (!w->ktext || strcmp(w->kallsyms, "/proc/kallsyms"))
+		return;
+	h = nop_modules_hash();
+	if (h == w->kmods)
+		return;
+	w->kmods = h;
+	free(w->ktext);
+	nop_ksyms_free(w->kidx);
+	w->ktext = NULL;
+	w->kidx = NULL;
+	w->klen = 0;
+}
+
 /* A file of a rotation: its CPUs' pages were cut as each was read, not at
  * one time. from: the latest of the CPUs' first pages' times, to: the
  * earliest of their last pages' (a page's header begins with the time of
@@ -447,6 +469,8 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 
 	if (job_wait(w, err))
 		return -1;
+	if (w->numbered && !w->cut_end) /* the last file, not a job's */
+		fresh_symbols(w);
 	for (int c = 0; c < w->ncpus; c++) {
 		if (flush_cpu(w, c) && !o.err)
 			o.err = errno ? errno : EIO;
@@ -595,6 +619,7 @@ int nop_dat_bound(struct nop_dat *w, const char *base, unsigned long long max_si
 	 * the decoder made once, for every file */
 	if (numbered && !(w->dec = nop_decoder_new(w->tracing_dir, err)))
 		return -1;
+	w->kmods = nop_modules_hash(); /* before kallsyms: a module loaded between is in it */
 	if ((max_size || numbered) && header_size(w, &fixed)) {
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return -1;
@@ -687,6 +712,11 @@ static int job_wait(struct nop_dat *w, struct nop_error *err)
 	if (w->job_threaded)
 		pthread_join(w->job_th, NULL);
 	w->job = NULL;
+	if (!w->ktext && j->ktext) { /* read again (fresh_symbols): the next files' */
+		w->ktext = j->ktext;
+		w->klen = j->klen;
+		w->kidx = j->kidx;
+	}
 	ret = j->job_ret;
 	if (ret)
 		*err = j->err;
@@ -716,6 +746,7 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 		return 0;
 	if (job_wait(w, err))
 		return -1;
+	fresh_symbols(w);
 	if (w->done && w->done(w->done_ctx, w)) {
 		nop_error_set(err, NOP_EINTERNAL, errno, "cannot count the pages of %s", w->path);
 		return -1;

@@ -20,28 +20,17 @@
 
 #include "tracefs/tracefs.h"
 
-static unsigned long long fnv(unsigned long long h, const char *s)
-{
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
 /* the cache file of a kind for this boot, these modules and this tracefs */
 static bool cache_path(const char *kind, const char *tracing_dir, char *path, size_t len)
 {
 	struct nop_error e;
 	char *boot = nop_read_file("/proc/sys/kernel/random/boot_id", NULL, &e);
-	char *mods = nop_read_file("/proc/modules", NULL, &e);
 	unsigned long long h = 0xcbf29ce484222325ULL;
 
-	if (!boot) {
-		free(mods);
+	if (!boot)
 		return false;
-	}
-	h = fnv(fnv(fnv(h, boot), mods ? mods : ""), tracing_dir);
+	h = nop_fnv(nop_fnv(h ^ nop_modules_hash(), boot), tracing_dir);
 	free(boot);
-	free(mods);
 	snprintf(path, len, "%s/%s-%016llx.cache", nop_journal_dir(), kind, h);
 	return true;
 }

@@ -196,6 +196,29 @@ t_record_split_every_call_in_one_file() {
 	[ "$total" = 60 ] || fail "the files hold $total opens, not 60"
 }
 
+# a module loaded while a rotation runs: the files written after it name
+# its functions (dummy's, called by its init under do_init_module), as
+# a recording of one file does
+t_record_split_names_a_module_loaded_later() {
+	top_buffer_may_expand
+	! grep -q '^dummy ' /proc/modules || rmmod dummy
+	mkdir "$T/rec"
+	nopctl record -G -o "$T/rec/r.dat" --split 1s do_init_module > "$T/out" 2> "$T/err" &
+	n=$!
+	wait_for "$T/err" tracing
+	sleep 1
+	insmod "/modules/$KVER/dummy.ko" || fail "cannot load dummy for $KVER"
+	sleep 3
+	kill -INT "$n"
+	reap "$n"
+	rmmod dummy
+	[ "$reaped" = 0 ] || fail "record: exit $reaped: $(tail -3 "$T/err")"
+	for f in $(files_of "$T/rec"); do nopctl report -q -j "$T/rec/$f"; done > "$T/r.json"
+	jq -r 'select(.type == "entry" or .type == "call" or .type == "exit") | .func' "$T/r.json" | sort -u > "$T/funcs"
+	grep -q '^do_init_module$' "$T/funcs" || fail "no do_init_module in the files: $(head -5 "$T/funcs")"
+	grep -q '^dummy_' "$T/funcs" || fail "no function of dummy named: $(grep -c '^0x' "$T/funcs") unnamed, $(grep -m 5 '^0x' "$T/funcs")"
+}
+
 t_record_max_size_stops() {
 	top_buffer_may_expand
 	expect_rc 0 nopctl record -G -o "$T/r.dat" --max-size 1M do_sys_openat2 -- opener 100000 /dev/null 1000
