@@ -187,6 +187,7 @@ static int drop_to(struct nop_graph *g, struct task *t, int keep, int cpu, unsig
 		t->n--;
 		if (cpu < 0)
 			gi.cpu = t->f[t->n].cpu;
+		gi.began = t->f[t->n].entry_ts;
 		gi.func = t->func[t->n];
 		from_frame(&gi, t, t->n);
 		ret = cg_emit(g, t, &gi, t->n, fn, ctx);
@@ -236,9 +237,14 @@ NOP_HOT int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_g
 		.retval = ev->retval, .has_retval = ev->has_retval, .unwound = ev->unwound,
 	};
 	int i, ret;
+	long long lag = (long long)(ev->ts - ev->rettime);
 
 	if (!t)
 		return -ENOMEM;
+	if (ev->rettime && (!g->lag_known || lag < g->lag)) {
+		g->lag = lag;
+		g->lag_known = true;
+	}
 	for (i = t->n - 1; i >= 0; i--)
 		if (t->func[i] == ev->ip && t->f[i].kdepth == ev->depth)
 			break;
@@ -268,7 +274,11 @@ NOP_HOT int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_g
 		gi.kind = NOP_GI_LEAF;
 		gi.no_entry = true;
 		gi.ts = ev->calltime;
-		gi.began = cg_began(ev->ts, gi.duration);
+		/* the exit's time stamp less its duration, less what this exit
+		 * lagged more than the least lag (a stall between the return
+		 * and its stamp) */
+		gi.began = cg_began(ev->rettime && lag > g->lag ? ev->ts - (unsigned long long)(lag - g->lag) : ev->ts,
+				    gi.duration);
 		gi.self = gi.duration;
 		ret = cg_emit(g, t, &gi, t->n, fn, ctx);
 		credit(t, &gi);

@@ -80,6 +80,10 @@ struct nop_graph {
 	/* a recording: returns are held until the first entry shows it is
 	 * not a tracing_thresh capture; if none ever comes, it was one */
 	bool find_exits_only, seen_entry, returns_only;
+	/* the least lag of an exit's time stamp after its return time (the
+	 * buffer's clock less function_graph's, without a stall between) */
+	long long lag;
+	bool lag_known;
 	/* a summary's calls (callgraph_summary.c) */
 	nop_gcall_fn sum_fn;
 	void *sum_ctx;

@@ -49,7 +49,7 @@ struct nop_gitem {
 			  capture, or lost): timed, from the kernel's calltime */
 	/* no_entry: when it began on the buffer's clock (the exit's time stamp
 	 * less its duration): calltime is function_graph's own clock, which
-	 * can run apart from the buffer's (6.1) */
+	 * can run apart from the buffer's (6.1); not timed: its entry's time */
 	unsigned long long began;
 	bool has_retval;
 	bool other_task; /* under -p: a task not traced, in its half of a

@@ -35,8 +35,8 @@ struct nop_pipeline {
 	char why[32];		/* the stop reason as the summary says it */
 	struct nop_error err;	/* what failed inside a callback */
 	bool failed;
-	unsigned long long first, last; /* the events' time span */
-	unsigned long long complete_from, complete_to; /* the source's (a part of a rotated recording) */
+	struct nop_span span; /* first: the events' earliest; a rotated part's whole span */
+	unsigned long long last; /* the events' latest */
 	struct { unsigned long long addr; int wanted; } root_cache[256];
 	struct { int pid; signed char traced; } task_cache[64];
 };
@@ -183,7 +183,7 @@ bool nop_pipeline_count_reached(const struct nop_pipeline *p)
 
 unsigned long long nop_pipeline_span(const struct nop_pipeline *p)
 {
-	return p->last - p->first;
+	return p->last - p->span.first;
 }
 
 const struct nop_summary *nop_pipeline_summary(const struct nop_pipeline *p)
@@ -223,6 +223,34 @@ static int output_failed(struct nop_pipeline *p)
 
 /* how far function_graph's call times and the buffer's may run apart */
 #define CLOCKS_APART_NS 1000000ULL
+
+/* A part of a rotated recording holds every CPU's events only from
+ * complete_from to complete_to: a call missing its entry or exit is a gap
+ * only if it began after complete_from (its entry is in no earlier part)
+ * and the entry, or for a missing exit the event that proved the call's
+ * end, came by complete_to (nothing of it is in a later part: a task
+ * that moved to a CPU cut sooner has its next events there) */
+static bool in_span(const struct nop_span *s, unsigned long long began, unsigned long long seen)
+{
+	return began > s->complete_from + (s->complete_from ? CLOCKS_APART_NS : 0) &&
+	       (!s->complete_to || seen + CLOCKS_APART_NS <= s->complete_to);
+}
+
+/* an exit whose call began inside the capture (its start is its exit's
+ * time less its duration, which the kernel measures on a clock of its
+ * own: 0.1-0.25 ms apart from the buffer's were seen under emulation, on
+ * 6.12 and 6.19), or a call whose end another event proved while its exit
+ * never came: an event lost, whether or not a counter of the kernel says
+ * so. Not a user function's missing return: the kernel probes at most 64
+ * nested returns per task, a longjmp or exception unwinds past them;
+ * nothing was lost (an entry it misses is one of the function_graph kind,
+ * counted as ever) */
+bool nop_pipeline_gap(const struct nop_span *s, const struct nop_gitem *gi)
+{
+	if (gi->no_entry)
+		return gi->began > s->first + CLOCKS_APART_NS && in_span(s, gi->began, gi->began);
+	return !gi->timed && !gi->at_end && (gi->func & NOP_UKEY_MASK) != NOP_UKEY && in_span(s, gi->began, gi->ts);
+}
 
 /* A sink's -1: out of memory for its own state, or the output failed */
 static int sink_failed(struct nop_pipeline *p)
@@ -397,21 +425,7 @@ NOP_HOT static int show_call(void *ctx, const struct nop_gitem *gi)
 			root_time(p, gi->duration, gi->off);
 		p->sum.no_entry += gi->no_entry;
 		p->sum.no_exit += !gi->timed;
-		/* an exit whose call began inside the capture (its start is its
-		 * exit's time less its duration, which the kernel measures on a
-		 * clock of its own: 0.1-0.25 ms apart from the buffer's were seen
-		 * under emulation, on 6.12 and 6.19, for calls cut by a
-		 * recording's new file), or a call whose
-		 * end another event proved while its exit never came: an event
-		 * lost, whether or not a counter of the kernel says so */
-		/* not a user function's missing return: the kernel probes at
-		 * most 64 nested returns per task, a longjmp or exception
-		 * unwinds past them; nothing was lost (an entry it misses is
-		 * one of the function_graph kind, counted below as ever) */
-		p->sum.gaps += (gi->no_entry && gi->began > p->first + CLOCKS_APART_NS &&
-				gi->began > p->complete_from + CLOCKS_APART_NS) ||
-			       (!gi->timed && !gi->at_end && (gi->func & NOP_UKEY_MASK) != NOP_UKEY &&
-				(!p->complete_to || gi->ts <= p->complete_to));
+		p->sum.gaps += nop_pipeline_gap(&p->span, gi);
 	}
 	/* catch -o DIR: the trees are in their files */
 	if (!p->cfg.catch_file && p->sink.ops->graph(&p->sink, gi))
@@ -504,8 +518,8 @@ static int on_kevent(struct nop_pipeline *p, const struct nop_event *ev)
 /* the events' time span (a damaged page's mark has no time: 0) */
 static inline void note_time(struct nop_pipeline *p, unsigned long long ts)
 {
-	if (ts && (!p->first || ts < p->first))
-		p->first = ts;
+	if (ts && (!p->span.first || ts < p->span.first))
+		p->span.first = ts;
 	if (ts > p->last)
 		p->last = ts;
 }
@@ -631,10 +645,10 @@ enum nop_flow nop_pipeline_drain(struct nop_pipeline *p, struct nop_source *src,
 
 	/* a part of a rotated recording: an entry before complete_from may be
 	 * in the part before, an exit after complete_to in the next; no loss */
-	if (src->complete_from > p->complete_from)
-		p->complete_from = src->complete_from;
+	if (src->complete_from > p->span.complete_from)
+		p->span.complete_from = src->complete_from;
 	if (src->complete_to)
-		p->complete_to = src->complete_to;
+		p->span.complete_to = src->complete_to;
 	ret = src->ops->drain(src, on_event, p, more, err);
 
 	if (p->failed) {

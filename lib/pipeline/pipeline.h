@@ -8,6 +8,18 @@
 
 #include "sink/sink.h"
 
+/* The span of a capture in which every CPU's events are whole: from its
+ * first event (first), or for a part of a rotated recording from
+ * complete_from to complete_to (its CPUs were cut as each was read; 0:
+ * not a part) */
+struct nop_span {
+	unsigned long long first, complete_from, complete_to;
+};
+
+/* gi (a call missing its entry or exit) shows an event lost: its missing
+ * part fell where the capture holds every CPU's events */
+bool nop_pipeline_gap(const struct nop_span *s, const struct nop_gitem *gi);
+
 /* --errors (errfilter.c): a task's trees held until they end, then only
  * the calls that returned a negative errno and the paths to them; whole
  * (catch): all of a tree whose root lasted longer than slower_ns (0: no

@@ -753,6 +753,36 @@ static void event_inside_its_call(void **state)
 	nop_graph_free(g);
 }
 
+/* a call whose entry was not seen: when it began, on the buffer's clock.
+ * The exit's time stamp is taken after its return time (rettime, the
+ * kernel's clock): about 100 ns later, or ms later when the CPU stalled
+ * between the two (an emulator's host busy). Its start is its rettime
+ * less its duration, moved by the least lag seen (the clocks' own
+ * distance), not by this exit's stall */
+static void no_entry_start_not_moved_by_a_stall(void **state)
+{
+	struct nop_error err;
+	struct nop_graph *g = nop_graph_new(&err);
+	struct kept k = { .n = 0 };
+	const unsigned long long f = 0xffffffff81000100ull, h = 0xffffffff81000200ull;
+	const struct nop_event ev[] = {
+		{ .type = NOP_EV_ENTRY, .pid = 1, .ts = 1000, .ip = f, .depth = 0 },
+		{ .type = NOP_EV_EXIT, .pid = 1, .ts = 2100, .ip = f, .depth = 0, .calltime = 1000, .rettime = 2000 },
+		/* h began at 500, before the capture; returned at 3000, its exit
+		 * stamped 5 ms later */
+		{ .type = NOP_EV_EXIT, .pid = 2, .ts = 5003000, .ip = h, .depth = 0, .calltime = 500, .rettime = 3000 },
+	};
+
+	assert_non_null(g);
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		assert_int_equal(nop_graph_feed(g, &ev[i], keep_item, &k), 0);
+	assert_int_equal(k.n, 2);
+	assert_true(k.v[1].no_entry);
+	assert_int_equal(k.v[1].duration, 2500);
+	assert_int_equal(k.v[1].began, 600); /* 500 + the 100 ns lag of f's exit */
+	nop_graph_free(g);
+}
+
 /* issue 43: the time a task is switched out goes to every call it has
  * open, by the state it left in, and as its own to the innermost; the
  * summary's way gives the same */
@@ -810,6 +840,7 @@ static void off_cpu_to_open_calls(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(no_entry_start_not_moved_by_a_stall),
 		cmocka_unit_test(clean_capture_nests),	 cmocka_unit_test(folded_sums_to_roots),
 		cmocka_unit_test(dot_renders),		 cmocka_unit_test(chrome_and_json_parse),
 		cmocka_unit_test(starts_in_the_middle), cmocka_unit_test(lost_pages_do_not_misnest),

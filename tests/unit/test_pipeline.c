@@ -621,9 +621,51 @@ static void arguments_kept_per_event(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* a part of a rotated recording: CPUs cut at 100 ms and 300 ms hold
+ * every CPU's events from 50 ms (their first pages' latest start) to 100
+ * ms. A task that ran on the CPU cut late and moved to the one cut
+ * early: its calls begun at 200 ms have their exits here and their
+ * entries in the next part; a call entered here whose end a later event
+ * proves at 250 ms has its exit there. Neither is a loss; a call inside
+ * the span missing either is. */
+static void gaps_only_inside_a_parts_span(void **state)
+{
+	const unsigned long long ms = 1000000;
+	struct nop_span part = { .first = 10 * ms, .complete_from = 50 * ms, .complete_to = 100 * ms };
+	struct nop_span whole = { .first = 10 * ms };
+	struct nop_gitem no_entry = { .kind = NOP_GI_LEAF, .timed = true, .no_entry = true, .func = 0x200 };
+	struct nop_gitem no_exit = { .kind = NOP_GI_RETURN, .func = 0x200 };
+
+	no_entry.began = 200 * ms; /* after the span: its entry is in the next part */
+	assert_false(nop_pipeline_gap(&part, &no_entry));
+	assert_true(nop_pipeline_gap(&whole, &no_entry));
+	no_entry.began = 70 * ms; /* inside: lost */
+	assert_true(nop_pipeline_gap(&part, &no_entry));
+	no_entry.began = 40 * ms; /* before: in the part before */
+	assert_false(nop_pipeline_gap(&part, &no_entry));
+	no_entry.began = 10 * ms; /* the capture's start: begun before it */
+	assert_false(nop_pipeline_gap(&whole, &no_entry));
+
+	no_exit.began = 70 * ms; /* entered in the span, its end proved after it */
+	no_exit.ts = 250 * ms;
+	assert_false(nop_pipeline_gap(&part, &no_exit));
+	assert_true(nop_pipeline_gap(&whole, &no_exit));
+	no_exit.ts = 90 * ms; /* proved inside: lost */
+	assert_true(nop_pipeline_gap(&part, &no_exit));
+	no_exit.began = 30 * ms; /* entered before the span: its exit may be in the part before */
+	assert_false(nop_pipeline_gap(&part, &no_exit));
+	no_exit.at_end = true; /* running at the end: no loss */
+	no_exit.began = 70 * ms;
+	assert_false(nop_pipeline_gap(&part, &no_exit));
+	no_exit.at_end = false;
+	no_exit.func = NOP_UKEY | 0x10; /* a user function's return past the kernel's 64 */
+	assert_false(nop_pipeline_gap(&whole, &no_exit));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(gaps_only_inside_a_parts_span),
 		cmocka_unit_test(return_value_either_side),
 		cmocka_unit_test(kretprobe_handler_between),
 		cmocka_unit_test(arguments_after_the_fetch),
