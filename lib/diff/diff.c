@@ -213,16 +213,20 @@ static const struct nop_dagg *row_agg(const struct nop_ddiff *d, int side, size_
 /* every row judged, knowing how many vary from run to run */
 static void flow_judge(struct nop_ddiff *d)
 {
-	size_t noisy = 0;
+	size_t noisy = 0, timed = 0;
 
-	for (size_t i = 0; i < d->nflow; i++)
-		noisy += !nop_diff_steady(row_agg(d, 0, d->flow[i].ma), d->side[0].nrun) ||
-			 !nop_diff_steady(row_agg(d, 1, d->flow[i].mb), d->side[1].nrun);
+	for (size_t i = 0; i < d->nflow; i++) {
+		const struct nop_dagg *a = row_agg(d, 0, d->flow[i].ma), *b = row_agg(d, 1, d->flow[i].mb);
+
+		noisy += !nop_diff_steady(a, d->side[0].nrun) || !nop_diff_steady(b, d->side[1].nrun);
+		timed += nop_diff_timed(a, b);
+	}
 	for (size_t i = 0; i < d->nflow; i++) {
 		struct nop_dflow *r = &d->flow[i];
 		struct nop_dsides s = sides_of(d, r->pa, r->pb);
 
 		s.noisy = noisy;
+		s.timed = timed;
 		nop_diff_judge(row_agg(d, 0, r->ma), row_agg(d, 1, r->mb), &s, &r->v);
 	}
 }
@@ -431,6 +435,7 @@ static int funcs_judge(struct nop_ddiff *d)
 			f->b = s ? a : nop_strmap_find(d->side[1].funcs, name);
 			f->impact = (f->b ? f->b->self : 0) - (f->a ? f->a->self : 0);
 			fs.noisy += !nop_diff_steady(f->a, d->side[0].nrun) || !nop_diff_steady(f->b, d->side[1].nrun);
+			fs.timed += nop_diff_timed(f->a, f->b);
 		}
 	}
 	for (size_t i = 0; i < d->nfunc; i++) {

@@ -52,11 +52,17 @@ struct nop_dsides {
 	/* how many of the rows compared have counts that vary from run to
 	 * run: each is one more chance of a split by chance */
 	size_t noisy;
+	/* how many rows have calls on both sides: each is one more time test,
+	 * so each is held to alpha divided by them (Bonferroni) */
+	size_t timed;
 };
 
 /* a's calls (NULL: none) the same in every one of runs runs (0 in runs
  * it was not in) */
 bool nop_diff_steady(const struct nop_dagg *a, size_t runs);
+
+/* a row whose time is tested: calls on both sides */
+bool nop_diff_timed(const struct nop_dagg *a, const struct nop_dagg *b);
 
 /* judges a against b (either NULL: no calls on that side) */
 void nop_diff_judge(const struct nop_dagg *a, const struct nop_dagg *b, const struct nop_dsides *s,

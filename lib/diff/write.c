@@ -284,8 +284,9 @@ static void text_head(struct nop_ddiff *d, FILE *out)
 	fprintf(out, " (%zu run%s)\n", c->nb, c->nb == 1 ? "" : "s");
 	fprintf(out,
 		"# calls and times are means per run; a function's time changed when the Mann-Whitney U test "
-		"of its calls' self times gives p < %g and their median moved %.0f%% or more%s\n",
-		c->alpha, c->min_change * 100, nop_diff_runs_tell(c->na, c->nb) ? ", beyond the spread of each side's runs" : "");
+		"of its calls' self times gives p < %g%s and their median moved %.0f%% or more%s\n",
+		c->alpha, c->na > 1 || c->nb > 1 ? " over all rows compared" : "", c->min_change * 100,
+		nop_diff_runs_tell(c->na, c->nb) ? ", beyond the spread of each side's runs" : "");
 	if (c->na == 1 && c->nb == 1)
 		fputs("# one run a side: every difference of a count counts, and a run's own conditions (load, caches, "
 		      "an emulator) can move times; five runs or more a side (A1,A2,... B1,B2,...) are judged "

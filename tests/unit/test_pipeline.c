@@ -621,6 +621,38 @@ static void arguments_kept_per_event(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* diff, five runs a side: a time change among many rows tested is held
+ * to alpha over them all. 20 calls a side whose self times overlap a
+ * little (p about 1e-4, runs' medians apart) count as a change of one row
+ * tested alone, not as one of 300 (a same-build comparison of every
+ * system call's tree met such p by chance) */
+static void diff_time_level_over_the_rows(void **state)
+{
+	unsigned long long sa[20], sb[20];
+	struct nop_dagg a = { .runs = 5, .mruns = 5, .calls = 4, .cmin = 4, .cmax = 4, .nmin = 4, .nmax = 4,
+			      .mmin = 1300, .mmax = 1450, .selfs = sa, .n = 20 };
+	struct nop_dagg b = { .runs = 5, .mruns = 5, .calls = 4, .cmin = 4, .cmax = 4, .nmin = 4, .nmax = 4,
+			      .mmin = 1700, .mmax = 1800, .selfs = sb, .n = 20 };
+	struct nop_dsides sd = { .runs_a = 5, .runs_b = 5, .callers_a = 5, .callers_b = 5, .alpha = 0.001,
+				 .min_change = 0.2, .callers_steady = true, .timed = 1 };
+	struct nop_dverdict v;
+
+	for (int i = 0; i < 20; i++) {
+		sa[i] = 1000 + (unsigned long long)i * 40; /* 1000-1760 */
+		sb[i] = 1380 + (unsigned long long)i * 40; /* 1380-2140: p 9e-5 */
+	}
+	nop_diff_judge(&a, &b, &sd, &v);
+	assert_true(v.p < 0.001 && v.p > 0.001 / 300);
+	assert_true(v.change & NOP_DCH_TIME);
+	for (int i = 0; i < 20; i++) { /* judging sorted them */
+		sa[i] = 1000 + (unsigned long long)i * 40;
+		sb[i] = 1380 + (unsigned long long)i * 40;
+	}
+	sd.timed = 300;
+	nop_diff_judge(&a, &b, &sd, &v);
+	assert_false(v.change & NOP_DCH_TIME);
+}
+
 /* a part of a rotated recording: CPUs cut at 100 ms and 300 ms hold
  * every CPU's events from 50 ms (their first pages' latest start) to 100
  * ms. A task that ran on the CPU cut late and moved to the one cut
@@ -666,6 +698,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gaps_only_inside_a_parts_span),
+		cmocka_unit_test(diff_time_level_over_the_rows),
 		cmocka_unit_test(return_value_either_side),
 		cmocka_unit_test(kretprobe_handler_between),
 		cmocka_unit_test(arguments_after_the_fetch),
