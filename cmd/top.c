@@ -332,12 +332,19 @@ void top_draw(struct run *r, const struct nop_tick *k)
 	draw(r);
 }
 
+/* Enter, as a terminal sends it (a line feed, a carriage return) or as
+ * the keypad's own key */
+static bool is_enter(int ch)
+{
+	return ch == '\n' || ch == '\r' || ch == KEY_ENTER;
+}
+
 /* a key while a filter is typed */
 static void typing(struct top *t, int ch)
 {
 	size_t len = strlen(t->typed);
 
-	if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+	if (is_enter(ch)) {
 		snprintf(t->filter, sizeof(t->filter), "%s", t->typed);
 		t->typing = false;
 	} else if (ch == 27) { /* Esc */
@@ -371,8 +378,7 @@ void top_keys(struct run *r)
 			nop_pipeline_stop(r->pipe, NOP_STOP_QUIT, 0);
 			return;
 		}
-		if (t->detail && (ch == 27 || ch == '\n' || ch == '\r' || ch == KEY_ENTER || ch == KEY_LEFT ||
-				  ch == KEY_BACKSPACE || ch == 127)) {
+		if (t->detail && (ch == 27 || is_enter(ch) || ch == KEY_LEFT || ch == KEY_BACKSPACE || ch == 127)) {
 			t->detail = false;
 			continue;
 		}
@@ -384,7 +390,7 @@ void top_keys(struct run *r)
 			t->cur++, t->sel[0] = '\0';
 		else if ((ch == KEY_UP || ch == 'k') && t->cur)
 			t->cur--, t->sel[0] = '\0';
-		else if ((ch == '\n' || ch == '\r' || ch == KEY_ENTER || ch == KEY_RIGHT) && t->sel[0]) {
+		else if ((is_enter(ch) || ch == KEY_RIGHT) && t->sel[0]) {
 			t->detail = true;
 			fetch_whole(r);
 		} else if (ch == '/') {
