@@ -52,7 +52,7 @@ static const struct optdef defs[] = {
 	{ O_EVENTS, { "filter", required_argument, 0, 312 }, "EXPR", "only the -e EVENT before it that match EXPR (the kernel's filter syntax)" },
 	{ O_CALLERS, { "callers", no_argument, 0, 313 }, NULL, "count each PATTERN function's callers: its hits' unique kernel stacks (-F folded: a flame graph's input)" },
 	{ O_ALL, { "all", no_argument, 0, 314 }, NULL, "show unchanged functions and paths too" },
-	{ O_NOISE, { "alpha", required_argument, 0, 315 }, "P", "the rank test's level: a time change needs p below P (0.001)" },
+	{ O_NOISE, { "alpha", required_argument, 0, 315 }, "P", "the time test's level: a time change needs p below P (0.001)" },
 	{ O_NOISE, { "min-change", required_argument, 0, 316 }, "PCT", "a time change needs the median to move PCT % or more (20; one run a side 50)" },
 	{ O_INTERVAL, { "interval", required_argument, 0, 'i' }, "TIME", "a table of each TIME's calls as it ends, then the whole run's" },
 	{ O_BOUNDED, { "max-size", required_argument, 0, 317 }, "SIZE", "a file holds at most SIZE bytes (K, M, G): the capture stops there, or with --rotate a new file begins" },

@@ -780,7 +780,7 @@ struct nop_diff_cfg {
 	enum nop_diff_format format;
 	FILE *out;
 	bool all;	   /* unchanged functions and paths too */
-	double alpha;	   /* the rank test's level (0: 0.001) */
+	double alpha;	   /* the time test's level (0: 0.001) */
 	double min_change; /* the least relative move of a median that counts (0: 0.2;
 			    * one run a side 0.5) */
 };

@@ -11,6 +11,7 @@
 /* one run's figures of a function or path */
 struct runfig {
 	unsigned long long calls, total, self, errors, pcalls;
+	bool own; /* some call the program's own (nop_dagg.own) */
 	unsigned long long *selfs, *dur; /* its timed calls' */
 	size_t n, cap, dcap;
 	long long errv[4];
@@ -56,6 +57,7 @@ static int agg_run(struct nop_dagg *a, const struct runfig *f, bool aggregate, u
 
 	if (!f->calls)
 		return 0;
+	a->own |= f->own;
 	range(&a->cmin, &a->cmax, (double)f->calls / (double)(f->pcalls ? f->pcalls : 1), !a->runs);
 	range(&a->nmin, &a->nmax, (double)f->calls, !a->runs);
 	range(&a->emin, &a->emax, (double)f->errors / (double)f->calls, !a->runs);
@@ -85,6 +87,8 @@ static int agg_run(struct nop_dagg *a, const struct runfig *f, bool aggregate, u
 		return 0;
 	}
 	range(&a->mmin, &a->mmax, med, !a->mruns++);
+	a->lmsum += log1p(med);
+	a->lmsq += log1p(med) * log1p(med);
 	return 0;
 }
 
@@ -128,6 +132,18 @@ static void runfig_free(struct nop_strmap *m)
 	nop_strmap_free(m);
 }
 
+/* a call of node i the program made: a user function's, or a kernel
+ * function's called from user space (a root: the functions traced) or
+ * from a user function. One the kernel calls within itself depends on its
+ * state as much as on the program (a batch full, a timer's interrupt,
+ * the scheduler's deadline, the slab's sheaves) */
+static bool own_call(const struct nop_profile *p, size_t i)
+{
+	const struct nop_pnode *n = &p->node[i];
+
+	return n->user || !n->parent || p->node[n->parent].user;
+}
+
 /* run r of a side: its paths into the side's tree, its figures into the
  * side's per path and per function */
 static int side_run(struct nop_dside *sd, const struct nop_profile *p)
@@ -145,6 +161,7 @@ static int side_run(struct nop_dside *sd, const struct nop_profile *p)
 		if (!(map[i] = nop_profile_child(sd->tree, map[n->parent], n->name, true)) ||
 		    !(f = nop_strmap_get(rf, n->name)))
 			goto out;
+		f->own |= own_call(p, i);
 		f->calls += n->calls;
 		f->total += n->total;
 		f->self += n->self;
@@ -163,7 +180,7 @@ static int side_run(struct nop_dside *sd, const struct nop_profile *p)
 	for (size_t i = 1; i < p->nnodes; i++) {
 		const struct nop_pnode *n = &p->node[i];
 		struct runfig f = {
-			.calls = n->calls, .total = n->total, .self = n->self, .errors = n->errors,
+			.calls = n->calls, .total = n->total, .self = n->self, .errors = n->errors, .own = own_call(p, i),
 			.pcalls = n->parent ? p->node[n->parent].calls : 1,
 			.selfs = n->selfs, .dur = n->dur, .n = n->timed,
 		};

@@ -18,10 +18,13 @@ int nop_diff_load(const char *path, struct nop_profile **p, struct nop_error *er
  * timed call's durations pooled. */
 struct nop_dagg {
 	unsigned long long runs;     /* runs it had calls in */
+	bool own; /* some call the program's own: a user function, or a kernel function it
+		   * called (not one the kernel called within itself) */
 	double calls, total, self, errors; /* mean per run */
 	double cmin, cmax; /* calls per run (a path: per call of its caller) */
 	double nmin, nmax; /* calls per run */
 	double mmin, mmax; /* median self time per call, per run */
+	double lmsum, lmsq; /* over those runs: sums of log(1 + median), of its square */
 	double emin, emax; /* failed calls per call, per run */
 	unsigned long long mruns; /* runs it had timed calls in (the median's range) */
 	unsigned long long *dur, *selfs; /* pooled */
@@ -35,7 +38,8 @@ struct nop_dagg {
 enum { NOP_DCH_ONLY_A = 1, NOP_DCH_ONLY_B = 2, NOP_DCH_CALLS = 4, NOP_DCH_TIME = 8, NOP_DCH_ERRORS = 16 };
 struct nop_dverdict {
 	unsigned change; /* NOP_DCH_* */
-	double p;	 /* the rank test's two-sided p (NAN: no test) */
+	double p;	 /* the time test's two-sided p (several runs a side: the larger of the
+			  * calls' and the runs'; NAN: no test) */
 	double med_a, med_b; /* median self time per call */
 };
 
@@ -58,7 +62,7 @@ struct nop_dsides {
 };
 
 /* a's calls (NULL: none) the same in every one of runs runs (0 in runs
- * it was not in) */
+ * it was not in), and some of them the program's own (dagg.own) */
 bool nop_diff_steady(const struct nop_dagg *a, size_t runs);
 
 /* a row whose time is tested: calls on both sides */
@@ -79,6 +83,15 @@ double nop_rate_test(double ka, double na, double kb, double nb);
 /* Mann-Whitney U test of x against y, normal approximation with the
  * tie correction: the two-sided p (1 when either is empty) */
 double nop_mann_whitney(const unsigned long long *x, size_t nx, const unsigned long long *y, size_t ny);
+
+/* Welch's t-test of two samples given by their sizes, sums and sums of
+ * squares: the two-sided p that their means are one (1 when either has
+ * fewer than two) */
+double nop_welch(double na, double suma, double sqa, double nb, double sumb, double sqb);
+
+/* the two-sided tail of Student's t with df degrees of freedom:
+ * P(|T| >= t) */
+double nop_student_tail(double t, double df);
 
 /* the median of v (sorted in place) */
 unsigned long long nop_median(unsigned long long *v, size_t n);

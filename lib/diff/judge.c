@@ -3,13 +3,16 @@
  * program), else tested (nop_rate_test); failures changed when the ranges
  * over each side's runs do not meet (one run each: when they differ). Time is
  * judged on self time per call (a caller's total moves with every callee,
- * its self time only with itself): the Mann-Whitney U test, a rank test
- * that assumes no distribution (call times are skewed, with long tails),
- * on every call of either side; a change counts when the test rejects
- * "same distribution" at alpha (several runs a side: over the rows
- * tested, each at alpha divided by their number), the median moved at
- * least min_change of itself, and, with several runs a side, each side's
- * per-run medians lie apart (the change exceeds the runs' own spread). */
+ * its self time only with itself). One run a side: the Mann-Whitney U
+ * test, a rank test that assumes no distribution (call times are skewed,
+ * with long tails), on every call of either side at alpha. Several runs a
+ * side: the calls of one run share its state and are no independent
+ * samples, so the runs must tell too: the rank test of the pooled calls,
+ * every run's median of one side apart from every run's of the other,
+ * and Welch's t-test of the logs of those medians (a median's log is near
+ * normal; a ratio of times is a difference of logs), both tests at alpha
+ * divided by the rows tested. Either way the pooled median must move at
+ * least min_change of itself. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +114,74 @@ double nop_rate_test(double ka, double na, double kb, double nb)
 	return fmin(1, 2 * fmin(lo, hi));
 }
 
+/* the continued fraction of the incomplete beta function I_x(a, b)
+ * (modified Lentz), converging for x < (a + 1) / (a + b + 2) */
+static double beta_fraction(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	d = 1 / (fabs(d) < tiny ? tiny : d);
+	h = d;
+	for (int m = 1; m <= 500; m++) {
+		double m2 = 2.0 * m, del;
+		double num[2] = { m * (b - m) * x / ((a - 1 + m2) * (a + m2)),
+				  -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1 + m2)) };
+
+		for (int k = 0; k < 2; k++) {
+			d = 1 + num[k] * d;
+			d = 1 / (fabs(d) < tiny ? tiny : d);
+			c = 1 + num[k] / c;
+			c = fabs(c) < tiny ? tiny : c;
+			h *= del = d * c;
+		}
+		if (fabs(del - 1) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+/* the regularized incomplete beta function I_x(a, b) */
+static double beta_reg(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	return x < (a + 1) / (a + b + 2) ? front * beta_fraction(a, b, x) / a
+					  : 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+double nop_student_tail(double t, double df)
+{
+	if (isnan(t) || df <= 0)
+		return 1;
+	if (isinf(t))
+		return 0;
+	return beta_reg(df / 2, 0.5, df / (df + t * t));
+}
+
+double nop_welch(double na, double suma, double sqa, double nb, double sumb, double sqb)
+{
+	double ma, mb, va, vb, se2, df;
+
+	if (na < 2 || nb < 2)
+		return 1;
+	ma = suma / na;
+	mb = sumb / nb;
+	va = fmax(0, (sqa - na * ma * ma) / (na - 1)) / na;
+	vb = fmax(0, (sqb - nb * mb * mb) / (nb - 1)) / nb;
+	se2 = va + vb;
+	/* every run of each side the same (beyond rounding of the sums) */
+	if (se2 <= 1e-12 * fmax(1, fmax(ma * ma, mb * mb)))
+		return fabs(ma - mb) <= 1e-6 * fmax(1, fmax(fabs(ma), fabs(mb))) ? 1 : 0;
+	df = se2 * se2 / (va * va / (na - 1) + vb * vb / (nb - 1));
+	return nop_student_tail((mb - ma) / sqrt(se2), df);
+}
+
 bool nop_diff_timed(const struct nop_dagg *a, const struct nop_dagg *b)
 {
 	return a && b && a->runs && b->runs && ((a->n && b->n) || (a->calls && b->calls));
@@ -118,7 +189,7 @@ bool nop_diff_timed(const struct nop_dagg *a, const struct nop_dagg *b)
 
 bool nop_diff_steady(const struct nop_dagg *a, size_t runs)
 {
-	return !a || !a->runs || (a->runs == runs && a->nmin == a->nmax);
+	return !a || !a->runs || (a->runs == runs && a->nmin == a->nmax && a->own);
 }
 
 /* the chance that runs_a and runs_b runs of one program split wholly
@@ -164,7 +235,10 @@ void nop_diff_judge(const struct nop_dagg *a, const struct nop_dagg *b, const st
 	/* calls: one run a side, any difference; several, every run of one
 	 * side apart from every run of the other. A count the same in every
 	 * run of each side, under callers whose counts are too, is a
-	 * program's own (exact); one that varies is the system's state (a
+	 * program's own (exact); one that varies, or one the kernel makes
+	 * only within itself (whose count follows its state as much as the
+	 * program: a timer's interrupt landing in all five runs of A and in
+	 * none of B's, 6.19), is the system's state (a
 	 * batch drained, a slab's slow path) and each such row is one more
 	 * chance of a split by chance: its split must be that much less
 	 * likely (Bonferroni), and the rates per call of the caller told
@@ -182,21 +256,22 @@ void nop_diff_judge(const struct nop_dagg *a, const struct nop_dagg *b, const st
 	if ((a->errors || b->errors) && (single || runs_tell) && apart(a->emin, a->emax, b->emin, b->emax))
 		v->change |= NOP_DCH_ERRORS;
 	if (a->n && b->n) {
-		v->p = nop_mann_whitney(a->selfs, a->n, b->selfs, b->n);
 		v->med_a = (double)nop_median(a->selfs, a->n);
 		v->med_b = (double)nop_median(b->selfs, b->n);
-	} else if (a->calls && b->calls) { /* summaries' rows: the means per call, no test */
+		v->p = nop_mann_whitney(a->selfs, a->n, b->selfs, b->n);
+	} else if (a->calls && b->calls) { /* summaries' rows: the means per call, no calls to test */
 		v->med_a = a->self / a->calls;
 		v->med_b = b->self / b->calls;
 	} else {
 		return;
 	}
-	/* time: the pooled calls' test (none for summaries' rows) and, with
-	 * several runs a side, the runs' medians split apart */
+	if (!single) /* the calls' test and the runs': the larger p */
+		v->p = fmax(isnan(v->p) ? 0 : v->p,
+			    nop_welch((double)a->mruns, a->lmsum, a->lmsq, (double)b->mruns, b->lmsum, b->lmsq));
 	rel = v->med_a > 0 ? (v->med_b - v->med_a) / v->med_a : v->med_b > 0 ? INFINITY : 0;
 	if (fabs(rel) < s->min_change)
 		return;
 	if (single ? !isnan(v->p) && v->p < level
-		   : runs_tell && (isnan(v->p) || v->p < level) && apart(a->mmin, a->mmax, b->mmin, b->mmax))
+		   : runs_tell && v->p < level && apart(a->mmin, a->mmax, b->mmin, b->mmax))
 		v->change |= NOP_DCH_TIME;
 }

@@ -142,6 +142,7 @@ static int jline(struct jload *l, struct json_object *o)
 
 		if (!(at = nop_profile_child(p, at, func, true)))
 			return -1;
+		p->node[at].user = json_object_object_get_ex(o, "binary", NULL); /* a user function's call */
 		if (!timed)
 			p->untimed++;
 		return nop_profile_add(p, at, timed, (unsigned long long)dur, (unsigned long long)self, has_ret,

@@ -282,11 +282,18 @@ static void text_head(struct nop_ddiff *d, FILE *out)
 	fprintf(out, " (%zu run%s)\n# B: ", c->na, c->na == 1 ? "" : "s");
 	side_files(out, c->b, c->nb);
 	fprintf(out, " (%zu run%s)\n", c->nb, c->nb == 1 ? "" : "s");
-	fprintf(out,
-		"# calls and times are means per run; a function's time changed when the Mann-Whitney U test "
-		"of its calls' self times gives p < %g%s and their median moved %.0f%% or more%s\n",
-		c->alpha, c->na > 1 || c->nb > 1 ? " over all rows compared" : "", c->min_change * 100,
-		nop_diff_runs_tell(c->na, c->nb) ? ", beyond the spread of each side's runs" : "");
+	if (c->na == 1 && c->nb == 1)
+		fprintf(out,
+			"# a function's time changed when the Mann-Whitney U test of its calls' self times gives "
+			"p < %g and their median moved %.0f%% or more\n",
+			c->alpha, c->min_change * 100);
+	else
+		fprintf(out,
+			"# calls and times are means per run; a function's time changed when the Mann-Whitney U test "
+			"of its calls' self times and Welch's t-test of the logs of its runs' medians both give "
+			"p < %g over all rows compared, every run of B lies apart from every run of A, and the "
+			"median moved %.0f%% or more\n",
+			c->alpha, c->min_change * 100);
 	if (c->na == 1 && c->nb == 1)
 		fputs("# one run a side: every difference of a count counts, and a run's own conditions (load, caches, "
 		      "an emulator) can move times; five runs or more a side (A1,A2,... B1,B2,...) are judged "
@@ -382,10 +389,11 @@ static void json_all(struct nop_ddiff *d, FILE *out)
 		json_verdict(out, &r->v);
 		fputs("}\n", out);
 	}
-	fprintf(out, "{\"type\":\"diff_summary\",\"runs_a\":%zu,\"runs_b\":%zu,\"test\":\"mann-whitney-u\",\"alpha\":%g,"
+	fprintf(out, "{\"type\":\"diff_summary\",\"runs_a\":%zu,\"runs_b\":%zu,\"test\":\"%s\",\"alpha\":%g,"
 		     "\"min_change\":%g,\"functions\":%zu,\"functions_changed\":%zu,\"paths_changed\":%zu,"
 		     "\"first_divergence\":",
-		c->na, c->nb, c->alpha, c->min_change, d->nfunc, d->funcs_changed, d->paths_changed);
+		c->na, c->nb, c->na == 1 && c->nb == 1 ? "mann-whitney-u" : "mann-whitney-u,welch-t-run-medians", c->alpha,
+		c->min_change, d->nfunc, d->funcs_changed, d->paths_changed);
 	if (d->first == NOP_DNONE)
 		fputs("null", out);
 	else

@@ -135,6 +135,7 @@ int nop_graph_open_calls(struct nop_graph *g, int pid, const unsigned long long 
  * what nopctl diff compares. Node 0 is the root above every root call. */
 struct nop_pnode {
 	const char *name; /* the profile's copy */
+	bool user;	  /* a user-space function (a kernel one: false) */
 	size_t parent, first, last, next; /* children: first..next (0: none) */
 	unsigned long long calls, timed, total, self, errors;
 	/* the first four errnos its calls returned, and how often */

@@ -11,9 +11,11 @@ static size_t node_of(struct nop_sink *s, const unsigned long long *path, int np
 
 	/* nop_sink_func's "0x..." buffer is reused: each name is interned
 	 * before the next is asked for */
-	for (int i = 0; i < npath; i++)
+	for (int i = 0; i < npath; i++) {
 		if (!(at = nop_profile_child(p, at, nop_sink_func(s, path[i]), true)))
 			return 0;
+		p->node[at].user = (path[i] & NOP_UKEY_MASK) == NOP_UKEY;
+	}
 	return at;
 }
 

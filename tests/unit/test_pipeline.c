@@ -3,6 +3,7 @@
  * trace-cmd report of nopctl's recordings, quoted in probejoin.c); the
  * --errors filter (errfilter.c); arguments formatted from an fprobe
  * event's format recorded from 6.12. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -621,36 +622,195 @@ static void arguments_kept_per_event(void **state)
 	assert_int_equal(system(path), 0);
 }
 
-/* diff, five runs a side: a time change among many rows tested is held
- * to alpha over them all. 20 calls a side whose self times overlap a
- * little (p about 1e-4, runs' medians apart) count as a change of one row
- * tested alone, not as one of 300 (a same-build comparison of every
- * system call's tree met such p by chance) */
-static void diff_time_level_over_the_rows(void **state)
+/* diff runs as nopctl graph's JSON: runs first .. first + runs - 1, in
+ * which function i of names has calls calls (depth 0) whose self times
+ * are med(run, i) give or take 1 %; their paths in files[] (freed by the
+ * caller) */
+static void diff_runs(const char *dir, int first, int runs, const char *const *names, int nnames, int calls,
+		      double (*med)(int run, int i), char **files)
 {
-	unsigned long long sa[20], sb[20];
-	struct nop_dagg a = { .runs = 5, .mruns = 5, .calls = 4, .cmin = 4, .cmax = 4, .nmin = 4, .nmax = 4,
-			      .mmin = 1300, .mmax = 1450, .selfs = sa, .n = 20 };
-	struct nop_dagg b = { .runs = 5, .mruns = 5, .calls = 4, .cmin = 4, .cmax = 4, .nmin = 4, .nmax = 4,
-			      .mmin = 1700, .mmax = 1800, .selfs = sb, .n = 20 };
-	struct nop_dsides sd = { .runs_a = 5, .runs_b = 5, .callers_a = 5, .callers_b = 5, .alpha = 0.001,
-				 .min_change = 0.2, .callers_steady = true, .timed = 1 };
-	struct nop_dverdict v;
+	for (int r = 0; r < runs; r++) {
+		FILE *f;
 
-	for (int i = 0; i < 20; i++) {
-		sa[i] = 1000 + (unsigned long long)i * 40; /* 1000-1760 */
-		sb[i] = 1380 + (unsigned long long)i * 40; /* 1380-2140: p 9e-5 */
+		assert_true(asprintf(&files[r], "%s/run%d.json", dir, first + r) > 0);
+		assert_non_null(f = fopen(files[r], "w"));
+		for (int i = 0; i < nnames; i++)
+			for (int k = 0; k < calls; k++) {
+				unsigned long long ns = (unsigned long long)(med(first + r, i) * (0.99 + 0.02 * k / calls));
+
+				fprintf(f, "{\"type\":\"call\",\"pid\":7,\"func\":\"%s\",\"depth\":0,"
+					   "\"duration_ns\":%llu,\"self_ns\":%llu}\n",
+					names[i], ns, ns);
+			}
+		fclose(f);
 	}
-	nop_diff_judge(&a, &b, &sd, &v);
-	assert_true(v.p < 0.001 && v.p > 0.001 / 300);
-	assert_true(v.change & NOP_DCH_TIME);
-	for (int i = 0; i < 20; i++) { /* judging sorted them */
-		sa[i] = 1000 + (unsigned long long)i * 40;
-		sb[i] = 1380 + (unsigned long long)i * 40;
+}
+
+/* runs 1-5 (A) against 6-10 (B) as diff_runs makes them: the functions
+ * the diff's JSON marks changed, space-separated */
+static void diff_changed(const char *dir, const char *const *names, int nnames, int calls,
+			 double (*med)(int run, int i), char *got, size_t len)
+{
+	char *a[5], *b[5];
+	struct nop_diff_cfg cfg = { .a = (const char *const *)a, .b = (const char *const *)b, .na = 5, .nb = 5,
+				    .format = NOP_DIFF_JSON };
+	struct nop_diff_result res;
+	struct nop_error err;
+	char *buf = NULL, *line, *save;
+	size_t blen = 0;
+
+	diff_runs(dir, 1, 5, names, nnames, calls, med, a);
+	diff_runs(dir, 6, 5, names, nnames, calls, med, b);
+	assert_non_null(cfg.out = open_memstream(&buf, &blen));
+	assert_int_equal(nop_diff(&cfg, &res, &err), 0);
+	fclose(cfg.out);
+	for (int r = 0; r < 5; r++) {
+		free(a[r]);
+		free(b[r]);
 	}
-	sd.timed = 300;
-	nop_diff_judge(&a, &b, &sd, &v);
-	assert_false(v.change & NOP_DCH_TIME);
+	got[0] = 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f = strstr(line, "\"func\":\"");
+
+		if (strstr(line, "\"type\":\"diff_func\"") && strstr(line, "\"changed\":true") && f) {
+			f += strlen("\"func\":\"");
+			snprintf(got + strlen(got), len - strlen(got), "%s%.*s", got[0] ? " " : "",
+				 (int)strcspn(f, "\""), f);
+		}
+	}
+	free(buf);
+}
+
+/* run 1-5 (A) and 6-10 (B) of one build: a run's state holds for all its
+ * calls (6.19, five runs of one program against five, every system
+ * call's tree: lru_add's medians split apart, the pooled calls' rank
+ * test at p far below alpha over the rows) */
+static double same_build(int run, int i)
+{
+	static const double med[10] = { 1000, 1080, 1160, 1240, 1320, 1330, 1410, 1490, 1570, 1650 };
+
+	return med[run - 1];
+}
+
+/* slow (i 0) sleeps 1 ms in runs 1-5, 2 ms in 6-10; the rest as
+ * before, give or take 10 % */
+static double slow_doubled(int run, int i)
+{
+	return i == 0 ? (run <= 5 ? 1000000 : 2000000) + 10000 * (run % 4) : 500 + 50 * (run % 3);
+}
+
+/* Student's t tail against its closed forms (1 and 2 degrees of freedom)
+ * and tabled critical values (8), far into the tail a family of rows
+ * tests at */
+static void student_t_tail(void **state)
+{
+	const double pi = 3.14159265358979323846;
+
+	for (double t = 0.1; t < 1e4; t *= 1.7) {
+		/* 1 - 2/pi atan(t) and 1 - t/sqrt(2 + t^2), without cancelling */
+		double p1 = 2 / pi * atan(1 / t), p2 = 2 / (sqrt(2 + t * t) * (sqrt(2 + t * t) + t));
+
+		assert_true(fabs(nop_student_tail(t, 1) - p1) <= 1e-9 * p1);
+		assert_true(fabs(nop_student_tail(-t, 2) - p2) <= 1e-9 * p2);
+	}
+	assert_true(fabs(nop_student_tail(2.306, 8) - 0.05) < 1e-4);
+	assert_true(fabs(nop_student_tail(5.041, 8) - 0.001) < 1e-5);
+	assert_true(nop_student_tail(0, 8) == 1);
+	/* Welch: -1, 1 against 1, 3: a standard error of sqrt(2), 2 degrees
+	 * of freedom */
+	assert_true(fabs(nop_welch(2, 0, 2, 2, 4, 10) - nop_student_tail(2 / sqrt(2), 2)) < 1e-12);
+	assert_true(nop_welch(3, 3, 3, 3, 6, 12) == 0); /* every run alike, the sides apart */
+	assert_true(nop_welch(1, 1, 1, 3, 6, 12) == 1);
+}
+
+/* diff, five runs a side: the runs are the samples of a time test, not
+ * their calls. A split of five runs against five comes by chance once in
+ * 126 rows: the spread of the runs' medians must make it unlikely, over
+ * every row tested. */
+static void diff_time_runs_are_the_samples(void **state)
+{
+	char dir[] = "/tmp/nopctl-diff-XXXXXX", got[4096], cmd[300];
+	const char *one[] = { "lru_add" }, *many[301];
+	char names[300][8];
+
+	assert_non_null(mkdtemp(dir));
+	/* chance: each run's 40 calls near its median, the medians split
+	 * apart but spread as widely within each side (p of the runs 4e-3) */
+	diff_changed(dir, one, 1, 40, same_build, got, sizeof(got));
+	assert_string_equal(got, "");
+	/* a sleep twice as long among 300 functions that did not change */
+	many[0] = "slow";
+	for (int i = 0; i < 300; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%d", i);
+		many[i + 1] = names[i];
+	}
+	diff_changed(dir, many, 301, 20, slow_doubled, got, sizeof(got));
+	assert_string_equal(got, "slow");
+	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* diff, five runs a side: what the kernel calls within itself follows its
+ * state as much as the program. One build against itself (6.19): a timer
+ * interrupt in free_pages_and_swap_cache in each of A's five runs and none
+ * of B's; a slab function called 3 times in each of A's runs, 4 in B's.
+ * Neither is a change; a system call only B makes is, and so is a user
+ * function only B calls */
+static void diff_kernel_within_itself_never_exact(void **state)
+{
+	char dir[] = "/tmp/nopctl-irq-XXXXXX", *a[5], *b[5], cmd[300];
+	const char *row = "{\"type\":\"%s\",\"pid\":7,\"func\":\"%s\",\"depth\":%d%s}\n";
+	const char *timed = ",\"duration_ns\":900,\"self_ns\":900";
+	struct nop_diff_cfg cfg = { .a = (const char *const *)a, .b = (const char *const *)b, .na = 5, .nb = 5,
+				    .format = NOP_DIFF_JSON };
+	struct nop_diff_result res;
+	struct nop_error err;
+	char *buf = NULL;
+	size_t blen = 0;
+
+	assert_non_null(mkdtemp(dir));
+	for (int r = 0; r < 10; r++) {
+		char **f = r < 5 ? &a[r] : &b[r - 5];
+		FILE *out;
+
+		assert_true(asprintf(f, "%s/run%d.json", dir, r + 1) > 0);
+		assert_non_null(out = fopen(*f, "w"));
+		fprintf(out, row, "entry", "__x64_sys_exit_group", 0, "");
+		fprintf(out, row, "entry", "free_pages_and_swap_cache", 1, "");
+		if (r < 5) {
+			fprintf(out, row, "entry", "__sysvec_apic_timer_interrupt", 2, "");
+			fprintf(out, row, "call", "hrtimer_interrupt", 3, timed);
+			fprintf(out, row, "exit", "__sysvec_apic_timer_interrupt", 2, timed);
+			fprintf(out, row, "call", "irq_exit_rcu", 2, timed);
+		}
+		fprintf(out, row, "exit", "free_pages_and_swap_cache", 1, timed);
+		for (int k = 0; k < (r < 5 ? 3 : 4); k++)
+			fprintf(out, row, "call", "barn_replace_full_sheaf", 1, timed);
+		fprintf(out, row, "exit", "__x64_sys_exit_group", 0, timed);
+		if (r >= 5) {
+			fprintf(out, row, "call", "__x64_sys_times", 0, timed);
+			fprintf(out, row, "entry", "main", 0, ",\"binary\":\"u\"");
+			fprintf(out, row, "call", "extra", 1, ",\"binary\":\"u\",\"duration_ns\":900,\"self_ns\":900");
+			fprintf(out, row, "exit", "main", 0, ",\"binary\":\"u\",\"duration_ns\":1900,\"self_ns\":1000");
+		} else {
+			fprintf(out, row, "call", "main", 0, ",\"binary\":\"u\",\"duration_ns\":1000,\"self_ns\":1000");
+		}
+		fclose(out);
+	}
+	assert_non_null(cfg.out = open_memstream(&buf, &blen));
+	assert_int_equal(nop_diff(&cfg, &res, &err), 0);
+	fclose(cfg.out);
+	assert_int_equal(res.funcs_changed, 2);
+	assert_int_equal(res.paths_changed, 2);
+	assert_non_null(strstr(buf, "\"path\":[\"__x64_sys_times\"]"));
+	assert_non_null(strstr(buf, "\"path\":[\"main\",\"extra\"]"));
+	free(buf);
+	for (int r = 0; r < 5; r++) {
+		free(a[r]);
+		free(b[r]);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 /* a part of a rotated recording: CPUs cut at 100 ms and 300 ms hold
@@ -698,7 +858,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gaps_only_inside_a_parts_span),
-		cmocka_unit_test(diff_time_level_over_the_rows),
+		cmocka_unit_test(diff_time_runs_are_the_samples),
+		cmocka_unit_test(student_t_tail),
+		cmocka_unit_test(diff_kernel_within_itself_never_exact),
 		cmocka_unit_test(return_value_either_side),
 		cmocka_unit_test(kretprobe_handler_between),
 		cmocka_unit_test(arguments_after_the_fetch),
