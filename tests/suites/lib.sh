@@ -18,6 +18,17 @@ expect_rc() {
 		echo "--- stderr"; head -20 "$T/err"; fail "exit $_rc, wanted $_want: $*"; }
 }
 
+# expect_rc_json WANT FILE CMD...: expect_rc, the JSON CMD writes to FILE
+# (-o) shown on failure by its summary object (which count moved)
+expect_rc_json() {
+	_want=$1 _json=$2
+	shift 2
+	_rc=0
+	"$@" > "$T/out" 2> "$T/err" || _rc=$?
+	[ "$_rc" = "$_want" ] || { echo "--- summary"; grep '"type":"summary"' "$_json" | cut -c1-1500
+		echo "--- stderr"; head -20 "$T/err"; fail "exit $_rc, wanted $_want: $*"; }
+}
+
 # expect_ok_or_lost CMD...: expect_rc 0, or 5 (events lost) in a test whose
 # subject is not loss: on 6.19 beside the load suite, 'graph -p' captures
 # now and then end with a lost event (buffers far from full; which counter

@@ -221,10 +221,10 @@ t_graph_top_shell_loop() {
 # 707 (do_sys_openat2 --errors); -c 2 stops after two whole trees
 t_catch_exact() {
 	top_buffer_may_expand # graph roots take the top level (instances lack set_graph_function)
-	expect_rc 0 nopctl catch --slower-than 50ms -j -o "$T/k.json" hrtimer_nanosleep -- uslow slow 700
+	expect_rc_json 0 "$T/k.json" nopctl catch --slower-than 50ms -j -o "$T/k.json" hrtimer_nanosleep -- uslow slow 700
 	all_of summary '.roots == 700 and .caught == 7 and .lost == 0 and .overrun == 0 and .gaps == 0 and .gate == "kernel" and .hits == 7 and .missed == 0' "$T/k.json"
 	# the same judged in user space, every call read
-	expect_rc 0 env NOPCTL_CATCH_GATE=0 nopctl catch --slower-than 50ms -j -o "$T/ku.json" hrtimer_nanosleep -- uslow slow 700
+	expect_rc_json 0 "$T/ku.json" env NOPCTL_CATCH_GATE=0 nopctl catch --slower-than 50ms -j -o "$T/ku.json" hrtimer_nanosleep -- uslow slow 700
 	all_of summary '.roots == 700 and .caught == 7 and .lost == 0 and .gaps == 0 and .gate == "user"' "$T/ku.json"
 	[ "$(jq -c 'select(.type == "catch" and .duration_ns > 50000000)' "$T/ku.json" | wc -l)" = 7 ] || fail "user space: not the 7 slow sleeps"
 	[ "$(jq -c 'select((.type == "exit" or .type == "call") and .func == "hrtimer_nanosleep" and .depth == 0 and .duration_ns > 50000000)' "$T/k.json" | wc -l)" = 7 ] ||
@@ -512,7 +512,14 @@ t_diff_exact() {
 		shift
 		nopctl record -G -o "$_f" "$@" > /dev/null 2> "$T/r.err" || fail "record $*: exit $?: $(tail -2 "$T/r.err")"
 	}
-	ua= ub= ka= kb=
+	# a guest's first runs of a program are slow (the emulator translates
+	# each code path the first time it runs; a run's own conditions, which
+	# one run a side cannot tell from a change): one run of each first, not
+	# compared
+	for s in a b; do
+		rec "$T/warm$s.dat" "/usr/bin/udiff-$s:*" -- "udiff-$s"
+	done
+	ua= ub= ka= kb= slow_seen=0
 	for i in 1 2 3 4 5; do
 		for s in a b; do
 			rec "$T/u$s$i.dat" "/usr/bin/udiff-$s:*" -- "udiff-$s"
@@ -527,14 +534,22 @@ t_diff_exact() {
 		ua=$ua${ua:+,}$T/ua$i.dat ub=$ub${ub:+,}$T/ub$i.dat ka=$ka${ka:+,}$T/ka$i.dat kb=$kb${kb:+,}$T/kb$i.dat
 		dchanges "$T/ua$i.dat" "$T/ub$i.dat"
 		counts=$(echo "$got" | tr ' ' '\n' | sed 's/+time"/"/' | grep -v '"time"\]$' | tr '\n' ' ')
-		[ "$drc" = 6 ] && [ "$counts" = '["main>loop_body","calls"] ["main>work>extra","only_b"] ' ] &&
-			echo "$got" | grep -qF '["main>slow","time"]' ||
+		[ "$drc" = 6 ] && [ "$counts" = '["main>loop_body","calls"] ["main>work>extra","only_b"] ' ] ||
 			fail "run $i, user functions: exit $drc, changed $got (wanted $want_u): $(head -c 300 "$T/d.err")"
+		# one run a side, slow()'s 20 sleeps of 1 ms against 20 of 2 ms:
+		# a guest's stalls stretch a few of A's past B's (1 pair in 5
+		# to 10 then misses alpha), so most pairs, not every one
+		if echo "$got" | grep -qF '["main>slow","time"]'; then
+			slow_seen=$((slow_seen + 1))
+		else
+			echo "# $KVER: run $i, one run a side: slow()'s time not a change: $(nopctl diff --all -j "$T/ua$i.dat" "$T/ub$i.dat" | jq -c 'select(.type == "diff_path" and (.path | join(">")) == "main>slow") | [.p, .self_median_a_ns, .self_median_b_ns]')" >&3
+		fi
 		for r in u k all; do
 			dchanges "$T/${r}a$i.dat" "$T/${r}a$i.dat"
 			[ "$drc" = 0 ] && [ -z "$got" ] || fail "run $i ($r) against itself: exit $drc, changed $got"
 		done
 	done
+	[ "$slow_seen" -ge 3 ] || fail "one run a side: slow()'s time a change in $slow_seen pairs of 5"
 	dchanges "$ua" "$ub"
 	[ "$got" = "$want_u" ] || fail "user functions, five runs a side: changed $got"
 	funcs=$(jq -c 'select(.type == "diff_func" and .changed) | .func' "$T/d.json" | sort | tr '\n' ' ')
