@@ -87,8 +87,10 @@ static int agg_run(struct nop_dagg *a, const struct runfig *f, bool aggregate, u
 		return 0;
 	}
 	range(&a->mmin, &a->mmax, med, !a->mruns++);
-	a->lmsum += log1p(med);
-	a->lmsq += log1p(med) * log1p(med);
+	double lm = log1p(med);
+
+	a->lmsum += lm;
+	a->lmsq += lm * lm;
 	return 0;
 }
 

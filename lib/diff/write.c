@@ -282,27 +282,27 @@ static void text_head(struct nop_ddiff *d, FILE *out)
 	fprintf(out, " (%zu run%s)\n# B: ", c->na, c->na == 1 ? "" : "s");
 	side_files(out, c->b, c->nb);
 	fprintf(out, " (%zu run%s)\n", c->nb, c->nb == 1 ? "" : "s");
-	if (c->na == 1 && c->nb == 1)
+	if (c->na == 1 && c->nb == 1) {
 		fprintf(out,
 			"# a function's time changed when the Mann-Whitney U test of its calls' self times gives "
 			"p < %g and their median moved %.0f%% or more\n",
 			c->alpha, c->min_change * 100);
-	else
+		fputs("# one run a side: every difference of a count counts, and a run's own conditions (load, caches, "
+		      "an emulator) can move times; five runs or more a side (A1,A2,... B1,B2,...) are judged "
+		      "against their spread\n",
+		      out);
+	} else {
 		fprintf(out,
 			"# calls and times are means per run; a function's time changed when the Mann-Whitney U test "
 			"of its calls' self times and Welch's t-test of the logs of its runs' medians both give "
 			"p < %g over all rows compared, every run of B lies apart from every run of A, and the "
 			"median moved %.0f%% or more\n",
 			c->alpha, c->min_change * 100);
-	if (c->na == 1 && c->nb == 1)
-		fputs("# one run a side: every difference of a count counts, and a run's own conditions (load, caches, "
-		      "an emulator) can move times; five runs or more a side (A1,A2,... B1,B2,...) are judged "
-		      "against their spread\n",
-		      out);
-	else if (!nop_diff_runs_tell(c->na, c->nb))
-		fputs("# too few runs to tell a change from noise: so few runs split apart by chance too often; "
-		      "nothing is judged changed (give five or more a side)\n",
-		      out);
+		if (!nop_diff_runs_tell(c->na, c->nb))
+			fputs("# too few runs to tell a change from noise: so few runs split apart by chance too often; "
+			      "nothing is judged changed (give five or more a side)\n",
+			      out);
+	}
 	if (d->side[0].aggregate || d->side[1].aggregate)
 		fputs("# a summary's rows hold no calls: no call flow, and times are judged only across runs\n", out);
 }

@@ -10,22 +10,21 @@ fail() { echo "FAIL: $*"; exit 1; }
 # expect_rc WANT CMD... : run CMD, output in $T/out and $T/err
 # (sh has no locals: its variables start with _ to spare the caller's)
 expect_rc() {
-	_want=$1
+	_w=$1
 	shift
-	_rc=0
-	"$@" > "$T/out" 2> "$T/err" || _rc=$?
-	[ "$_rc" = "$_want" ] || { echo "--- stdout"; head -20 "$T/out"; [ "$(wc -l < "$T/out")" -le 20 ] || tail -n 1 "$T/out"
-		echo "--- stderr"; head -20 "$T/err"; fail "exit $_rc, wanted $_want: $*"; }
+	expect_rc_json "$_w" '' "$@"
 }
 
-# expect_rc_json WANT FILE CMD...: expect_rc, the JSON CMD writes to FILE
-# (-o) shown on failure by its summary object (which count moved)
+# expect_rc_json WANT FILE CMD...: expect_rc, and on failure the summary
+# object of the JSON CMD writes to FILE (-o: which count moved); FILE ''
+# for none
 expect_rc_json() {
 	_want=$1 _json=$2
 	shift 2
 	_rc=0
 	"$@" > "$T/out" 2> "$T/err" || _rc=$?
-	[ "$_rc" = "$_want" ] || { echo "--- summary"; grep '"type":"summary"' "$_json" | cut -c1-1500
+	[ "$_rc" = "$_want" ] || { echo "--- stdout"; head -20 "$T/out"; [ "$(wc -l < "$T/out")" -le 20 ] || tail -n 1 "$T/out"
+		[ -z "$_json" ] || { echo "--- summary"; grep '"type":"summary"' "$_json" | cut -c1-1500; }
 		echo "--- stderr"; head -20 "$T/err"; fail "exit $_rc, wanted $_want: $*"; }
 }
 
