@@ -177,9 +177,12 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB) $(UNIT_CMD)
 # test_alloc makes nopctl's own allocations fail one at a time
 $(BUILD)/tests/test_alloc: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
 
-# the library's areas call one way (tests/layers.sh, lib/README.md)
+# the library's areas call one way (tests/layers.sh, lib/README.md);
+# report's instructions per call within their budgets (tests/cost.sh:
+# callgrind cannot run an ASan binary)
 unit-check: $(UNIT_BIN) $(BIN) $(UPROG)
 	sh tests/layers.sh $(BUILD)
+	$(if $(filter 1,$(SANITIZE)),,sh tests/cost.sh $(BUILD))
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; ( cd tests && NOPCTL_BIN=$(abspath $(BIN)) \
 		NOPCTL_HELPERS=$(abspath $(BUILD)/tests/helpers) ../$$t ); done
 .PHONY: unit-check

@@ -228,12 +228,16 @@ static unsigned long long shared_key(struct nop_decoder *d, const struct nop_uev
 /* a kernel event shown beside the calls (-e), if type is one: 1 if not */
 static int kevent(struct nop_decoder *d, const struct rec *rec, int type, nop_emit_fn emit, void *ctx)
 {
-	const struct nop_kev *k;
+	struct nop_kev *k;
 	struct nop_event ev;
 
 	if (type < 0 || (size_t)type >= d->nkev_of || !d->kev_of[type])
 		return 1;
 	k = &d->kev[d->kev_of[type] - 1];
+	if (!k->ev && nop_decoder_kev_parse(d, k)) {
+		d->kev_of[type] = 0; /* refused by libtraceevent: left out */
+		return 1;
+	}
 	ev = (struct nop_event){ .type = NOP_EV_KEVENT, .cpu = rec->cpu, .ts = rec->ts, .pid = rec_pid(d, rec),
 				 .ename = k->name, .about = k->about ? (int)num(d, k->about, rec) : 0 };
 	if (!(ev.args = nop_args_format(k->ev, NULL, rec->data, rec->size, d->native, &d->kevbuf, &d->kevcap)))

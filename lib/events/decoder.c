@@ -197,6 +197,93 @@ static bool format_ok(const char *text, size_t len)
 	return ok && state == 3;
 }
 
+/* nopctl decodes fields itself and never prints through a format: a
+ * recorded format's "print fmt:" line is left out (libtraceevent 1.7
+ * crashes on a damaged one, found by fuzz_dat), the rest checked line by
+ * line. A copy to parse (*outlen bytes), or NULL with errno: ENOMEM, or
+ * EINVAL for a damaged format. */
+static char *parsable(const char *text, size_t len, size_t *outlen)
+{
+	const char *pf = strstr(text, "\nprint fmt:");
+	size_t keep = pf ? (size_t)(pf - text) : len;
+	char *p;
+
+	if (!format_ok(text, keep)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(p = malloc(keep + 32))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(p, text, keep);
+	*outlen = keep + (size_t)sprintf(p + keep, "\nprint fmt: \"\"\n");
+	return p;
+}
+
+/* "name: NAME\n" at a format's start, into buf */
+static bool format_name(const char *p, char *buf, size_t cap)
+{
+	size_t n;
+
+	if (strncmp(p, "name: ", 6))
+		return false;
+	n = strcspn(p + 6, "\n");
+	if (n == 0 || n >= cap)
+		return false;
+	memcpy(buf, p + 6, n);
+	buf[n] = 0;
+	return true;
+}
+
+/* a format parsed when the decoder is made: ftrace's, nopctl's probe
+ * groups' and the events nopctl follows tasks by, all looked up by name
+ * (find_fields); any other is a kernel event, parsed at its first record */
+static bool parsed_now(const char *system, const char *name)
+{
+	size_t n = strlen(system);
+
+	if (!strcmp(system, "ftrace") || recorded_group(system))
+		return true;
+	for (size_t k = 0; k < ARRAY_SIZE(nop_process_events) + ARRAY_SIZE(nop_switch_events); k++) {
+		const char *e = k < ARRAY_SIZE(nop_process_events) ? nop_process_events[k] :
+			nop_switch_events[k - ARRAY_SIZE(nop_process_events)]; /* "system/event" */
+
+		if (!strncmp(e, system, n) && e[n] == '/' && !strcmp(e + n + 1, name))
+			return true;
+	}
+	return false;
+}
+
+static struct nop_kev *kev_slot(struct nop_decoder *d, int id);
+
+/* a kernel event of a recording kept unparsed, by the ID on its
+ * format's second line ("ID: N"; one without is left out): fmt is the
+ * nop_dat_in's, which outlives the decoder. 0, or -1 out of memory */
+static int kev_later(struct nop_decoder *d, const char *system, const char *name, const char *fmt,
+		     size_t len)
+{
+	size_t ns = strlen(system), nn = strlen(name);
+	const char *idl = fmt + 6 + nn + 1; /* "name: NAME\n" */
+	struct nop_kev *k;
+	long id = -1;
+
+	if (6 + nn + 5 < len && !strncmp(idl, "ID: ", 4) && isdigit((unsigned char)idl[4]))
+		id = strtol(idl + 4, NULL, 10);
+	if (id < 0 || id > 65535 || ((size_t)id < d->nkev_of && d->kev_of[id]))
+		return 0;
+	if (!(k = kev_slot(d, (int)id)))
+		return -1;
+	k->fmt = fmt;
+	k->fmtlen = len;
+	/* system: shorter than 64 (nop_dat_fmt), name: than 128 */
+	memcpy(k->system, system, ns + 1);
+	memcpy(k->name, system, ns);
+	k->name[ns] = ':';
+	memcpy(k->name + ns + 1, name, nn + 1);
+	return 0;
+}
+
 /* A trace.dat's decoder (nop_dat_in_open checked byte order and word
  * size): its ftrace formats, then its probe groups' (kernel and user
  * functions nopctl probed), each checked line by line first. */
@@ -212,25 +299,23 @@ struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop
 			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		goto out;
 	}
-	/* nopctl decodes fields itself and never prints through a format:
-	 * a file's "print fmt:" lines are left out, libtraceevent 1.7 crashes
-	 * on a damaged one (found by fuzz_dat) */
+	/* the formats find_fields looks up, parsed now; a kernel event's at
+	 * its first record (parsing the 1,500 formats a trace-cmd file can
+	 * hold cost more than reading its events) */
 	for (int i = 0; i < in->nfmt; i++) {
 		const struct nop_dat_blob *f = &in->fmt[i].b;
-		char *pf = strstr(f->p, "\nprint fmt:");
-		size_t keep = pf ? (size_t)(pf - f->p) : f->len;
+		char name[128];
 
-		if (!format_ok(f->p, keep)) {
+		if (format_name(f->p, name, sizeof(name)) && !parsed_now(in->fmt[i].system, name)) {
+			if (kev_later(d, in->fmt[i].system, name, f->p, f->len))
+				goto oom;
+		} else if (!(fmt[i].p = parsable(f->p, f->len, &fmt[i].len))) {
+			if (errno == ENOMEM)
+				goto oom;
 			nop_error_set(err, NOP_EUSAGE, 0, "%s: the format of an event of %s is damaged",
 				      in->path, in->fmt[i].system);
 			goto out;
 		}
-		if (!(fmt[i].p = malloc(keep + 32))) {
-			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
-			goto out;
-		}
-		memcpy(fmt[i].p, f->p, keep);
-		fmt[i].len = keep + (size_t)sprintf(fmt[i].p + keep, "\nprint fmt: \"\"\n");
 	}
 	tep_set_long_size(d->tep, in->long_size);
 	if (parse_formats(d->tep, &in->header_page, fmt, in->fmt, in->nfmt, in->path, err))
@@ -242,6 +327,9 @@ struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop
 	d->ts_offset = in->ts_offset;
 	ret = find_fields(d, err) || nop_decoder_recorded_probes(d, up, in->binaries.p, err) ||
 	      recorded_events(d, err) ? -1 : 0;
+	goto out;
+oom:
+	nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 out:
 	for (int i = 0; fmt && i < in->nfmt; i++)
 		free(fmt[i].p);
@@ -647,41 +735,77 @@ oom:
 	return -1;
 }
 
-/* ev shown as a KEVENT; 0, or -1 out of memory */
-static int kev_add(struct nop_decoder *d, struct tep_event *ev)
+/* the kernel event of this id, a new one: NULL out of memory */
+static struct nop_kev *kev_slot(struct nop_decoder *d, int id)
 {
-	/* the field naming the other task an event concerns */
+	struct nop_kev *k;
+
+	if ((size_t)id >= d->nkev_of) {
+		/* a file's IDs come in order: grown by doubling */
+		size_t n = (size_t)id + 1 > 2 * d->nkev_of ? (size_t)id + 1 : 2 * d->nkev_of;
+		unsigned int *of = realloc(d->kev_of, n * sizeof(*of));
+
+		if (!of)
+			return NULL;
+		memset(of + d->nkev_of, 0, (n - d->nkev_of) * sizeof(*of));
+		d->kev_of = of;
+		d->nkev_of = n;
+	}
+	if (nop_grow((void **)&d->kev, &d->capkev, d->nkev + 1, sizeof(*d->kev)))
+		return NULL;
+	k = &d->kev[d->nkev++];
+	memset(k, 0, sizeof(*k));
+	d->kev_of[id] = (unsigned int)d->nkev;
+	return k;
+}
+
+/* the field naming the other task ev concerns, if it is one of these */
+static const struct tep_format_field *about_field(struct tep_event *ev)
+{
 	static const struct { const char *event, *field; } about[] = {
 		{ "sched_switch", "next_pid" }, { "sched_wakeup", "pid" }, { "sched_waking", "pid" },
 		{ "sched_wakeup_new", "pid" },  { "sched_migrate_task", "pid" },
 	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(about); i++)
+		if (!strcmp(ev->system, "sched") && !strcmp(ev->name, about[i].event))
+			return field(ev, about[i].field);
+	return NULL;
+}
+
+/* ev shown as a KEVENT; 0, or -1 out of memory */
+static int kev_add(struct nop_decoder *d, struct tep_event *ev)
+{
 	struct nop_kev *k;
-	size_t cap;
 
 	if (ev->id < 0 || ev->id > 65535)
 		return 0;
 	if ((size_t)ev->id < d->nkev_of && d->kev_of[ev->id])
 		return 0; /* once */
-	if ((size_t)ev->id >= d->nkev_of) {
-		unsigned int *of = realloc(d->kev_of, ((size_t)ev->id + 1) * sizeof(*of));
-
-		if (!of)
-			return -1;
-		memset(of + d->nkev_of, 0, ((size_t)ev->id + 1 - d->nkev_of) * sizeof(*of));
-		d->kev_of = of;
-		d->nkev_of = (size_t)ev->id + 1;
-	}
-	cap = d->nkev;
-	if (nop_grow((void **)&d->kev, &cap, d->nkev + 1, sizeof(*d->kev)))
+	if (!(k = kev_slot(d, ev->id)))
 		return -1;
-	k = &d->kev[d->nkev++];
-	memset(k, 0, sizeof(*k));
 	k->ev = ev;
 	snprintf(k->name, sizeof(k->name), "%s:%s", ev->system, ev->name);
-	for (size_t i = 0; i < ARRAY_SIZE(about); i++)
-		if (!strcmp(ev->system, "sched") && !strcmp(ev->name, about[i].event))
-			k->about = field(ev, about[i].field);
-	d->kev_of[ev->id] = (unsigned int)d->nkev;
+	k->about = about_field(ev);
+	return 0;
+}
+
+int nop_decoder_kev_parse(struct nop_decoder *d, struct nop_kev *k)
+{
+	const char *colon = strchr(k->name, ':');
+	struct tep_event *ev = NULL;
+	size_t len;
+
+	char *text = k->fmt ? parsable(k->fmt, k->fmtlen, &len) : NULL;
+
+	if (text && tep_parse_event(d->tep, text, len, k->system) == 0)
+		ev = tep_find_event_by_name(d->tep, k->system, colon + 1);
+	free(text);
+	k->fmt = NULL;
+	if (!ev)
+		return -1;
+	k->ev = ev;
+	k->about = about_field(ev);
 	return 0;
 }
 

@@ -82,15 +82,25 @@ struct nop_decoder {
 	 * naming the other task an event concerns (a switch's next, a
 	 * wakeup's woken task) */
 	struct nop_kev {
-		struct tep_event *ev;
+		struct tep_event *ev; /* NULL until its first record (fmt) */
 		char name[200]; /* "system:event" */
 		const struct tep_format_field *about;
+		/* a recorded format not parsed yet (the nop_dat_in's text): a
+		 * trace.dat can hold every event's format, most of them never
+		 * seen in its pages (nop_decoder_kev_parse) */
+		const char *fmt;
+		size_t fmtlen;
+		char system[64];
 	} *kev;
-	size_t nkev;
+	size_t nkev, capkev;
 	unsigned int *kev_of;
 	size_t nkev_of;
 	char *kevbuf; /* the last event's fields as text and JSON */
 	size_t kevcap;
 };
+
+/* a kernel event's format parsed at its first record: 0, or -1 if
+ * libtraceevent refuses it (its records are then left out) */
+int nop_decoder_kev_parse(struct nop_decoder *d, struct nop_kev *k);
 
 #endif

@@ -218,7 +218,9 @@ int nop_stream_open_snapshot(struct nop_stream **st, struct nop_decoder *d, cons
 int nop_stream_open_files(struct nop_stream **st, struct nop_decoder *d,
 			  const char **paths, const int *cpus, int n, struct nop_error *err);
 
-/* up: the functions of the recording's probe events (nopctl's groups) */
+/* up: the functions of the recording's probe events (nopctl's groups);
+ * in must outlive the decoder (its kernel events' formats are parsed at
+ * their first record) */
 struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop_uprobes *up,
 					 struct nop_error *err);
 

@@ -14,14 +14,12 @@
 
 #include "graph/callgraph.h"
 
-int cg_task_room(struct task *t, int need)
+int cg_task_grow(struct task *t, int need)
 {
 	int cap = t->cap ? t->cap : FIRST_DEPTH;
 	unsigned long long *func;
 	struct frame *f;
 
-	if (need <= t->cap)
-		return 0;
 	while (cap < need)
 		cap *= 2;
 	if (cap > NOP_GRAPH_MAX_DEPTH)
@@ -284,7 +282,7 @@ NOP_HOT int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_g
 		credit(t, &gi);
 		return ret;
 	}
-	if ((ret = drop_to(g, t, i + 1, ev->cpu, ev->rettime, fn, ctx)))
+	if (t->n > i + 1 && (ret = drop_to(g, t, i + 1, ev->cpu, ev->rettime, fn, ctx)))
 		return ret;
 	gi.kind = NOP_GI_RETURN;
 	gi.ts = ev->rettime;

@@ -119,7 +119,11 @@ static inline void cg_off(unsigned long long *off, unsigned long long *self, con
 }
 
 /* room for need open calls (need <= NOP_GRAPH_MAX_DEPTH) */
-int cg_task_room(struct task *t, int need);
+int cg_task_grow(struct task *t, int need);
+static inline int cg_task_room(struct task *t, int need)
+{
+	return need <= t->cap ? 0 : cg_task_grow(t, need);
+}
 /* The task's stack: most often the last event's, checked inline. */
 struct task *cg_task_lookup(struct nop_graph *g, int pid);
 static inline struct task *cg_task(struct nop_graph *g, int pid)

@@ -44,7 +44,7 @@ for dat in "$fx"/*.dat; do
 	done
 done
 # every release and layout the fixtures claim is there
-for want in 3.1.6-graph-zstd 3.1.6-graph-none 3.1.6-v6-stack 3.1.6-instance 3.1.6-v6-instance 3.1.6-date \
+for want in 3.1.6-graph-zstd 3.1.6-graph-allfmt 3.1.6-graph-none 3.1.6-v6-stack 3.1.6-instance 3.1.6-v6-instance 3.1.6-date \
 	3.3.1-func-zlib 3.3.1-graph-zstd 3.3.1-instance 3.4-func-zlib 3.4-graph-zstd 3.4-instance 3.4-v6-stack \
 	3.4-v6-instance 3.4-date; do
 	[ -f "$fx/$want.dat" ] && ok || bad "fixture $want.dat is missing"

@@ -25,6 +25,9 @@ rec() {
 layouts() {
 	_tc=$1 v=$2
 	rec "$_tc" "$v-graph-zstd" -p function_graph -g do_sys_openat2 -e sched:sched_process_exec -F opener 3
+	# no -e: the file holds the format of every event of the kernel
+	# (about 1,500), as most users' recordings do (the report cost guard)
+	rec "$_tc" "$v-graph-allfmt" -p function_graph -g do_sys_openat2 -F opener 30
 	rec "$_tc" "$v-v6-stack" --file-version 6 -p function -l do_sys_openat2 --func-stack \
 		-e sched:sched_process_exec -F opener 4
 	rec "$_tc" "$v-graph-none" --compression none -p function_graph -g do_sys_openat2 \
@@ -51,7 +54,7 @@ t_capture_tracecmd() {
 	mount -t tracefs nodev "$TR" 2>/dev/null || true
 	mkdir -p /tmp/tcf
 	# the symbols these workloads name: a first recording, read back
-	trace_cmd_record -p function_graph -g do_sys_openat2 -o /tmp/names.dat -F opener 3
+	trace_cmd_record -p function_graph -g do_sys_openat2 -o /tmp/names.dat -F opener 30
 	trace_cmd_record -p function -l do_sys_openat2 --func-stack -o /tmp/names2.dat -F opener 3
 	{ trace-cmd report /tmp/names.dat; trace-cmd report /tmp/names2.dat; } 2>/dev/null |
 		grep -o '[A-Za-z_][A-Za-z0-9_.]*' | sort -u > /tmp/names
