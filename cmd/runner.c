@@ -493,8 +493,8 @@ static int open_session(struct run *r)
 
 	if (nop_session_open(&r->sess, &cfg, &r->err) == 0)
 		return 0;
-	/* the kernel refused the gate (restored already): judged here */
-	if (r->gate && r->err.sys_errno != EINTR && strstr(r->err.msg, "catch's gate")) {
+	/* the gate cannot be had (restored already): judged here */
+	if (r->gate && r->err.sys_errno != EINTR && r->err.remedy == NOP_REMEDY_NO_GATE) {
 		snprintf(r->gate_why, sizeof(r->gate_why), "%.150s", r->err.msg);
 		free(r->gate);
 		r->gate = NULL;

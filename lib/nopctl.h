@@ -35,6 +35,7 @@ enum nop_remedy {
 	NOP_REMEDY_RECORD_GRAPH, /* a recording of hits: record calls instead */
 	NOP_REMEDY_RECORD_STACKS, /* a recording of calls: record hits with their stacks */
 	NOP_REMEDY_MODULE,	 /* a module's functions are named apart */
+	NOP_REMEDY_NO_GATE,	 /* catch's kernel gate cannot be had: judge every call here */
 };
 
 struct nop_error {

@@ -31,6 +31,7 @@ static int gate_write(const char *tracing_dir, const char *rel, const char *text
 		return 0;
 	nop_error_set(err, NOP_EKERNEL, err->sys_errno, "the kernel refused catch's gate ('%s' in %s): %s",
 		      text, rel, strerror(err->sys_errno));
+	err->remedy = NOP_REMEDY_NO_GATE;
 	return -1;
 }
 

@@ -722,6 +722,41 @@ static bool instance_offers(const char *inst_dir, const char *tracer)
 	return ok;
 }
 
+/* Someone's data at the top level that this session would erase: the
+ * buffer's unread entries (a tracer switched there clears them), and,
+ * where it places probes there, the snapshot's (catch's gate swaps and
+ * clears it; 6.12 emptied it after 'graph --retval' at the top level,
+ * not after a plain graph). nopctl leaves the top level empty when it is
+ * done, so what is there is another's: -1 and err, or 0. */
+static int unread_kept(struct nop_session *s, const char *why_top, struct nop_error *err)
+{
+	unsigned long long n = nop_top_level_unread(s->tracing_dir);
+	char path[4200], *on;
+	struct nop_error e;
+
+	if (n) {
+		on = nop_read_file(nop_path(path, sizeof(path), s->tracing_dir, "events/enable"), NULL, &e);
+		nop_error_set(err, NOP_EBUSY, 0,
+			      "the top-level buffer holds %llu %s nobody has read (trace_marker lines or"
+			      " events%s), and %s; switching its tracer would erase them: read them"
+			      " (%s/trace) or clear them (write to it)", n, n == 1 ? "entry" : "entries",
+			      on && nop_trim(on)[0] != '0' ? ": events are enabled there" : "", why_top,
+			      s->tracing_dir);
+		free(on);
+		err->remedy = NOP_REMEDY_TAKE_OVER;
+		return -1;
+	}
+	if ((s->cfg.gate || has_probes(s)) && (n = nop_top_level_snapshot(s->tracing_dir))) {
+		nop_error_set(err, NOP_EBUSY, 0,
+			      "the top-level snapshot holds %llu %s someone took, and %s; this run's probes"
+			      " there would erase them: read them (%s/snapshot) or free it (write 0 to it)",
+			      n, n == 1 ? "entry" : "entries", why_top, s->tracing_dir);
+		err->remedy = NOP_REMEDY_TAKE_OVER;
+		return -1;
+	}
+	return 0;
+}
+
 /* why: what makes this session need the top level, for the message of
  * a refusal */
 static int claim_top_level(struct nop_session *s, const char *why_top, struct nop_error *err)
@@ -772,6 +807,8 @@ static int claim_top_level(struct nop_session *s, const char *why_top, struct no
 		err->remedy = NOP_REMEDY_TAKE_OVER;
 		return -1;
 	}
+	if (!s->cfg.force && unread_kept(s, why_top, err))
+		return -1;
 	snprintf(s->dir, sizeof(s->dir), "%s", s->tracing_dir);
 	return 0;
 }
@@ -828,8 +865,10 @@ int nop_session_open(struct nop_session **sp, const struct nop_session_cfg *cfg,
 	 * top level's events (graph roots are traced there) */
 	if (cfg->gate && (s->instance[0] || stop_asked(s, err) ||
 			  nop_gate_create(s->journal, s->tracing_dir, cfg->gate, err))) {
-		if (s->instance[0])
+		if (s->instance[0]) {
 			nop_error_set(err, NOP_EINTERNAL, EINVAL, "catch's gate needs the top level");
+			err->remedy = NOP_REMEDY_NO_GATE;
+		}
 		goto fail;
 	}
 	*sp = s;

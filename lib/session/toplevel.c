@@ -1,6 +1,8 @@
 /* toplevel.c - the top-level tracer: whether someone else uses it, and
  * which nopctl holds the lock that makes it one session's at a time. */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,4 +108,46 @@ pid_t nop_top_level_reader(const char *tracing_dir, char *comm, size_t len)
 		free(v);
 	}
 	return found;
+}
+
+unsigned long long nop_top_level_unread(const char *dir)
+{
+	unsigned long long n = 0;
+	char path[4200];
+
+	/* per_cpu/cpuN/stats "entries:": what the CPU's buffer holds unread
+	 * (reading it changes nothing; the trace file would pause tracing) */
+	for (int cpu = 0; cpu < 4096; cpu++) {
+		struct nop_error e;
+		char *v, *at;
+
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", dir, cpu);
+		if (!(v = nop_read_file(path, NULL, &e))) {
+			if (e.sys_errno == ENOENT)
+				break;
+			continue;
+		}
+		if ((at = strstr(v, "entries: ")) && (at == v || at[-1] == '\n'))
+			n += strtoull(at + 9, NULL, 10);
+		free(v);
+	}
+	return n;
+}
+
+unsigned long long nop_top_level_snapshot(const char *dir)
+{
+	char path[4200], head[2048], *at;
+	int fd;
+	ssize_t n;
+
+	/* the snapshot's header ("# entries-in-buffer/entries-written: N/M"),
+	 * or "Snapshot is freed": the file's first lines, read only */
+	snprintf(path, sizeof(path), "%s/snapshot", dir);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, head, sizeof(head) - 1);
+	close(fd);
+	head[n > 0 ? n : 0] = 0;
+	at = strstr(head, "# entries-in-buffer/entries-written: ");
+	return at ? strtoull(at + 37, NULL, 10) : 0;
 }

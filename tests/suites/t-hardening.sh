@@ -421,3 +421,41 @@ t_signal_during_setup() {
 	snap "$T/after"
 	same "$T/before" "$T/after" || fail "SIGINT during set-up changed the kernel"
 }
+
+# issue 54 #11: someone's data at the top level is theirs. Unread entries
+# (a trace_marker line, an event they enabled) are erased by a tracer
+# switched there, a snapshot they took by catch's gate: nopctl refuses
+# (exit 4, naming how many) and changes nothing, unless --force
+entries() { _n=0; for _c in "$TR"/per_cpu/cpu*; do _n=$((_n + $(sed -n 's/^entries: //p' "$_c/stats"))); done; echo $_n; }
+t_others_unread_kept() {
+	top_buffer_may_expand # the marker, and --force's graph at the top level
+	echo "theirs-1" > "$TR/trace_marker"
+	expect_rc 4 nopctl graph do_sys_openat2 -- opener 3
+	grep -q "holds 1 entry nobody has read" "$T/err" || fail "graph: not named: $(cat "$T/err")"
+	expect_rc 4 nopctl catch --errors do_sys_openat2 -- opener 3
+	[ "$(entries)" = 1 ] && grep -q "theirs-1" "$TR/trace" || fail "the marker is gone: $(entries) entries"
+	# their event, enabled at the top level
+	echo 1 > "$TR/events/sched/sched_process_fork/enable"
+	sh -c 'true'
+	echo 0 > "$TR/events/sched/sched_process_fork/enable"
+	expect_rc 4 nopctl graph do_sys_openat2 -- opener 3
+	n=$(entries)
+	[ "$n" -ge 2 ] && grep -q "holds $n entries nobody has read" "$T/err" || fail "event: $n: $(cat "$T/err")"
+	# a snapshot they took: catch's gate, and probes at the top level
+	# (--retval), would erase it; a plain graph there does not
+	echo "theirs-2" > "$TR/trace_marker"
+	echo 1 > "$TR/snapshot"
+	[ "$(entries)" = 0 ] || fail "the snapshot's swap left $(entries) entries"
+	expect_rc 4 nopctl catch --errors do_sys_openat2 -- opener 3
+	grep -q "snapshot holds $((n + 1)) entries someone took" "$T/err" || fail "catch: snapshot not named: $(cat "$T/err")"
+	expect_rc 4 nopctl graph --retval do_sys_openat2 -- opener 3
+	grep -q "theirs-2" "$TR/snapshot" || fail "the snapshot lost the marker"
+	expect_rc 0 nopctl graph do_sys_openat2 -- opener 3
+	grep -q "theirs-2" "$TR/snapshot" || fail "graph erased the snapshot"
+	echo 0 > "$TR/snapshot"
+	# --force takes over: the entries go with the tracer switch
+	echo "theirs-3" > "$TR/trace_marker"
+	expect_rc 0 nopctl graph --force do_sys_openat2 -- opener 3
+	[ "$(grep -c '^do_sys_openat2\|do_sys_openat2()' "$T/out")" -ge 3 ] || fail "--force: not 3 trees: $(head -3 "$T/out")"
+	echo > "$TR/trace"
+}
