@@ -565,7 +565,8 @@ static int open_pipeline(struct run *r)
 		.by_task = o->npids || o->command ? r->sess : NULL,
 		.show_others = r->mode == RUN_GRAPH && o->view == NOP_VIEW_LINES,
 		.probes = &r->uprobes, .errors = o->errors,
-		.catching = o->catching, .slower_ns = o->slower_ns, .outliers = o->outliers,
+		.catching = o->catching, .gated = r->gate != NULL, .slower_ns = o->slower_ns,
+		.outliers = o->outliers,
 		.catch_file = o->catch_dir ? write_catch : NULL, .catch_ctx = r,
 	};
 

@@ -708,6 +708,10 @@ struct nop_pipeline_cfg {
 	 * shown whole if it lasted longer than slower_ns (0: no such test) or,
 	 * with errors, failed; count is then of trees caught */
 	bool catching;
+	/* catch with the kernel's gate: the buffer is read in the windows the
+	 * gate opens; what it overwrote between them is no loss (no lost
+	 * event shown; the summary counts what was missed) */
+	bool gated;
 	unsigned long long slower_ns;
 	/* catch: also a root slower than its function's running p99, judged
 	 * after this many calls of it (0: not) */

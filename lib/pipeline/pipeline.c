@@ -556,7 +556,7 @@ NOP_HOT static int route(void *ctx, const struct nop_event *ev)
 	if (p->counted)
 		return NOP_FLOW_STOP;
 	note_time(p, ev->ts);
-	if (ev->type == NOP_EV_LOST)
+	if (ev->type == NOP_EV_LOST && !p->cfg.gated)
 		p->sum.lost_pages += ev->lost > 0 ? ev->lost : 1;
 	if (p->cfg.recording) {
 		p->sum.events += ev->type == NOP_EV_COUNTS ? ev->nfunc + ev->nexit
@@ -573,7 +573,7 @@ NOP_HOT static int route(void *ctx, const struct nop_event *ev)
 			return engine_result(p, ret);
 		return p->ugraph ? engine_result(p, nop_graph_feed(p->ugraph, ev, on_call, p)) : NOP_FLOW_GO;
 	}
-	if (ev->type == NOP_EV_LOST && p->sink.ops->event && p->sink.ops->event(&p->sink, ev))
+	if (ev->type == NOP_EV_LOST && !p->cfg.gated && p->sink.ops->event && p->sink.ops->event(&p->sink, ev))
 		return sink_failed(p);
 	if (user_call(ev))
 		return on_user_call(p, ev);
