@@ -63,7 +63,10 @@ int report_error(const struct opts *o, const struct nop_error *err)
 		 (size_t)err->remedy < sizeof(remedies) / sizeof(*remedies) && remedies[err->remedy]
 			 ? remedies[err->remedy]
 			 : "");
-	fprintf(stderr, "nopctl: %s\n", msg);
+	/* names in it are the kernel's or a file's: escaped */
+	fputs("nopctl: ", stderr);
+	nop_text_put(stderr, msg);
+	fputc('\n', stderr);
 	if (o && o->enc == NOP_ENC_JSON) {
 		fputs("{\"type\":\"error\",\"status\":", stdout);
 		printf("%d,\"message\":", st);

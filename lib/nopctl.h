@@ -798,8 +798,12 @@ struct nop_diff_result {
  * changed, what the inputs lost), or -1 with err. */
 int nop_diff(const struct nop_diff_cfg *cfg, struct nop_diff_result *res, struct nop_error *err);
 
-/* JSON string escaping (RFC 8259), used by every JSON writer. */
+/* JSON string escaping (RFC 8259), used by every JSON writer: valid
+ * UTF-8 as is, control bytes and bytes of no valid UTF-8 escaped. */
 void nop_json_str(FILE *out, const char *s);
+/* s as text shows a string nopctl did not write (a control byte, C1
+ * too, or a byte of no valid UTF-8 as \xNN), written to out */
+void nop_text_put(FILE *out, const char *s);
 
 /* One print call per field, for text and JSON alike: in JSON mode the key
  * and value, in text mode the value through the text format (nothing when

@@ -48,6 +48,40 @@ int nop_write_file(const char *path, const char *val, bool append, struct nop_er
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Strings nopctl did not write (task names, symbols, event fields, names
+ * read from files), escaped by one rule per format (escape.c). Clean: a
+ * printable ASCII byte, or a valid UTF-8 character (RFC 3629) other than
+ * a C1 control (U+0080-U+009F); every other byte (C0, DEL, C1 raw or as
+ * UTF-8, a byte of no valid UTF-8) is escaped: text \xNN of each byte,
+ * JSON \n \t \r or \u00XX (a C1 control its code point, a stray byte the
+ * code point of its value). NOP_ESC_QUOTED (JSON implies it): '"' and '\'
+ * as \" and \\ too. */
+enum { NOP_ESC_TEXT = 0, NOP_ESC_QUOTED = 1, NOP_ESC_JSON = 3 };
+
+/* the most an escape is (\xc2\x9b), and the most a byte grows (\xNN) */
+#define NOP_ESC_UNIT_MAX 8
+#define NOP_ESC_GROWTH 4
+
+typedef void nop_put_fn(void *ctx, const char *p, size_t n);
+
+/* of s (n bytes at most, to its NUL), the bytes that need no escape */
+size_t nop_esc_clean(const char *s, size_t n, unsigned how);
+
+/* s (n bytes at most, to its NUL) escaped as how says, through put: a
+ * clean run at a time, or one escape */
+void nop_escape(const char *s, size_t n, unsigned how, nop_put_fn *put, void *ctx);
+
+/* s holds nothing text escapes */
+bool nop_text_clean(const char *s);
+/* s as text shows it in buf (cap bytes with its NUL, cut before an escape
+ * or a character that does not fit): buf */
+char *nop_text_escape(char *buf, size_t cap, const char *s);
+/* the same, allocated (the caller frees); NULL: out of memory */
+char *nop_text_dup(const char *s);
+/* s as text shows it: s itself when clean, else a copy in *freeme (the
+ * caller frees it; "?" when out of memory) */
+const char *nop_text_shown(const char *s, char **freeme);
+
 /* v in decimal, at least zeros (<= 20) digits, '-' in front if neg:
  * nop_dec_len says how many characters, nop_dec_put writes them where
  * they go, backwards from end, two digits a step, with no scratch buffer

@@ -4,6 +4,7 @@
  * when the text format is NULL. */
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/base.h"
@@ -60,39 +61,15 @@ static void put_i64(struct nop_fields *f, long long v)
 	put_u64(f, v < 0 ? -(unsigned long long)v : (unsigned long long)v, v < 0);
 }
 
+static void jput_to(void *f, const char *p, size_t n)
+{
+	jput(f, p, n);
+}
+
 static void jstr(struct nop_fields *f, const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)s;
-
 	jc(f, '"');
-	for (;;) {
-		const unsigned char *run = p;
-
-		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
-			p++;
-		jput(f, run, (size_t)(p - run));
-		if (!*p)
-			break;
-		unsigned char c = *p++;
-
-		if (c == '"' || c == '\\') {
-			jc(f, '\\');
-			jc(f, (char)c);
-		} else if (c == '\n') {
-			jput(f, "\\n", 2);
-		} else if (c == '\t') {
-			jput(f, "\\t", 2);
-		} else if (c == '\r') {
-			jput(f, "\\r", 2);
-		} else {
-			/* control bytes, and bytes of no known encoding (task
-			 * names are raw bytes): escaped, so every line is valid */
-			jput(f, "\\u00", 4);
-			jc(f, hex[c >> 4]);
-			jc(f, hex[c & 15]);
-		}
-	}
+	nop_escape(s, SIZE_MAX, NOP_ESC_JSON, jput_to, f);
 	jc(f, '"');
 }
 
@@ -112,7 +89,8 @@ size_t nop_json_quote(char *buf, size_t cap, const char *s)
 
 	q.buf = q.own;
 
-	/* escaped, a byte is at most 6: then jstr never flushes (no out) */
+	/* escaped, a byte is at most 6 (\u00XX): then jstr never flushes
+	 * (no out) */
 	if (strlen(s) > (sizeof(q.own) - 2) / 6)
 		return 0;
 	jstr(&q, s);
@@ -206,6 +184,16 @@ void nop_field_i64(struct nop_fields *f, const char *k, const char *fmt, long lo
 	}
 }
 
+/* text: v through fmt, escaped as text escapes strings nopctl did not
+ * write (nopctl's own are clean: one scan) */
+static void text_str(FILE *out, const char *fmt, const char *v)
+{
+	char *e;
+
+	fprintf(out, fmt, nop_text_shown(v, &e));
+	free(e);
+}
+
 void nop_field_str(struct nop_fields *f, const char *k, const char *fmt, const char *v)
 {
 	if (f->json) {
@@ -215,7 +203,7 @@ void nop_field_str(struct nop_fields *f, const char *k, const char *fmt, const c
 		else
 			jput(f, "null", 4);
 	} else if (fmt) {
-		fprintf(f->out, fmt, v ? v : "?");
+		text_str(f->out, fmt, v ? v : "?");
 	}
 }
 
@@ -257,7 +245,7 @@ void nop_field_item_str(struct nop_fields *f, const char *fmt, const char *v)
 			jc(f, ',');
 		jstr(f, v);
 	} else if (fmt) {
-		fprintf(f->out, fmt, v);
+		text_str(f->out, fmt, v);
 	}
 }
 

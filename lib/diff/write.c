@@ -11,17 +11,6 @@
 
 #define NAME_MAX_SHOWN 48
 
-/* a name as text shows it: control bytes as '?' */
-static const char *text_name(const char *s, char *buf, size_t len)
-{
-	size_t i;
-
-	for (i = 0; s[i] && i + 1 < len; i++)
-		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-	buf[i] = 0;
-	return buf;
-}
-
 static void fmt_dur(char *buf, size_t len, double ns)
 {
 	nop_fmt_duration(buf, len, ns > 0 ? (unsigned long long)llround(ns) : 0);
@@ -155,7 +144,7 @@ static void text_table(struct nop_ddiff *d, FILE *out)
 		fmt_p(p, sizeof(p), f->v.p);
 		change_text(ch, sizeof(ch), &f->v, f->a, f->b);
 		fprintf(out, "%-*s %9s %9s %11s %11s %11s %11s %11s %11s %11s %11s %12s %6s  %s\n", (int)w,
-			text_name(f->name, name, w + 1), c[0], c[1], t[0], t[1], s[0], s[1], p50[0], p50[1], p99[0],
+			nop_text_escape(name, w + 1, f->name), c[0], c[1], t[0], t[1], s[0], s[1], p50[0], p50[1], p99[0],
 			p99[1], imp, p, f->v.change ? ch : "=");
 	}
 	if (shown < d->nfunc)
@@ -196,7 +185,7 @@ static void flow_path_text(const struct nop_ddiff *d, size_t i, char *buf, size_
 	for (int k = 0; k < n && off < len; k++) {
 		char nm[NAME_MAX_SHOWN * 2];
 
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", k ? " > " : "", text_name(names[k], nm, sizeof(nm)));
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", k ? " > " : "", nop_text_escape(nm, sizeof(nm), names[k]));
 	}
 }
 
@@ -252,7 +241,7 @@ static void text_flow(struct nop_ddiff *d, FILE *out)
 			fprintf(out, "%c %*s...\n", a ? '-' : '+', r->depth * 2, "");
 		if (r->under && under > UNDER_LINES && !d->cfg->all)
 			continue;
-		text_name(node_name(d, r), name, sizeof(name));
+		nop_text_escape(name, sizeof(name), node_name(d, r));
 		if (!a || !b || r->v.change) {
 			change_text(ch, sizeof(ch), &r->v, a, b);
 			if (a) {
@@ -420,7 +409,7 @@ static void folded(struct nop_ddiff *d, FILE *out)
 		for (int k = 0; k <= r->depth; k++) {
 			char nm[512];
 
-			fprintf(out, "%s%s", k ? ";" : "", text_name(names[k], nm, sizeof(nm)));
+			fprintf(out, "%s%s", k ? ";" : "", nop_text_escape(nm, sizeof(nm), names[k]));
 		}
 		fprintf(out, " %.0f %.0f\n", sa, sb);
 	}
@@ -432,8 +421,11 @@ static void folded(struct nop_ddiff *d, FILE *out)
 #define SVG_W 1200.0
 #define SVG_ROW 17
 
-static void svg_text(FILE *out, const char *s)
+static void svg_text(FILE *out, const char *name)
 {
+	char *e;
+	const char *s = nop_text_shown(name, &e); /* no control byte: XML refuses them */
+
 	for (; *s; s++) {
 		if (*s == '<')
 			fputs("&lt;", out);
@@ -444,8 +436,9 @@ static void svg_text(FILE *out, const char *s)
 		else if (*s == '"')
 			fputs("&quot;", out);
 		else
-			fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
+			fputc(*s, out);
 	}
+	free(e);
 }
 
 static int svg(struct nop_ddiff *d, FILE *out)
@@ -540,7 +533,7 @@ static int svg(struct nop_ddiff *d, FILE *out)
 				char nm[256];
 				size_t fit = (size_t)(width / 7.5);
 
-				text_name(node_name(d, r), nm, fit + 1 < sizeof(nm) ? fit + 1 : sizeof(nm));
+				nop_text_escape(nm, fit + 1 < sizeof(nm) ? fit + 1 : sizeof(nm), node_name(d, r));
 				fprintf(out, "<text x=\"%.1f\" y=\"%d\">", x[r->depth] + 3, y + SVG_ROW - 5);
 				svg_text(out, nm);
 				fputs("</text>", out);

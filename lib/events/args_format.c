@@ -46,26 +46,17 @@ static void puts_(struct out *o, const char *s)
 	put(o, s, strlen(s));
 }
 
-/* a string's bytes: JSON escapes (RFC 8259) or C-like ones for text */
+static void put_to(void *o, const char *s, size_t n)
+{
+	put(o, s, n);
+}
+
+/* a string's bytes (n at most, to a NUL), quoted, escaped as every
+ * string nopctl did not write is (nop_escape) */
 static void put_str(struct out *o, const char *s, size_t n, bool json)
 {
-	char esc[8];
-
 	put(o, "\"", 1);
-	for (size_t i = 0; i < n && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)c;
-			put(o, esc, 2);
-		} else if (c < 0x20 || c >= 0x7f) { /* bytes of no known encoding too */
-			snprintf(esc, sizeof(esc), json ? "\\u%04x" : "\\x%02x", c);
-			puts_(o, esc);
-		} else {
-			put(o, (const char *)&c, 1);
-		}
-	}
+	nop_escape(s, n, json ? NOP_ESC_JSON : NOP_ESC_QUOTED, put_to, o);
 	put(o, "\"", 1);
 }
 

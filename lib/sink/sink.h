@@ -37,11 +37,13 @@ struct nop_sink {
 
 int nop_sink_init(struct nop_sink *s, const struct nop_sink_cfg *cfg, struct nop_error *err);
 /* a string from a file or the kernel (a function, binary or event name)
- * as text shows it: each control byte (a terminal escape's too) as '?';
- * JSON's own escaping keeps it exact. Lives as long as the sink. */
+ * as text shows it (nop_text_escape: control bytes, C1 too, and bytes of
+ * no valid UTF-8 as \xNN); JSON's own escaping keeps it exact. Lives as
+ * long as the sink. */
 const char *nop_sink_text(struct nop_sink *s, const char *str);
-/* the same in place, in a buffer the caller owns */
-void nop_sink_text_in(const struct nop_sink *s, char *buf);
+/* the same in place, in a buffer of cap bytes the caller owns (cut short
+ * if the escapes do not fit) */
+void nop_sink_text_in(const struct nop_sink *s, char *buf, size_t cap);
 
 void nop_sink_free(struct nop_sink *s);
 

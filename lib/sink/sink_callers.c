@@ -132,7 +132,7 @@ static int user_stack(struct nop_sink *s, struct callers *c, int cpu, const stru
 	/* the caller, then the frames past the hit's own (k 0: the caller) */
 	for (int k = c->uret[cpu] ? 0 : 1; k < ev->nstack && off < sizeof(key) - 1; k++) {
 		user_name(c, up, ev->stack[0], k ? ev->stack[k] : c->uret[cpu], name, sizeof(name));
-		nop_sink_text_in(s, name);
+		nop_sink_text_in(s, name, sizeof(name));
 		off = add_frame(key, sizeof(key), off, name);
 	}
 	return count_stack(c, key);

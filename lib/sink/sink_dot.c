@@ -48,16 +48,20 @@ struct dot {
 	char nofile_names[200];
 };
 
-/* a DOT string's content: quotes and backslashes escaped (C++ names may
- * hold quotes: operator""_x), control bytes as '?' (file names come from
- * a binary's DWARF) */
-static void dot_str(FILE *out, const char *s)
+/* a DOT string's content: the name as text shows it (file names come
+ * from a binary's DWARF), then quotes and backslashes escaped (C++ names
+ * may hold quotes: operator""_x) */
+static void dot_str(FILE *out, const char *name)
 {
+	char *e;
+	const char *s = nop_text_shown(name, &e);
+
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			fputc('\\', out);
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+		fputc(*s, out);
 	}
+	free(e);
 }
 
 static struct node *node_of(struct nop_sink *s, struct dot *d, unsigned long long addr)

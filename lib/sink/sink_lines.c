@@ -22,7 +22,7 @@ void nop_sink_sym(struct nop_sink *s, unsigned long long addr, char *buf, size_t
 		snprintf(buf, len, "%s+0x%llx", name, o);
 	else
 		snprintf(buf, len, "%s", name);
-	nop_sink_text_in(s, buf);
+	nop_sink_text_in(s, buf, len);
 }
 
 static void stack_field(struct nop_sink *s, struct nop_fields *f, const struct nop_event *ev)

@@ -32,34 +32,33 @@ void nop_sink_free(struct nop_sink *s)
 	s->safe = NULL;
 }
 
-static bool control(unsigned char c)
+/* text: buf (cap bytes) as text shows a string nopctl did not write */
+void nop_sink_text_in(const struct nop_sink *s, char *buf, size_t cap)
 {
-	return c < 0x20 || c == 0x7f;
+	char *raw;
+
+	if (s->enc == NOP_ENC_JSON || nop_text_clean(buf))
+		return;
+	if ((raw = strdup(buf)))
+		nop_text_escape(buf, cap, raw);
+	else
+		buf[0] = 0; /* out of memory: nothing of it shown */
+	free(raw);
 }
 
-void nop_sink_text_in(const struct nop_sink *s, char *buf)
-{
-	for (; s->enc != NOP_ENC_JSON && *buf; buf++)
-		if (control((unsigned char)*buf))
-			*buf = '?';
-}
-
+/* text: str escaped, each name once (by its text, kept until the sink
+ * is freed) */
 const char *nop_sink_text(struct nop_sink *s, const char *str)
 {
-	const char *p = str;
 	char **copy;
 
-	if (!str || s->enc == NOP_ENC_JSON)
-		return str;
-	while (*p && !control((unsigned char)*p))
-		p++;
-	if (!*p)
-		return str; /* the common case: nothing to replace */
+	if (!str || s->enc == NOP_ENC_JSON || nop_text_clean(str))
+		return str; /* the common case: nothing to escape */
 	if ((!s->safe && !(s->safe = nop_strmap_new(sizeof(char *)))) ||
 	    !(copy = nop_strmap_get(s->safe, str)))
 		return "?"; /* out of memory: nothing of it shown */
-	if (!*copy && (*copy = strdup(str)))
-		nop_sink_text_in(s, *copy);
+	if (!*copy)
+		*copy = nop_text_dup(str);
 	return *copy ? *copy : "?";
 }
 
@@ -171,7 +170,7 @@ void nop_sink_kevent_text(const struct nop_sink *s, char *buf, size_t len, const
 	const char *colon = strchr(name, ':');
 
 	snprintf(buf, len, fmt, colon ? colon + 1 : name, args ? args : "");
-	nop_sink_text_in(s, buf);
+	nop_sink_text_in(s, buf, len);
 }
 
 void nop_sink_kevent_fields(struct nop_sink *s, struct nop_fields *f, const char *name, const char *args)

@@ -95,7 +95,7 @@ run 0 "$n" trace --overwrite -o "$tmp/theirs.txt" "$b/tests/helpers/ufuncs-pie:m
 
 # #41.10: no byte of a file reaches the terminal as a control character:
 # a function name with an escape sequence (same length, in the recording's
-# kallsyms) is shown with '?' in every text view, escaped in JSON
+# kallsyms) is shown with \x1b in every text view, escaped in JSON
 python3 - "$dat/graph-6.12.dat" "$tmp/esc.dat" <<'PY'
 import sys
 d = open(sys.argv[1], 'rb').read()
@@ -106,11 +106,74 @@ PY
 for v in "" "--stats" "-F folded" "-F dot"; do
 	# shellcheck disable=SC2086 # v is words
 	"$n" report $v "$tmp/esc.dat" > "$tmp/esc.out" 2>&1
-	grep -q 'do_?\[41mopenat' "$tmp/esc.out" && ok || bad "report $v does not show the name escaped"
+	grep -Eq 'do_(\\)+x1b\[41mopenat' "$tmp/esc.out" && ok || bad "report $v does not show the name escaped"
 	! grep -q "$(printf '\033')" "$tmp/esc.out" && ok || bad "report $v printed an ESC byte"
 done
 "$n" report -j "$tmp/esc.dat" > "$tmp/esc.out" 2>&1
 grep -q 'do_\\u001b\[41mopenat' "$tmp/esc.out" && ok || bad "report -j does not escape the name"
+
+# #54.12, #54.15: strings from a binary or the kernel reach the terminal
+# with their control bytes (C0, DEL, C1 as a byte or as UTF-8) as \xNN and
+# anything else that is UTF-8 as it is; JSON keeps UTF-8 and jq reads it.
+# A program's symbol renamed to a terminal escape, and the program naming
+# its task (prctl PR_SET_NAME) with ESC, BEL, 0x9b or with UTF-8. (JSON
+# gives a byte of no valid UTF-8, 0x9b, back as the code point of its
+# value: U+009B.)
+cat > "$tmp/evil.c" <<'C'
+#include <stdio.h>
+#include <sys/prctl.h>
+__attribute__((noinline)) int tick(int i) { __asm__ volatile("" ::: "memory"); return i + 1; }
+int main(int argc, char **argv)
+{
+	int s = 0;
+
+	if (argc > 1)
+		prctl(PR_SET_NAME, argv[1]);
+	for (int i = 0; i < 3; i++)
+		s = tick(s);
+	printf("%d\n", s);
+	return 0;
+}
+C
+esc=$(printf '\033')
+bel=$(printf '\007')
+c1=$(printf '\233')
+raw() { LC_ALL=C grep -q "[$esc$bel$c1]" "$1" || LC_ALL=C grep -q "$(printf '\302\233')" "$1"; }
+evilsym=$(printf '\033[31mtick\233\033]0;pwn\007')
+evilsym_json=$(printf '\033[31mtick\302\233\033]0;pwn\007')
+cc -O1 -o "$tmp/evil0" "$tmp/evil.c" && objcopy --redefine-sym "tick=$evilsym" "$tmp/evil0" "$tmp/evil" &&
+	ok || bad "cannot build the program with a renamed symbol"
+run 0 "$n" list "$tmp/evil:*"
+raw "$tmp/out" && bad "list printed a symbol's control bytes raw" || ok
+has out '^\\x1b\[31mtick\\x9b\\x1b\]0;pwn\\x07 \['
+run 0 "$n" list -j "$tmp/evil:*tick*"
+[ "$(jq -r .func "$tmp/out")" = "$evilsym_json" ] && ok || bad "list -j does not give the symbol back: $(cat "$tmp/out")"
+for c in "list $tmp/evil:tick" "trace $tmp/evil:tick -- $tmp/evil" "doctor $tmp/evil:tick"; do
+	# shellcheck disable=SC2086 # c is words
+	"$n" $c > "$tmp/out" 2> "$tmp/err"
+	grep -q 'close names: \\x1b\[31mtick' "$tmp/out" "$tmp/err" && ok || bad "$c: no close name shown escaped: $(cat "$tmp/err" "$tmp/out" | head -c 300)"
+	raw "$tmp/out" || raw "$tmp/err" && bad "$c printed a symbol's control bytes raw" || ok
+done
+evilcomm=$(printf 'e\033[31m\233\007x')
+for name in "$evilcomm" "$(printf 'caf\303\251-\344\270\255')"; do
+	json=$name
+	[ "$name" = "$evilcomm" ] && json=$(printf 'e\033[31m\302\233\007x')
+	run 0 "$n" trace "$tmp/evil0:tick" -- "$tmp/evil0" "$name"
+	has out '3$'
+	raw "$tmp/out" && bad "trace printed a task name's control bytes raw: $(grep -c . "$tmp/out")" || ok
+	run 0 "$n" trace -j "$tmp/evil0:tick" -- "$tmp/evil0" "$name"
+	[ "$(grep '"func"' "$tmp/out" | jq -r .comm | sort -u)" = "$json" ] && ok || bad "trace -j: the task's name is not given back: $(grep '"func"' "$tmp/out" | head -1)"
+	run 0 "$n" record -o "$tmp/evil.dat" --overwrite "$tmp/evil0:tick" -- "$tmp/evil0" "$name"
+	run 0 "$n" report "$tmp/evil.dat"
+	grep -q tick "$tmp/out" && ok || bad "report shows no call of tick"
+	raw "$tmp/out" && bad "report printed a task name's control bytes raw" || ok
+	run 0 "$n" report -j "$tmp/evil.dat"
+	[ "$(grep '"func"' "$tmp/out" | jq -r .comm | sort -u)" = "$json" ] && ok || bad "report -j: the task's name is not given back: $(grep '"func"' "$tmp/out" | head -1)"
+done
+run 0 "$n" trace "$tmp/evil0:tick" -- "$tmp/evil0" "$evilcomm"
+has out 'e\\x1b\[31m\\x9b\\x07x-'
+run 0 "$n" trace "$tmp/evil0:tick" -- "$tmp/evil0" "$(printf 'caf\303\251-\344\270\255')"
+has out "$(printf 'caf\303\251-\344\270\255')-"
 
 # #41.15: as a user, tracefs readable by root only (mode 0700) is said so,
 # not taken for a hidden or empty tracefs

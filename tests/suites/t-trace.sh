@@ -574,6 +574,43 @@ t_task_names() {
 		{ grep '"func"' "$T/r.json" | jq -r .comm | sort | uniq -c; fail "a renamed task not named renamed"; }
 }
 
+# issue 54 #12: a task's name in the kernel's own event fields
+# (sched_switch prev_comm/next_comm) reaches the terminal with its control
+# bytes (ESC, BEL, C1 0x9b) as \xNN, in every view that shows events; a
+# UTF-8 name comes back whole in JSON (and a byte of no valid UTF-8 as
+# the code point of its value)
+t_task_names_escaped() {
+	top_buffer_may_expand # graph and catch use the top level
+	evil=$(printf 'e\033[31m\233\007x')
+	raw="[$(printf '\033\007\233')]"
+	utf=$(printf 'caf\303\251-\344\270\255')
+	# graph shows the events inside the calls: the sleeps' switches
+	for v in "trace do_sys_openat2" "graph hrtimer_nanosleep"; do
+		expect_rc 0 timeout 120 env OPENER_NAME="$evil" nopctl ${v% *} --overwrite -o "$T/e.txt" -e sched:sched_switch ${v#* } -- opener 20 /etc/hostname 200
+		grep -q 'prev_comm="\{0,1\}e\\x1b\[31m\\x9b\\x07x' "$T/e.txt" ||
+			{ grep sched_switch "$T/e.txt" | grep -v 'prev_comm="nopctl"' | head -5; fail "${v% *} -e: prev_comm not shown escaped"; }
+		LC_ALL=C grep -q "$raw" "$T/e.txt" && fail "${v% *} -e printed control bytes raw"
+		for name in "$evil" "$utf"; do
+			expect_rc 0 timeout 120 env OPENER_NAME="$name" nopctl ${v% *} --overwrite -j -o "$T/u.json" -e sched:sched_switch ${v#* } -- opener 20 /etc/hostname 200
+			jq -e . "$T/u.json" > /dev/null || fail "${v% *} -j -e: not JSON"
+			want=$name
+			[ "$name" = "$evil" ] && want=$(printf 'e\033[31m\302\233\007x')
+			jq -r 'select(.type == "event") | .fields.prev_comm' "$T/u.json" | grep -qxF "$want" ||
+				{ grep sched_switch "$T/u.json" | head -3; fail "${v% *} -j -e: prev_comm not given back"; }
+		done
+	done
+	expect_rc 0 timeout 120 env OPENER_NAME="$evil" nopctl catch --slower-than 1ms -e sched:sched_switch hrtimer_nanosleep -- opener 20 /etc/hostname 200
+	grep -q 'e\\x1b\[31m\\x9b\\x07x' "$T/out" || { head -20 "$T/out"; fail "catch -e: the name not shown escaped"; }
+	LC_ALL=C grep -q "$raw" "$T/out" && fail "catch -e printed control bytes raw"
+	expect_rc 0 timeout 120 env OPENER_NAME="$evil" nopctl record -G -o "$T/e.dat" -e sched:sched_switch hrtimer_nanosleep -- opener 20 /etc/hostname 200
+	expect_rc 0 timeout 120 nopctl report "$T/e.dat"
+	grep -q 'prev_comm="\{0,1\}e\\x1b\[31m\\x9b\\x07x' "$T/out" || { grep sched_switch "$T/out" | head -3; fail "report: prev_comm not shown escaped"; }
+	LC_ALL=C grep -q "$raw" "$T/out" && fail "report printed control bytes raw"
+	expect_rc 0 timeout 120 nopctl report --stats "$T/e.dat"
+	LC_ALL=C grep -q "$raw" "$T/out" && fail "report --stats printed control bytes raw"
+	true
+}
+
 # issue 41 #3: CPUs come and go: one brought online after the start is
 # read (its calls were counted unread, exit 5), one taken offline is read
 # to its end; every call of a command pinned there arrives

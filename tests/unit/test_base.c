@@ -201,6 +201,104 @@ static void string_maps(void **state)
 	nop_strmap_free(m);
 }
 
+/* Strings from the kernel or a file (task names, symbols, event fields)
+ * in text: what a terminal would obey (C0, DEL, C1 as a raw byte or as
+ * UTF-8 U+0080-U+009F) and what is not UTF-8 as \xNN of each byte;
+ * valid UTF-8 (2, 3 and 4 bytes) as is */
+static void text_escaped(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "plain_name", "plain_name" },
+		{ "\x1b[31mtick\x1b]0;pwn\x07", "\\x1b[31mtick\\x1b]0;pwn\\x07" },
+		{ "a\x7f" "b\tc\nd", "a\\x7fb\\x09c\\x0ad" },
+		{ "x\x9by", "x\\x9by" },			  /* C1, a raw byte */
+		{ "x\xc2\x9by\xc2\x80", "x\\xc2\\x9by\\xc2\\x80" }, /* C1 as UTF-8 */
+		{ "caf\xc3\xa9-\xe4\xb8\xad", "caf\xc3\xa9-\xe4\xb8\xad" },
+		{ "\xc2\xa0\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf", "\xc2\xa0\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf" },
+		{ "\xff\xfe", "\\xff\\xfe" },
+		{ "\xa9z", "\\xa9z" },				  /* a continuation alone */
+		{ "a\xe4\xb8", "a\\xe4\\xb8" },			  /* truncated at the end */
+		{ "\xe4\xb8z", "\\xe4\\xb8z" },			  /* truncated inside */
+		{ "\xc0\xaf\xe0\x80\xaf\xf0\x80\x80\xaf", "\\xc0\\xaf\\xe0\\x80\\xaf\\xf0\\x80\\x80\\xaf" }, /* overlong */
+		{ "\xed\xa0\x80", "\\xed\\xa0\\x80" },		  /* a surrogate */
+		{ "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80" },	  /* past U+10FFFF */
+		{ "back\\slash \"q\"", "back\\slash \"q\"" },
+		{ "", "" },
+	};
+	char buf[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		assert_string_equal(nop_text_escape(buf, sizeof(buf), cases[i][0]), cases[i][1]);
+		assert_int_equal(nop_text_clean(cases[i][0]), !strcmp(cases[i][0], cases[i][1]));
+	}
+	/* cut short: never inside an escape or a character */
+	assert_string_equal(nop_text_escape(buf, 6, "ab\x1b" "cd"), "ab");
+	assert_string_equal(nop_text_escape(buf, 7, "ab\x1b" "cd"), "ab\\x1b");
+	assert_string_equal(nop_text_escape(buf, 5, "ab\xe4\xb8\xad"), "ab");
+	assert_string_equal(nop_text_escape(buf, 1, "ab"), "");
+}
+
+static void collect(void *ctx, const char *p, size_t n)
+{
+	strncat(ctx, p, n);
+}
+
+/* quoted text (an event's string field, "..."): quotes and backslashes
+ * escaped too, the rest as text; n bounds a field with no NUL */
+static void quoted_text_escaped(void **state)
+{
+	char got[128] = "";
+
+	nop_escape("a\"b\\c\x1b\x9b\xc3\xa9\xe4\xb8\xadZZZ", 12, NOP_ESC_QUOTED, collect, got);
+	assert_string_equal(got, "a\\\"b\\\\c\\x1b\\x9b\xc3\xa9\xe4\xb8\xad");
+	got[0] = 0;
+	nop_escape("ab\xe4\xb8\xad", 4, NOP_ESC_QUOTED, collect, got); /* a character cut by n */
+	assert_string_equal(got, "ab\\xe4\\xb8");
+}
+
+/* a text field prints its value escaped, whoever calls it (list,
+ * doctor, stats' event names): its format's width counts the escape */
+static void text_fields_escaped(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	struct nop_fields f;
+
+	nop_fields_open(&f, out, false);
+	nop_field_str(&f, "name", "%-12s|", "sys\x1b:\xc2\x9bx");
+	nop_field_item_str(&f, " %s", "\x07");
+	nop_field_str(&f, "ok", " %s", "caf\xc3\xa9");
+	nop_fields_close(&f);
+	fclose(out);
+	assert_string_equal(buf, "sys\\x1b:\\xc2\\x9bx| \\x07 caf\xc3\xa9\n");
+	free(buf);
+}
+
+/* the same strings in JSON: valid UTF-8 as is, C0, DEL and C1 as \u00XX,
+ * a byte of no valid UTF-8 as \u00XX of its value */
+static void json_escaped(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "plain", "\"plain\"" },
+		{ "q\"b\\", "\"q\\\"b\\\\\"" },
+		{ "\x1b]0;x\x07\x7f\n", "\"\\u001b]0;x\\u0007\\u007f\\n\"" },
+		{ "\x9b" "a\xc2\x9b", "\"\\u009ba\\u009b\"" },
+		{ "caf\xc3\xa9-\xe4\xb8\xad", "\"caf\xc3\xa9-\xe4\xb8\xad\"" },
+		{ "\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"" },
+		{ "\xff\xe4\xb8", "\"\\u00ff\\u00e4\\u00b8\"" },
+		{ "\xc0\xaf\xed\xa0\x80", "\"\\u00c0\\u00af\\u00ed\\u00a0\\u0080\"" },
+	};
+	char buf[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		size_t n = nop_json_quote(buf, sizeof(buf), cases[i][0]);
+
+		assert_int_equal(n, strlen(cases[i][1]));
+		assert_memory_equal(buf, cases[i][1], n);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +308,10 @@ int main(void)
 		cmocka_unit_test(cpu_lists),
 		cmocka_unit_test(string_maps),
 		cmocka_unit_test(cpu_masks_past_the_set),
+		cmocka_unit_test(text_escaped),
+		cmocka_unit_test(quoted_text_escaped),
+		cmocka_unit_test(text_fields_escaped),
+		cmocka_unit_test(json_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,7 +15,8 @@
 static void json_escape_roundtrip(void **state)
 {
 	const char *nasty[] = { "plain", "quote\"back\\slash", "nl\ncr\rtab\t", "\x01\x1f\x7f",
-				"caf\xc3\xa9", "\xff\xfe", "" };
+				"caf\xc3\xa9-\xe4\xb8\xad", "\xf0\x9f\x98\x80", "\xc2\x9b",
+				"\xff\xfe", "" };
 
 	for (size_t i = 0; i < sizeof(nasty) / sizeof(nasty[0]); i++) {
 		char tmp[] = "/tmp/nopctl-json-XXXXXX", cmd[128], got[256] = "";
@@ -33,8 +34,8 @@ static void json_escape_roundtrip(void **state)
 		got[n] = 0;
 		unlink(tmp);
 		/* bytes that are not UTF-8 come back as the code points of
-		 * their values; everything else exactly */
-		if (nasty[i][0] != '\xff' && strcmp(nasty[i], "caf\xc3\xa9") != 0)
+		 * their values; everything else, UTF-8 too, exactly */
+		if (nasty[i][0] != '\xff')
 			assert_string_equal(got, nasty[i]);
 	}
 }
@@ -335,8 +336,9 @@ static void lines_reach_a_file_in_order(void **state)
 }
 
 /* A task can name itself anything (prctl PR_SET_NAME): control bytes in
- * a name are shown as '?' in text, where a terminal would obey them; JSON
- * escapes them. The name comes from a scratch saved_cmdlines. */
+ * a name (C1 too, a byte or UTF-8) are shown as \xNN in text, where a
+ * terminal would obey them; JSON escapes them. The name comes from a
+ * scratch saved_cmdlines. */
 static void draw_evil_task(struct nop_sink *s, const void *arg)
 {
 	static const unsigned long long path[] = { 0x1234 };
@@ -355,16 +357,17 @@ static void task_names_escaped(void **state)
 {
 	char dir[] = "/tmp/nopctl-comm-XXXXXX", *buf;
 
-	scratch_dir(dir, "424242 \x1b]0;pwned\x07\n424243 ok\x1b[2J\n", NULL);
+	scratch_dir(dir, "424242 \x1b]0;pwned\x07\n424243 ok\x1b[2J\x9b\xc2\x9b\n", NULL);
 	for (int json = 0; json < 2; json++) {
 		buf = render_in(dir, false, json ? NOP_ENC_JSON : NOP_ENC_TEXT, draw_evil_task, NULL);
 		assert_null(strchr(buf, '\x1b'));
 		assert_null(strchr(buf, '\x07'));
 		if (json) {
 			assert_non_null(strstr(buf, "\"comm\":\"\\u001b]0;pwned\\u0007\""));
+			assert_non_null(strstr(buf, "\"comm\":\"ok\\u001b[2J\\u009b\\u009b\""));
 		} else {
-			assert_non_null(strstr(buf, "?]0;pwned?-424242"));
-			assert_non_null(strstr(buf, "=>  ok?[2J-424243"));
+			assert_non_null(strstr(buf, "\\x1b]0;pwned\\x07-424242"));
+			assert_non_null(strstr(buf, "=>  ok\\x1b[2J\\x9b\\xc2\\x9b-424243"));
 		}
 		free(buf);
 	}
