@@ -565,6 +565,64 @@ fi
 exec 4>&-
 tmux kill-server 2> /dev/null || true
 
+# issue 54 #13: top in any terminal: 10x3 (it died of SIGSEGV, exit 139,
+# leaving its probes and instance), 1x1, 20x2, a storm of resizes, TERM
+# dumb or unknown: drawn or refused, ended by q, SIGTERM (exit 143) or by
+# its command's end
+# (uoff 300, its work and readpipe: about 3 s), exit 0, the screen given
+# back (no alternate screen left on) and its instance and probes gone; a
+# terminal that cannot place text (dumb: top's screen was blank) or is
+# unknown gets stats -i's tables. A tmux server for each (-L): other
+# suites' sessions are left alone, and none starts while the last one
+# ends; no status line: the pane is the whole size
+echo 'set -g status off' > "$T/tmux.conf"
+tm() { tmux -L "nopctl-top-$tn" "$@"; }
+topsize() {
+	tn=$1 w=$2 hh=$3 term=$4
+	rm -f "$T/ts.rc" "$T/ts.err"
+	tm -f "$T/tmux.conf" new-session -d -s ts -x "$w" -y "$hh" \
+		"env TERM=$term $bin top -i 100ms '$h/uoff:work' '$h/uoff:readpipe' -- sh -c 'echo go | exec $h/uoff 300 > /dev/null' 2> $T/ts.err; echo rc=\$? > $T/ts.rc; sleep 600"
+	i=0
+	if [ "$tn" = storm ]; then
+		while [ $i -lt 40 ] && [ ! -s "$T/ts.rc" ]; do
+			i=$((i + 1))
+			tm resize-window -t ts -x $((i % 7 * 23 % 90 + 1)) -y $((i % 5 * 7 % 30 + 1)) 2> /dev/null
+			sleep 0.05
+		done
+	fi
+	sleep 1
+	inst=$(sed -n 's/.* in instance \(nopctl-[0-9]*\).*/\1/p' "$T/ts.err")
+	want=0
+	if [ "$tn" = sigterm ]; then
+		want=143
+		[ -n "$inst" ] && kill -TERM "${inst#nopctl-}"
+	else
+		tm send-keys -t ts q 2> /dev/null
+	fi
+	i=0
+	until [ -s "$T/ts.rc" ] || [ $i -gt 200 ]; do i=$((i + 1)); sleep 0.1; done
+	grep -q "^rc=$want\$" "$T/ts.rc" 2> /dev/null && ok ||
+		no "top $tn: $(cat "$T/ts.rc" 2> /dev/null), wanted $want: $(tail -3 "$T/ts.err")"
+	[ "$(tm display -p -t ts '#{alternate_on}' 2> /dev/null)" = 0 ] && ok ||
+		no "top $tn: the terminal was left in the alternate screen"
+	tm kill-server 2> /dev/null || true
+	# a terminal that cannot place text (dumb) or is unknown: stats -i's
+	# tables, said so
+	case $term in dumb | nonexistent)
+		grep -q 'a table every interval' "$T/ts.err" && ok || no "top with TERM=$term: $(head -3 "$T/ts.err")" ;;
+	esac
+	[ -n "$inst" ] && [ ! -e "/sys/kernel/tracing/instances/$inst" ] &&
+		! grep -q "^[pr]:nopctl_${inst#nopctl-}/" /sys/kernel/tracing/uprobe_events && ok ||
+		no "top $tn left its instance ${inst:-(none named)} or its probes"
+}
+topsize 10x3 10 3 tmux-256color
+topsize 1x1 1 1 tmux-256color
+topsize 20x2 20 2 tmux-256color
+topsize storm 80 24 tmux-256color
+topsize sigterm 10 3 tmux-256color
+topsize dumb 80 24 dumb
+topsize unknown 80 24 nonexistent
+
 # bad events: refused before anything is set up (exit 2), naming what
 for bad in 'sched:sched_swich' 'sched/x' 'nopctl_*'; do
 	rc=0
