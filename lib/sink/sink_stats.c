@@ -259,7 +259,7 @@ static void errnos(struct nop_fields *fl, bool json, const struct fstat *f)
 	if (json)
 		off += (size_t)snprintf(buf, sizeof(buf), "{");
 	for (size_t i = 0; i < ARRAY_SIZE(f->errv) && f->errn[i]; i++) {
-		const char *n = nop_errno_name(f->errv[i]);
+		const char *n = nop_retval_errno(f->errv[i], f->binary != NULL);
 		char num[24];
 
 		if (!n) {
