@@ -448,8 +448,10 @@ static void event_rows(struct nop_sink *s, const struct nop_strmap *events)
 	bool json = s->enc == NOP_ENC_JSON;
 	size_t n = events ? nop_strmap_size(events) : 0;
 
+	/* events reach the table through the call trees: those inside a
+	 * traced call only, where trace -e shows every one */
 	if (n && !json)
-		fprintf(s->out, "\n%-40s %9s\n", "EVENT", "COUNT");
+		fprintf(s->out, "\n%-40s %9s\n", "EVENT (inside the calls)", "COUNT");
 	for (size_t i = 0; i < n; i++) {
 		const char *name;
 		const unsigned long long *c = nop_strmap_at(events, i, &name);

@@ -502,6 +502,13 @@ ev stats -j -o "$T/evs.json" "$h/uoff:work" -e sched:sched_switch -e sched:sched
 [ "$rc" = 0 ] && jq -e -s '(map(select(.type == "event_stats") | .count) | add) == map(select(.type == "summary"))[0].kernel_events and
 	any(.type == "event_stats" and .name == "sched:sched_wakeup") and any(.type == "event_stats" and .name == "sched:sched_switch" and .count >= 40)' \
 	"$T/evs.json" > /dev/null && ok || no "stats -e: exit $rc: $(grep event_stats "$T/evs.json")"
+# issue 54 #10: stats counts the events inside the pattern's calls
+# (uoff's 20 work() calls: 40 switches), trace every event of the task
+# (its readpipe() and spin() calls' too): the table's head says so
+rc=0
+ev stats -o "$T/evs.txt" "$h/uoff:work" -e sched:sched_switch -- "$h/uoff" 20 || rc=$?
+[ "$rc" = 0 ] && grep -q '^EVENT (inside the calls) *COUNT$' "$T/evs.txt" && ok ||
+	no "stats -e: the table's head does not say which events it counts: $(grep -A1 EVENT "$T/evs.txt")"
 # recorded: the file holds the events' formats; nopctl report and
 # trace-cmd report show as many as were recorded
 rc=0
