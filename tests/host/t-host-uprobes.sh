@@ -205,6 +205,29 @@ jq -e -s 'any(.[]; .id == "pattern.traceable" and .status == "ok" and
 	and any(.[]; .id == "pattern.binary" and .status == "ok" and (.seen | test("symbols from .*ureal-dbglink.debug")))' \
 	"$T/doctor.json" > /dev/null && ok || no "doctor: $(grep pattern "$T/doctor.json")"
 
+# issue 54 #1: exec. uexec1 calls f() 3 times and cnt_open() 2 times,
+# then execs uexec2 (h() 5 times, cnt_open() 4 times): the same name in
+# two binaries is two functions, a row each with its own binary (stats
+# merged them: one main of 2 calls and one cnt_open of 6, both "uexec2");
+# graph shows each main under its own binary
+truth exec "$h/uexec1" "$h/uexec2"
+traced exec.stats stats -j -o "$T/exec.json" "$h/uexec1:*" "$h/uexec2:*" -- "$h/uexec1" "$h/uexec2"
+for fbn in main:uexec1:1 main:uexec2:1 f:uexec1:3 cnt_open:uexec1:2 h:uexec2:5 cnt_open:uexec2:4; do
+	fn=${fbn%%:*} bn=${fbn#*:} n=${fbn##*:}
+	bn=${bn%:*}
+	same "exec stats" "$fn [$bn]" 1 \
+		"$(count "$T/exec.json" ".type == \"func_stats\" and .func == \"$fn\" and .binary == \"$bn\" and .calls == $n")"
+done
+same "exec stats" "rows" 6 "$(count "$T/exec.json" '.type == "func_stats"')"
+traced exec.text stats -o "$T/exec.txt" "$h/uexec1:*" "$h/uexec2:*" -- "$h/uexec1" "$h/uexec2"
+[ "$(grep -c '^main .* uexec1$' "$T/exec.txt")" = 1 ] && [ "$(grep -c '^main .* uexec2$' "$T/exec.txt")" = 1 ] &&
+	[ "$(grep -c '^cnt_open  *2 .* uexec1$' "$T/exec.txt")" = 1 ] && [ "$(grep -c '^cnt_open  *4 .* uexec2$' "$T/exec.txt")" = 1 ] &&
+	ok || no "exec stats text: $(cat "$T/exec.txt")"
+traced exec.graph graph -j -o "$T/exec.graph.json" "$h/uexec1:main" "$h/uexec2:main" -- "$h/uexec1" "$h/uexec2"
+same "exec graph" "main [uexec1] (unwound by exec)" 1 \
+	"$(count "$T/exec.graph.json" '.type == "exit" and .func == "main" and .binary == "uexec1" and .exit == "unwound"')"
+same "exec graph" "main [uexec2]" 1 "$(count "$T/exec.graph.json" '.type == "exit" and .func == "main" and .binary == "uexec2"')"
+
 # --retval: a user function's value from its ret (typed from DWARF: work
 # returns int; -1 on its .cold path, every 4th call), and --errors keeps
 # just the failed calls. A program's own -1 is its value, no errno: no
