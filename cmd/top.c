@@ -4,6 +4,7 @@
  * terminal it is stats -i. */
 #include <curses.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <term.h>
@@ -38,20 +39,63 @@ struct top {
 	bool seen; /* whole and log2 hold it */
 };
 
+/* Text at row y, cut at the screen's right edge; rows off the screen are
+ * skipped. Formatted here, never by curses: ncurses 6.4's printw sizes
+ * its buffer from the screen and, for a line longer than a tiny screen,
+ * formats again from a va_list already read (top died of SIGSEGV in a
+ * 10x3 terminal). */
+#define ROW_MAX 1024 /* bytes of a row drawn; a wider screen's rest stays blank */
+static void put(int y, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(int y, const char *fmt, ...)
+{
+	char line[ROW_MAX];
+	va_list ap;
+
+	if (y < 0 || y >= LINES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	mvaddnstr(y, 0, line, COLS);
+}
+
+/* row y blank to the edge in the attributes on: a bar under its text */
+static void bar(int y)
+{
+	put(y, "%*s", COLS < ROW_MAX - 1 ? COLS : ROW_MAX - 1, "");
+}
+
+/* why the screen cannot be drawn here, NULL if it can */
+static const char *no_screen(const struct opts *o)
+{
+	const char *cup;
+	int e;
+
+	if (o->enc == NOP_ENC_JSON)
+		return "JSON asked for";
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
+		return "not on a terminal";
+	if (setupterm(NULL, STDOUT_FILENO, &e) != OK)
+		return "the terminal (TERM) is not known to terminfo";
+	/* curses draws on a terminal that cannot move its cursor (dumb)
+	 * without an error, and shows nothing */
+	cup = tigetstr("cup");
+	if (!cup || cup == (const char *)-1)
+		return "the terminal (TERM) cannot place text on the screen";
+	return NULL;
+}
+
 int cmd_top(struct opts *o)
 {
-	int e;
+	const char *why = no_screen(o);
 
 	if (!o->interval_ns)
 		o->interval_ns = 1000000000ULL;
-	/* a terminal curses knows (its terminfo entry): the screen; otherwise
-	 * (a pipe, a file, TERM unknown) each interval's table, as stats -i */
-	o->live = o->enc != NOP_ENC_JSON && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) &&
-		  setupterm(NULL, STDOUT_FILENO, &e) == OK;
+	/* a terminal curses can draw on: the screen; otherwise (a pipe, a
+	 * file, TERM unknown or dumb) each interval's table, as stats -i */
+	o->live = !why;
 	if (!o->live && !o->quiet)
-		fprintf(stderr, "nopctl: top: %s: a table every interval, as 'nopctl stats -i' prints\n",
-			o->enc == NOP_ENC_JSON ? "JSON asked for" : !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)
-			? "not on a terminal" : "the terminal (TERM) is not known to terminfo");
+		fprintf(stderr, "nopctl: top: %s: a table every interval, as 'nopctl stats -i' prints\n", why);
 	return cmd_stats(o);
 }
 
@@ -74,7 +118,7 @@ int top_open(struct run *r)
 	keypad(stdscr, TRUE);
 	curs_set(0);
 	erase();
-	mvprintw(0, 0, "nopctl top: the first figures come in %.1f s", (double)r->o->interval_ns / 1e9);
+	put(0, "nopctl top: the first figures come in %.1f s", (double)r->o->interval_ns / 1e9);
 	refresh();
 	return 0;
 }
@@ -172,18 +216,18 @@ static void fetch_whole(struct run *r)
 
 static void figures(int y, const char *what, const struct nop_stat_row *w, double secs, bool retvals)
 {
-	char v[4][32];
+	char v[4][32], rate[32] = "", errs[64] = "";
 
 	nop_fmt_duration(v[0], sizeof(v[0]), w->total);
 	nop_fmt_duration(v[1], sizeof(v[1]), w->total / w->calls);
 	nop_fmt_duration(v[2], sizeof(v[2]), w->p99);
 	nop_fmt_duration(v[3], sizeof(v[3]), w->max);
-	mvprintw(y, 0, "%-14s %llu calls", what, w->calls);
 	if (secs > 0)
-		printw(" (%.0f/s)", (double)w->calls / secs);
-	printw("  total %s  avg %s  p99 %s  max %s", v[0], v[1], v[2], v[3]);
+		snprintf(rate, sizeof(rate), " (%.0f/s)", (double)w->calls / secs);
 	if (retvals && w->returned)
-		printw("  errors %llu of %llu", w->errors, w->returned);
+		snprintf(errs, sizeof(errs), "  errors %llu of %llu", w->errors, w->returned);
+	put(y, "%-14s %llu calls%s  total %s  avg %s  p99 %s  max %s%s", what, w->calls, rate, v[0], v[1],
+	    v[2], v[3], errs);
 }
 
 /* the selected function: this interval's figures, the whole run's, and
@@ -198,34 +242,34 @@ static void draw_detail(struct top *t, int rows, double secs)
 		if (!strcmp(t->rows[i].name, t->sel))
 			now = &t->rows[i];
 	attron(A_BOLD);
-	mvprintw(1, 0, "%s%s%s%s", t->sel, t->seen && t->whole.binary ? " [" : "",
-		 t->seen && t->whole.binary ? t->whole.binary : "", t->seen && t->whole.binary ? "]" : "");
+	put(1, "%s%s%s%s", t->sel, t->seen && t->whole.binary ? " [" : "",
+	    t->seen && t->whole.binary ? t->whole.binary : "", t->seen && t->whole.binary ? "]" : "");
 	attroff(A_BOLD);
 	if (now)
 		figures(2, "this interval", now, secs, t->retvals);
 	else
-		mvprintw(2, 0, "%-14s no calls", "this interval");
+		put(2, "%-14s no calls", "this interval");
 	if (!t->seen || !t->whole.calls) {
-		mvprintw(3, 0, "%-14s no calls yet", "whole run");
+		put(3, "%-14s no calls yet", "whole run");
 		return;
 	}
 	figures(3, "whole run", &t->whole, 0, t->retvals);
 	attron(A_REVERSE);
-	mvprintw(5, 0, "  %-23s | %10s | GRAPH (the whole run)", "DURATION", "COUNT");
+	put(5, "  %-23s | %10s | GRAPH (the whole run)", "DURATION", "COUNT");
 	attroff(A_REVERSE);
 	peak = nop_log2_range(t->log2, &first, &last);
 	for (int e = first; e <= last && y < rows - 1; e++) {
 		char line[128];
 
 		nop_fmt_log2_line(line, sizeof(line), e, t->log2[e], peak);
-		mvprintw(y++, 0, "%s", line);
+		put(y++, "%s", line);
 	}
 }
 
 static void draw(struct run *r)
 {
 	struct top *t = r->top;
-	int rows = LINES, cols = COLS, y = 3, shown_rows = 0;
+	int rows = LINES, y = 3, shown_rows = 0;
 	double secs = t->at.span_ns ? (double)t->at.span_ns / 1e9 : 1;
 	char when[16] = "--:--:--";
 	time_t sec = (time_t)(t->at.wall_ns / 1000000000ULL);
@@ -236,25 +280,25 @@ static void draw(struct run *r)
 		strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	erase();
 	attron(A_BOLD);
-	mvprintw(0, 0, "nopctl top  %s  interval %llu (%.2f s)  %zu function%s  %llu calls  sort: %s%s%s%s",
-		 when, t->at.index, secs, t->n, t->n == 1 ? "" : "s", t->calls, sort_name[t->sort],
-		 t->filter[0] ? "  filter: " : "", t->filter, t->paused ? "  [paused]" : "");
+	put(0, "nopctl top  %s  interval %llu (%.2f s)  %zu function%s  %llu calls  sort: %s%s%s%s",
+	    when, t->at.index, secs, t->n, t->n == 1 ? "" : "s", t->calls, sort_name[t->sort],
+	    t->filter[0] ? "  filter: " : "", t->filter, t->paused ? "  [paused]" : "");
 	attroff(A_BOLD);
 	if (t->detail) {
 		draw_detail(t, rows, secs);
 		attron(A_REVERSE);
-		mvprintw(rows - 1, 0, "%-*s", cols, "");
-		mvprintw(rows - 1, 0, "q quit  space pause  Enter/Esc back to the table");
+		bar(rows - 1);
+		put(rows - 1, "q quit  space pause  Enter/Esc back to the table");
 		attroff(A_REVERSE);
 		refresh();
 		return;
 	}
-	mvprintw(1, 0, "events read %llu  lost so far %llu%s", nop_pipeline_summary(r->pipe)->events, t->lost,
-		 t->lost ? " (a larger -b KB keeps them)" : "");
+	put(1, "events read %llu  lost so far %llu%s", nop_pipeline_summary(r->pipe)->events, t->lost,
+	    t->lost ? " (a larger -b KB keeps them)" : "");
 	attron(A_REVERSE);
-	mvprintw(2, 0, "%-*s", cols, "");
-	mvprintw(2, 0, "%10s %9s %10s %10s %10s %10s %10s%s %s", "CALLS/s", "CALLS", "TOTAL", "SELF", "AVG", "P99",
-		 "MAX", t->retvals ? " ERRORS" : "", "FUNCTION");
+	bar(2);
+	put(2, "%10s %9s %10s %10s %10s %10s %10s%s %s", "CALLS/s", "CALLS", "TOTAL", "SELF", "AVG", "P99",
+	    "MAX", t->retvals ? " ERRORS" : "", "FUNCTION");
 	attroff(A_REVERSE);
 	for (size_t i = 0; i < t->n && y < rows - 1; i++) {
 		const struct nop_stat_row *w = &t->rows[i];
@@ -274,21 +318,21 @@ static void draw(struct run *r)
 			snprintf(v[5], sizeof(v[5]), " %6s", "-");
 		if (k - 1 == t->cur)
 			attron(A_REVERSE);
-		mvprintw(y++, 0, "%10.0f %9llu %10s %10s %10s %10s %10s%s %s%s%s%s", (double)w->calls / secs, w->calls,
-			 v[0], v[1], v[2], v[3], v[4], v[5], w->name, w->binary ? " [" : "",
+		put(y++, "%10.0f %9llu %10s %10s %10s %10s %10s%s %s%s%s%s", (double)w->calls / secs, w->calls,
+		    v[0], v[1], v[2], v[3], v[4], v[5], w->name, w->binary ? " [" : "",
 			 w->binary ? w->binary : "", w->binary ? "]" : "");
 		attroff(A_REVERSE);
 		shown_rows++;
 	}
 	if (!shown_rows)
-		mvprintw(3, 0, t->n ? "(no function matches the filter)" : "(no calls in this interval)");
+		put(3, "%s", t->n ? "(no function matches the filter)" : "(no calls in this interval)");
 	attron(A_REVERSE);
-	mvprintw(rows - 1, 0, "%-*s", cols, "");
+	bar(rows - 1);
 	if (t->typing)
-		mvprintw(rows - 1, 0, "filter (part of a name; Enter applies, Esc clears): %s", t->typed);
+		put(rows - 1, "filter (part of a name; Enter applies, Esc clears): %s", t->typed);
 	else
-		mvprintw(rows - 1, 0, "q quit  space pause  / filter  sort: c calls/s t total s self a avg m max"
-			 " p p99%s n name  up/down Enter: a function", t->retvals ? " e errors" : "");
+		put(rows - 1, "q quit  space pause  / filter  sort: c calls/s t total s self a avg m max"
+		    " p p99%s n name  up/down Enter: a function", t->retvals ? " e errors" : "");
 	attroff(A_REVERSE);
 	refresh();
 }

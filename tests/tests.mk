@@ -11,7 +11,7 @@ $(addprefix $(BUILD)/tests/helpers/,latency readcost rusage stamp): $(BUILD)/tes
 
 UPROG := $(addprefix $(BUILD)/tests/helpers/,ufuncs-static ufuncs-pie ufuncs-nopie \
 	ufuncs-stripped ufuncs-go libnopdemo.so ucxx udlopen ubench libubench.so libuwrap.so ubench-finstr \
-	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2 ureal-dbglink ureal-buildid umany uslow uoff uwho uwho-nofp udiff-a udiff-b)
+	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2 ureal-dbglink ureal-buildid umany uslow uoff uwho uwho-nofp udiff-a udiff-b uexec1 uexec2)
 HELPERS += $(UPROG)
 UPROG_CFLAGS := -O0 -g -fno-omit-frame-pointer -pthread
 $(BUILD)/tests/helpers/libnopdemo.so: tests/progs/nopdemo.c
@@ -59,6 +59,14 @@ $(BUILD)/tests/helpers/udiff-a: tests/progs/udiff.c
 $(BUILD)/tests/helpers/udiff-b: tests/progs/udiff.c
 	@mkdir -p $(dir $@)
 	$(CC) $(UPROG_CFLAGS) -DVERSION_B -o $@ $<
+# one source built twice, the same names in both (issue 54 #1): uexec1
+# execs uexec2
+$(BUILD)/tests/helpers/uexec1: tests/progs/uexec.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UPROG_CFLAGS) -o $@ $<
+$(BUILD)/tests/helpers/uexec2: tests/progs/uexec.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UPROG_CFLAGS) -DSECOND -o $@ $<
 # known system calls (issue 15): PIE for the joined user/kernel trees,
 # static for exact counts of opens (a dynamic program's loader opens too)
 $(BUILD)/tests/helpers/uopen: tests/progs/uopen.c

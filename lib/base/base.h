@@ -139,6 +139,10 @@ static inline bool nop_is_errno(long long v)
 
 /* -2: "ENOENT"; NULL for a value that is no errno the C library names */
 const char *nop_errno_name(long long v);
+/* a function's return value as an errno's name where it is one: a kernel
+ * function's; a user function's value is its program's own (-1 is no
+ * EPERM there): NULL, shown as the number it is */
+const char *nop_retval_errno(long long v, bool user);
 
 void nop_journal_set_dir(const char *dir); /* tests */
 

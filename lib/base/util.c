@@ -181,6 +181,11 @@ const char *nop_errno_name(long long v)
 	return nop_is_errno(v) ? strerrorname_np((int)-v) : NULL;
 }
 
+const char *nop_retval_errno(long long v, bool user)
+{
+	return user ? NULL : nop_errno_name(v);
+}
+
 void *nop_task_slot(void **v, size_t *n, size_t *cap, size_t sz, int pid, size_t *last, bool *added)
 {
 	char *b = *v;

@@ -5,6 +5,7 @@
  * reports. */
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -556,8 +557,11 @@ NOP_HOT static int route(void *ctx, const struct nop_event *ev)
 	if (p->counted)
 		return NOP_FLOW_STOP;
 	note_time(p, ev->ts);
-	if (ev->type == NOP_EV_LOST && !p->cfg.gated)
-		p->sum.lost_pages += ev->lost > 0 ? ev->lost : 1;
+	/* a page header's count is the file's word: their sum stops at the
+	 * largest count rather than wrap */
+	if (ev->type == NOP_EV_LOST && !p->cfg.gated &&
+	    __builtin_add_overflow(p->sum.lost_pages, ev->lost > 0 ? ev->lost : 1, &p->sum.lost_pages))
+		p->sum.lost_pages = LLONG_MAX;
 	if (p->cfg.recording) {
 		p->sum.events += ev->type == NOP_EV_COUNTS ? ev->nfunc + ev->nexit
 							    : ev->type == NOP_EV_FUNC || ev->type == NOP_EV_EXIT;

@@ -298,11 +298,13 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 		break;
 	}
 	if (gi->kind != NOP_GI_ENTER && gi->has_retval) {
+		const char *en = nop_retval_errno(gi->retval, (gi->func & NOP_UKEY_MASK) == NOP_UKEY);
+
 		put(&l, " /* = ", 6);
 		num(&l, gi->retval, 0, 0);
-		if (nop_errno_name(gi->retval)) {
+		if (en) {
 			put(&l, " (", 2);
-			str(&l, nop_errno_name(gi->retval), 0);
+			str(&l, en, 0);
 			put(&l, ")", 1);
 		}
 		put(&l, " */", 3);
@@ -456,9 +458,11 @@ static int json(struct nop_sink *s, const struct nop_gitem *gi)
 			nop_field_str(&f, "self_ns", NULL, NULL);
 		}
 		if (gi->has_retval) {
+			const char *en = nop_retval_errno(gi->retval, (gi->func & NOP_UKEY_MASK) == NOP_UKEY);
+
 			nop_field_i64(&f, "retval", NULL, gi->retval);
-			if (nop_errno_name(gi->retval))
-				nop_field_str(&f, "error", NULL, nop_errno_name(gi->retval));
+			if (en)
+				nop_field_str(&f, "error", NULL, en);
 		}
 		if (nop_off_total(gi->off)) {
 			char js[200];

@@ -20,6 +20,7 @@
 struct fstat {
 	unsigned long long calls, total, self, min, max;
 	int max_depth;
+	const char *name;   /* as shown: the end of its key (funcs) */
 	const char *binary; /* a user function's, else NULL */
 	/* --retval: calls whose return value came, those that returned a
 	 * negative errno, and the errnos (the first 4 kinds seen) */
@@ -89,13 +90,48 @@ static struct fstat *fstat_of(struct nop_sink *s, struct stats *st, unsigned lon
 	}
 	b = slot_of(st->slot, st->nslot, addr);
 	if (!b->f) {
-		if (!(b->f = nop_strmap_get(st->funcs, nop_sink_func(s, addr))))
+		const struct nop_uprobe *up = nop_resolve_uprobe(s->res, addr);
+		const char *name = nop_sink_func(s, addr), *file = up && up->path ? up->path : up ? up->bin : "";
+		const char *key;
+		char *ukey = NULL;
+		size_t at = 0;
+
+		/* a function is its name in its binary: after an exec, the
+		 * same name in the new image is another function. A user
+		 * function's key: its file, a unit separator, its name */
+		if (file[0]) {
+			if (asprintf(&ukey, "%s\x1f%s", file, name) < 0)
+				return NULL;
+			at = strlen(file) + 1;
+		}
+		b->f = nop_strmap_get(st->funcs, ukey ? ukey : name);
+		free(ukey);
+		if (!b->f)
 			return NULL;
+		if (!b->f->name) { /* new: the last key */
+			nop_strmap_at(st->funcs, nop_strmap_size(st->funcs) - 1, &key);
+			b->f->name = whole(st, b->f)->name = key + at;
+		}
 		b->addr = addr;
 		b->f->binary = whole(st, b->f)->binary = nop_sink_text(s, nop_resolve_binary(s->res, addr));
 		st->used++;
 	}
 	return b->f;
+}
+
+/* the function named name: a kernel function's key is its name; a user
+ * one's is found by its name, the first of that name */
+static struct fstat *named(const struct stats *st, const char *name)
+{
+	struct fstat *f = nop_strmap_find(st->funcs, name);
+
+	for (size_t i = 0; !f && i < nop_strmap_size(st->funcs); i++) {
+		struct fstat *g = nop_strmap_at(st->funcs, i, NULL);
+
+		if (!strcmp(g->name, name))
+			f = g;
+	}
+	return f;
 }
 
 static int bucket(unsigned long long ns)
@@ -259,7 +295,7 @@ static void errnos(struct nop_fields *fl, bool json, const struct fstat *f)
 	if (json)
 		off += (size_t)snprintf(buf, sizeof(buf), "{");
 	for (size_t i = 0; i < ARRAY_SIZE(f->errv) && f->errn[i]; i++) {
-		const char *n = nop_errno_name(f->errv[i]);
+		const char *n = nop_retval_errno(f->errv[i], f->binary != NULL);
 		char num[24];
 
 		if (!n) {
@@ -439,7 +475,7 @@ bool nop_stats_has(const struct nop_sink *s, const char *func)
 {
 	const struct stats *st = s->priv;
 
-	return s->ops != &nop_stats_ops || nop_strmap_find(st->funcs, func) != NULL;
+	return s->ops != &nop_stats_ops || named(st, func) != NULL;
 }
 
 /* the kernel events' counts, by name */
@@ -448,8 +484,10 @@ static void event_rows(struct nop_sink *s, const struct nop_strmap *events)
 	bool json = s->enc == NOP_ENC_JSON;
 	size_t n = events ? nop_strmap_size(events) : 0;
 
+	/* events reach the table through the call trees: those inside a
+	 * traced call only, where trace -e shows every one */
 	if (n && !json)
-		fprintf(s->out, "\n%-40s %9s\n", "EVENT", "COUNT");
+		fprintf(s->out, "\n%-40s %9s\n", "EVENT (inside the calls)", "COUNT");
 	for (size_t i = 0; i < n; i++) {
 		const char *name;
 		const unsigned long long *c = nop_strmap_at(events, i, &name);
@@ -487,8 +525,9 @@ static int table(struct nop_sink *s, struct stats *st, const struct nop_tick *t)
 	if (!e)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		struct fstat *f = nop_strmap_at(st->funcs, i, &e[k].name);
+		struct fstat *f = nop_strmap_at(st->funcs, i, NULL);
 
+		e[k].name = f->name;
 		e[k].f = t ? f : whole(st, f);
 		k += e[k].f->calls > 0;
 	}
@@ -553,9 +592,10 @@ static void fold(struct fstat *iv, struct fstat *all)
 	all->off_self += iv->off_self;
 	for (int b = 0; b < NBUCKETS; b++)
 		all->hist[b] += iv->hist[b];
-	const char *binary = iv->binary;
+	const char *name = iv->name, *binary = iv->binary;
 
 	memset(iv, 0, sizeof(*iv));
+	iv->name = name;
 	iv->binary = binary;
 }
 
@@ -573,7 +613,7 @@ bool nop_stats_func(const struct nop_sink *s, const char *name, struct nop_stat_
 	const struct stats *st = s->priv;
 	struct fstat *f;
 
-	if (s->ops != &nop_stats_ops || !(f = nop_strmap_find(st->funcs, name)))
+	if (s->ops != &nop_stats_ops || !(f = named(st, name)))
 		return false;
 	f = whole(st, f);
 	*row = stat_row(name, f);
@@ -588,8 +628,7 @@ static int keep_rows(struct stats *st)
 
 	st->nrows = 0;
 	for (size_t i = 0; i < n; i++) {
-		const char *name;
-		struct fstat *f = nop_strmap_at(st->funcs, i, &name);
+		struct fstat *f = nop_strmap_at(st->funcs, i, NULL);
 
 		if (!f->calls)
 			continue;
@@ -602,7 +641,7 @@ static int keep_rows(struct stats *st)
 			st->rows = r;
 			st->caprows = cap;
 		}
-		st->rows[st->nrows++] = stat_row(name, f);
+		st->rows[st->nrows++] = stat_row(f->name, f);
 	}
 	return 0;
 }
@@ -651,7 +690,7 @@ static int stats_summary(struct nop_sink *s, const struct nop_summary *sum)
 	}
 	event_rows(s, st->events);
 	if (st->cfg.hist_func) {
-		struct fstat *f = nop_strmap_find(st->funcs, st->cfg.hist_func);
+		struct fstat *f = named(st, st->cfg.hist_func);
 
 		histogram(s, st->cfg.hist_func, f ? whole(st, f) : NULL);
 	}

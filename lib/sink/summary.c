@@ -144,8 +144,10 @@ int nop_catch_write(struct nop_sink *s, const struct nop_caught *c, const char *
 	if (!json)
 		fprintf(out, " %s", timed ? d : done ? "(not timed)" : "still running");
 	if (failed) {
-		nop_field_i64(&f, "retval", NULL, r->retval);
-		nop_field_str(&f, "errno", " %s", nop_errno_name(r->retval));
+		const char *en = nop_retval_errno(r->retval, (r->func & NOP_UKEY_MASK) == NOP_UKEY);
+
+		nop_field_i64(&f, "retval", en ? NULL : " = %lld", r->retval);
+		nop_field_str(&f, "errno", en ? " %s" : NULL, en);
 	} else {
 		nop_field_str(&f, "errno", NULL, NULL);
 	}

@@ -544,6 +544,14 @@ int nop_dat_in_open(struct nop_dat_in **lp, const char *path, struct nop_error *
 		nop_error_io(err, "open", path, fd < 0 ? errno : l ? errno : ENOMEM);
 		goto out;
 	}
+	/* a recording is a regular file: anything else is mapped by no one
+	 * (a directory fails with ENODEV, which says nothing of the path) */
+	if (!S_ISREG(sb.st_mode)) {
+		nop_error_set(err, NOP_EUSAGE, 0, S_ISDIR(sb.st_mode)
+			      ? "%s is a directory, not a trace.dat file: give a recording in it"
+			      : "%s is not a regular file: a trace.dat recording is one", path);
+		goto out;
+	}
 	snprintf(l->path, sizeof(l->path), "%s", path);
 	l->file_size = (unsigned long long)sb.st_size;
 	if (sb.st_size < 16) {

@@ -51,6 +51,12 @@ grep '^# DURATION' "$tmp/out" | awk '{ print index($0, "|") }' > "$tmp/hcol"
 run 0 "$n" report -o /dev/null "$dat/graph-6.12.dat"
 run 2 "$n" report -o /tmp "$dat/graph-6.12.dat"
 has err '/tmp is a directory; give a file name'
+# issue 54 #19: a directory to read is named as such, usage (2), not a
+# kernel that cannot (3)
+mkdir "$tmp/recdir"
+run 2 "$n" report "$tmp/recdir"
+has err "$tmp/recdir is a directory, not a trace.dat file"
+grep -q 'kernel' "$tmp/err" && bad "report DIR blames the kernel: $(cat "$tmp/err")" || ok
 
 # #40: the library names what would work, the command line which option
 # does it (text and JSON alike)

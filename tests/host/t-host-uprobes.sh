@@ -205,16 +205,46 @@ jq -e -s 'any(.[]; .id == "pattern.traceable" and .status == "ok" and
 	and any(.[]; .id == "pattern.binary" and .status == "ok" and (.seen | test("symbols from .*ureal-dbglink.debug")))' \
 	"$T/doctor.json" > /dev/null && ok || no "doctor: $(grep pattern "$T/doctor.json")"
 
+# issue 54 #1: exec. uexec1 calls f() 3 times and cnt_open() 2 times,
+# then execs uexec2 (h() 5 times, cnt_open() 4 times): the same name in
+# two binaries is two functions, a row each with its own binary (stats
+# merged them: one main of 2 calls and one cnt_open of 6, both "uexec2");
+# graph shows each main under its own binary
+truth exec "$h/uexec1" "$h/uexec2"
+traced exec.stats stats -j -o "$T/exec.json" "$h/uexec1:*" "$h/uexec2:*" -- "$h/uexec1" "$h/uexec2"
+for fbn in main:uexec1:1 main:uexec2:1 f:uexec1:3 cnt_open:uexec1:2 h:uexec2:5 cnt_open:uexec2:4; do
+	fn=${fbn%%:*} bn=${fbn#*:} n=${fbn##*:}
+	bn=${bn%:*}
+	same "exec stats" "$fn [$bn]" 1 \
+		"$(count "$T/exec.json" ".type == \"func_stats\" and .func == \"$fn\" and .binary == \"$bn\" and .calls == $n")"
+done
+same "exec stats" "rows" 6 "$(count "$T/exec.json" '.type == "func_stats"')"
+traced exec.text stats -o "$T/exec.txt" "$h/uexec1:*" "$h/uexec2:*" -- "$h/uexec1" "$h/uexec2"
+[ "$(grep -c '^main .* uexec1$' "$T/exec.txt")" = 1 ] && [ "$(grep -c '^main .* uexec2$' "$T/exec.txt")" = 1 ] &&
+	[ "$(grep -c '^cnt_open  *2 .* uexec1$' "$T/exec.txt")" = 1 ] && [ "$(grep -c '^cnt_open  *4 .* uexec2$' "$T/exec.txt")" = 1 ] &&
+	ok || no "exec stats text: $(cat "$T/exec.txt")"
+traced exec.graph graph -j -o "$T/exec.graph.json" "$h/uexec1:main" "$h/uexec2:main" -- "$h/uexec1" "$h/uexec2"
+same "exec graph" "main [uexec1] (unwound by exec)" 1 \
+	"$(count "$T/exec.graph.json" '.type == "exit" and .func == "main" and .binary == "uexec1" and .exit == "unwound"')"
+same "exec graph" "main [uexec2]" 1 "$(count "$T/exec.graph.json" '.type == "exit" and .func == "main" and .binary == "uexec2"')"
+
 # --retval: a user function's value from its ret (typed from DWARF: work
 # returns int; -1 on its .cold path, every 4th call), and --errors keeps
-# just the failed calls
+# just the failed calls. A program's own -1 is its value, no errno: no
+# errno's name (issue 54 #4: "= -1 (EPERM)"), in trees, stats and catch
 for o in O0 O2; do
 	truth "rv-$o" "$h/ureal-$o" cold 8
 	traced "rv-$o.graph" graph --retval -j -o "$T/rv-$o.json" "$h/ureal-$o:main" -- "$h/ureal-$o" cold 8
-	same "rv-$o --retval" "work = -1" 2 "$(count "$T/rv-$o.json" '.func == "work" and .retval == -1 and .error == "EPERM"')"
+	same "rv-$o --retval" "work = -1" 2 "$(count "$T/rv-$o.json" '.func == "work" and .retval == -1 and .error == null')"
 	same "rv-$o --retval" "work = 12" 1 "$(count "$T/rv-$o.json" '.func == "work" and .retval == 12')"
 	traced "rv-$o.errors" graph --errors -j -o "$T/er-$o.json" "$h/ureal-$o:main" -- "$h/ureal-$o" cold 8
 	same "rv-$o --errors" "work" 2 "$(count "$T/er-$o.json" '.func == "work" and (.type == "call" or .type == "exit")')"
+	traced "rv-$o.errtext" graph --errors -o "$T/er-$o.txt" "$h/ureal-$o:main" -- "$h/ureal-$o" cold 8
+	[ "$(grep -c '/\* = -1 \*/' "$T/er-$o.txt")" = 2 ] && ! grep -q EPERM "$T/er-$o.txt" && ok ||
+		no "rv-$o graph --errors text: $(grep work "$T/er-$o.txt")"
+	traced "rv-$o.stats" stats --retval -j -o "$T/rs-$o.json" "$h/ureal-$o:work" -- "$h/ureal-$o" cold 8
+	same "rv-$o stats --retval" "work errnos {-1: 2}" 1 \
+		"$(count "$T/rs-$o.json" '.func == "work" and .errors == 2 and .errnos == {"-1": 2}')"
 done
 
 # --args: a user function's parameters by their DWARF names, a string too
@@ -341,10 +371,14 @@ jq -e -s 'map(select(.type == "summary"))[0] | .roots == 700 and .caught == 7 an
 truth ufail "$h/uslow" fail 700
 traced ufail.catch catch --errors -j -o "$T/fail.json" "$h/uslow:tryopen" -- "$h/uslow" fail 700
 jq -e -s 'map(select(.type == "summary"))[0] | .roots == 700 and .caught == 7' "$T/fail.json" > /dev/null &&
-[ "$(jq -c 'select(.func == "tryopen" and .depth == 0 and .error == "ENOENT")' "$T/fail.json" | wc -l)" = 7 ] && ok ||
+[ "$(jq -c 'select(.func == "tryopen" and .depth == 0 and .retval == -2 and .error == null)' "$T/fail.json" | wc -l)" = 7 ] && ok ||
 	no "catch --errors: $(jq -c 'select(.type == "summary")' "$T/fail.json")"
-[ "$(jq -c 'select(.type == "catch" and .reason == "error" and .function == "tryopen" and .errno == "ENOENT" and .retval == -2)' "$T/fail.json" | wc -l)" = 7 ] && ok ||
+[ "$(jq -c 'select(.type == "catch" and .reason == "error" and .function == "tryopen" and .errno == null and .retval == -2)' "$T/fail.json" | wc -l)" = 7 ] && ok ||
 	no "catch --errors: not a catch line per failed open: $(jq -c 'select(.type == "catch")' "$T/fail.json" | head -2)"
+rc=0
+"$bin" catch --errors "$h/uslow:tryopen" -- "$h/uslow" fail 700 > "$T/fail.txt" 2> /dev/null || rc=$?
+[ "$rc" = 0 ] && [ "$(grep -c '^# catch [0-9]*: tryopen uslow-[0-9]* [0-9.]* [mun]*s = -2, failed, 1 calls$' "$T/fail.txt")" = 7 ] &&
+	! grep -q ENOENT "$T/fail.txt" && ok || no "catch --errors text: exit $rc: $(grep tryopen "$T/fail.txt" | head -2)"
 # -o DIR: each catch its own trace.dat, the catch lines (naming the
 # files) on stdout and no tree there; nopctl report of each file shows
 # its slow nap whole; an earlier run's files are not replaced
@@ -491,6 +525,13 @@ ev stats -j -o "$T/evs.json" "$h/uoff:work" -e sched:sched_switch -e sched:sched
 [ "$rc" = 0 ] && jq -e -s '(map(select(.type == "event_stats") | .count) | add) == map(select(.type == "summary"))[0].kernel_events and
 	any(.type == "event_stats" and .name == "sched:sched_wakeup") and any(.type == "event_stats" and .name == "sched:sched_switch" and .count >= 40)' \
 	"$T/evs.json" > /dev/null && ok || no "stats -e: exit $rc: $(grep event_stats "$T/evs.json")"
+# issue 54 #10: stats counts the events inside the pattern's calls
+# (uoff's 20 work() calls: 40 switches), trace every event of the task
+# (its readpipe() and spin() calls' too): the table's head says so
+rc=0
+ev stats -o "$T/evs.txt" "$h/uoff:work" -e sched:sched_switch -- "$h/uoff" 20 || rc=$?
+[ "$rc" = 0 ] && grep -q '^EVENT (inside the calls) *COUNT$' "$T/evs.txt" && ok ||
+	no "stats -e: the table's head does not say which events it counts: $(grep -A1 EVENT "$T/evs.txt")"
 # recorded: the file holds the events' formats; nopctl report and
 # trace-cmd report show as many as were recorded
 rc=0
@@ -564,6 +605,64 @@ if on_screen ' work \['; then
 fi
 exec 4>&-
 tmux kill-server 2> /dev/null || true
+
+# issue 54 #13: top in any terminal: 10x3 (it died of SIGSEGV, exit 139,
+# leaving its probes and instance), 1x1, 20x2, a storm of resizes, TERM
+# dumb or unknown: drawn or refused, ended by q, SIGTERM (exit 143) or by
+# its command's end
+# (uoff 300, its work and readpipe: about 3 s), exit 0, the screen given
+# back (no alternate screen left on) and its instance and probes gone; a
+# terminal that cannot place text (dumb: top's screen was blank) or is
+# unknown gets stats -i's tables. A tmux server for each (-L): other
+# suites' sessions are left alone, and none starts while the last one
+# ends; no status line: the pane is the whole size
+echo 'set -g status off' > "$T/tmux.conf"
+tm() { tmux -L "nopctl-top-$tn" "$@"; }
+topsize() {
+	tn=$1 w=$2 hh=$3 term=$4
+	rm -f "$T/ts.rc" "$T/ts.err"
+	tm -f "$T/tmux.conf" new-session -d -s ts -x "$w" -y "$hh" \
+		"env TERM=$term $bin top -i 100ms '$h/uoff:work' '$h/uoff:readpipe' -- sh -c 'echo go | exec $h/uoff 300 > /dev/null' 2> $T/ts.err; echo rc=\$? > $T/ts.rc; sleep 600"
+	i=0
+	if [ "$tn" = storm ]; then
+		while [ $i -lt 40 ] && [ ! -s "$T/ts.rc" ]; do
+			i=$((i + 1))
+			tm resize-window -t ts -x $((i % 7 * 23 % 90 + 1)) -y $((i % 5 * 7 % 30 + 1)) 2> /dev/null
+			sleep 0.05
+		done
+	fi
+	sleep 1
+	inst=$(sed -n 's/.* in instance \(nopctl-[0-9]*\).*/\1/p' "$T/ts.err")
+	want=0
+	if [ "$tn" = sigterm ]; then
+		want=143
+		[ -n "$inst" ] && kill -TERM "${inst#nopctl-}"
+	else
+		tm send-keys -t ts q 2> /dev/null
+	fi
+	i=0
+	until [ -s "$T/ts.rc" ] || [ $i -gt 200 ]; do i=$((i + 1)); sleep 0.1; done
+	grep -q "^rc=$want\$" "$T/ts.rc" 2> /dev/null && ok ||
+		no "top $tn: $(cat "$T/ts.rc" 2> /dev/null), wanted $want: $(tail -3 "$T/ts.err")"
+	[ "$(tm display -p -t ts '#{alternate_on}' 2> /dev/null)" = 0 ] && ok ||
+		no "top $tn: the terminal was left in the alternate screen"
+	tm kill-server 2> /dev/null || true
+	# a terminal that cannot place text (dumb) or is unknown: stats -i's
+	# tables, said so
+	case $term in dumb | nonexistent)
+		grep -q 'a table every interval' "$T/ts.err" && ok || no "top with TERM=$term: $(head -3 "$T/ts.err")" ;;
+	esac
+	[ -n "$inst" ] && [ ! -e "/sys/kernel/tracing/instances/$inst" ] &&
+		! grep -q "^[pr]:nopctl_${inst#nopctl-}/" /sys/kernel/tracing/uprobe_events && ok ||
+		no "top $tn left its instance ${inst:-(none named)} or its probes"
+}
+topsize 10x3 10 3 tmux-256color
+topsize 1x1 1 1 tmux-256color
+topsize 20x2 20 2 tmux-256color
+topsize storm 80 24 tmux-256color
+topsize sigterm 10 3 tmux-256color
+topsize dumb 80 24 dumb
+topsize unknown 80 24 nonexistent
 
 # bad events: refused before anything is set up (exit 2), naming what
 for bad in 'sched:sched_swich' 'sched/x' 'nopctl_*'; do

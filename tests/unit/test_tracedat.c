@@ -15,12 +15,15 @@
 
 static const char *const kernels[] = { "fixtures/6.1", "fixtures/6.12" };
 
-/* a capture's pages written to out, each CPU's times over */
-static void write_dat_times(const char *kdir, const char *capture, const char *out, int times)
+/* a capture's pages written to out, each CPU's times over, each page
+ * first given to edit (if not NULL), which returns 1 if it changed it;
+ * returns how many it changed */
+static int write_dat_edited(const char *kdir, const char *capture, const char *out, int times,
+			    int (*edit)(unsigned char *page, int ps))
 {
 	struct nop_error err;
 	struct nop_decoder *d = nop_decoder_new(kdir, &err);
-	int ps = nop_decoder_page_size(d);
+	int ps = nop_decoder_page_size(d), edited = 0;
 	char *page = malloc((size_t)ps), path[256], ks[256];
 	struct nop_dat *w = NULL;
 
@@ -33,8 +36,10 @@ static void write_dat_times(const char *kdir, const char *capture, const char *o
 		assert_non_null(f = fopen(path, "r"));
 		for (int i = 0; i < times; i++) {
 			rewind(f);
-			while (fread(page, 1, (size_t)ps, f) == (size_t)ps)
+			while (fread(page, 1, (size_t)ps, f) == (size_t)ps) {
+				edited += edit ? edit((unsigned char *)page, ps) : 0;
 				assert_int_equal(nop_dat_page(w, cpu, page, (size_t)ps), 0);
+			}
 		}
 		fclose(f);
 	}
@@ -42,6 +47,12 @@ static void write_dat_times(const char *kdir, const char *capture, const char *o
 	nop_dat_free(w, true);
 	free(page);
 	nop_decoder_free(d);
+	return edited;
+}
+
+static void write_dat_times(const char *kdir, const char *capture, const char *out, int times)
+{
+	write_dat_edited(kdir, capture, out, times, NULL);
 }
 
 static void write_dat(const char *kdir, const char *capture, const char *out)
@@ -269,12 +280,43 @@ static void damaged_compressed_tracedat(void **state)
 	unlink(t);
 }
 
+/* issue 54 #18: pages whose headers each claim LLONG_MAX events missed
+ * (bits 31 and 30 of the commit word: missed, count stored after the data)
+ * add up to no more than LLONG_MAX, never to a negative count (their
+ * sum once wrapped: "lost -8576977197331513249") */
+static int claim_most_lost(unsigned char *page, int ps)
+{
+	unsigned long long commit, most = 0x7fffffffffffffffULL;
+
+	memcpy(&commit, page + 8, 8);
+	if ((commit & 0x7ffffffULL) + 16 + 8 > (unsigned long long)ps)
+		return 0; /* no room after the data for the count */
+	memcpy(page + 16 + (commit & 0x7ffffffULL), &most, 8);
+	commit |= 3ULL << 30;
+	memcpy(page + 8, &commit, 8);
+	return 1;
+}
+
+static void crafted_lost_counts_saturate(void **state)
+{
+	const char *t = "/tmp/nopctl-test-lost.dat";
+
+	assert_true(write_dat_edited("fixtures/6.1", "graph", t, 1, claim_most_lost) >= 2);
+	assert_int_equal(count("%s report %s >/dev/null 2>&1; echo $?", nopctl(), t), 5);
+	assert_int_equal(count("%s report -j %s 2>/dev/null | grep -c '\"lost\":9223372036854775807[,}]'",
+			       nopctl(), t), 1);
+	assert_int_equal(count("%s report %s 2>&1 >/dev/null | grep -c 'lost 9223372036854775807 '",
+			       nopctl(), t), 1);
+	unlink(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(function_capture_roundtrip), cmocka_unit_test(only_named_symbols_kept),
 		cmocka_unit_test(graph_capture_roundtrip), cmocka_unit_test(compressed_data_larger_than_a_window),
 		cmocka_unit_test(tracedat_is_private), cmocka_unit_test(damaged_compressed_tracedat),
+		cmocka_unit_test(crafted_lost_counts_saturate),
 		cmocka_unit_test(not_a_tracedat),
 		cmocka_unit_test(damaged_tracedat),
 		cmocka_unit_test(hostile_files_refused),
