@@ -4,12 +4,14 @@
  * file. Pages go to unlinked per-CPU files beside the output while the
  * capture runs; the header is written at the end, when the task names are
  * known, followed by each CPU's pages at page-aligned offsets. The file is
- * written without a name (O_TMPFILE, or a hidden .NAME.part-XXXXXX where
- * the file system has none) and linked under its name only once whole and
- * synced: a file under its final name is always whole, whatever ends the
- * run (kill -9, a full disk). */
+ * written without a name (O_TMPFILE, or a hidden .NAME.nopctl-part-XXXXXX.TAG
+ * where the file system has none) and linked under its name only once
+ * whole and synced: a file under its final name is always whole, whatever
+ * ends the run (kill -9, a full disk). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <libgen.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -201,22 +203,66 @@ static int name_free(const char *path, bool overwrite)
 	return errno ? -1 : 0;
 }
 
-/* a file with no name yet in path's directory (part: "" then), or under
- * the hidden .NAME.part-XXXXXX where O_TMPFILE is not offered; 0600: it
- * holds root's /proc/kallsyms (the KASLR layout), as the symbol cache does */
-static int open_unnamed(const char *path, char *part, size_t len)
+#define PART ".nopctl-part"
+
+/* path's temporary name, DIR/.NAME.nopctl-part[-XXXXXX].TAG (TAG: this
+ * nopctl's pid, and its PID namespace where nested): hidden, and known
+ * as this nopctl's when it is left (remove_stale_parts) */
+static void part_name(char *buf, size_t len, const char *path, bool unique)
 {
-	char dir[4096], base[4096];
-	int fd;
+	char dir[4096], base[4096], tag[64];
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	snprintf(base, sizeof(base), "%s", path);
+	nop_owner_tag(tag, sizeof(tag), getpid());
+	snprintf(buf, len, "%s/.%s%s%s.%s", dirname(dir), basename(base), PART, unique ? "-XXXXXX" : "", tag);
+}
+
+/* Temporary names a nopctl killed between naming and renaming left in
+ * path's directory: removed when that nopctl (of this PID namespace) is
+ * gone and they are regular files of this user */
+static void remove_stale_parts(const char *path)
+{
+	char dir[4096], tag[64];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (!(d = opendir(dirname(dir))))
+		return;
+	while ((de = readdir(d))) {
+		const char *p = strstr(de->d_name, PART), *t = strrchr(de->d_name, '.');
+		long pid = t ? strtol(t + 1, NULL, 10) : 0;
+
+		if (de->d_name[0] != '.' || !p || t < p || pid <= 0)
+			continue;
+		nop_owner_tag(tag, sizeof(tag), (pid_t)pid);
+		if (strcmp(t + 1, tag) || kill((pid_t)pid, 0) == 0 || errno != ESRCH ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid())
+			continue;
+		unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+}
+
+/* a file with no name yet in path's directory (part: "" then), or under
+ * its part_name where O_TMPFILE is not offered; 0600: it holds root's
+ * /proc/kallsyms (the KASLR layout), as the symbol cache does */
+static int open_unnamed(const char *path, char *part, size_t len)
+{
+	char dir[4096], tag[64];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", path);
 	part[0] = 0;
 	fd = open(dirname(dir), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		return fd;
-	snprintf(part, len, "%s/.%s.part-XXXXXX", dir, basename(base));
-	if ((fd = mkstemp(part)) < 0)
+	part_name(part, len, path, true);
+	nop_owner_tag(tag, sizeof(tag), getpid());
+	if ((fd = mkstemps(part, (int)strlen(tag) + 1)) < 0)
 		part[0] = 0;
 	return fd;
 }
@@ -239,7 +285,7 @@ static int link_as(struct nop_dat *w, const char *path)
 		return 0;
 	}
 	/* overwrite: linked beside, then renamed over the file there */
-	snprintf(tmp, sizeof(tmp), "%s.part-%d", path, (int)getpid());
+	part_name(tmp, sizeof(tmp), path, false);
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", w->fd);
 	if (linkat(w->fd, "", AT_FDCWD, w->overwrite ? tmp : path, AT_EMPTY_PATH) &&
 	    (errno == EEXIST || linkat(AT_FDCWD, proc, AT_FDCWD, w->overwrite ? tmp : path, AT_SYMLINK_FOLLOW)))
@@ -324,6 +370,7 @@ int nop_dat_open(struct nop_dat **wp, const char *path, bool overwrite, const ch
 	snprintf(w->path, sizeof(w->path), "%s", path);
 	snprintf(w->tracing_dir, sizeof(w->tracing_dir), "%s", tracing_dir);
 	snprintf(w->kallsyms, sizeof(w->kallsyms), "%s", kallsyms ? kallsyms : "/proc/kallsyms");
+	remove_stale_parts(path);
 	/* the name checked now (it is taken only when the file is whole) */
 	if (name_free(path, overwrite) || (w->fd = open_unnamed(path, w->part, sizeof(w->part))) < 0) {
 		name_error(err, errno, path);
