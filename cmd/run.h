@@ -24,6 +24,7 @@ struct run {
 	enum nop_tracer tracer;
 	struct nop_error err;
 	unsigned long long catch_skipped; /* catch files whose names were refused */
+	unsigned long long dat_skipped;   /* record: file names skipped, said so far */
 	const char *tdir;
 	FILE *out;
 	const char **roots; /* graph roots: o->patterns, or expanded for -m */

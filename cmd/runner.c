@@ -216,9 +216,24 @@ static int count_file(void *ctx, struct nop_dat *w)
 	return nop_pipeline_count_saved(r->pipe, r->src, w, &r->err) == NOP_FLOW_FAIL ? -1 : 0;
 }
 
+/* why a file name was skipped (nop_dat_skipped) */
+static const char *skip_why(int e)
+{
+	return e == ELOOP ? "a symbolic link there" : e == EEXIST ? "a file made there meanwhile"
+								   : "not a regular file there";
+}
+
 /* record: the file at its size (the capture ends), or --split's time */
 static int bounded(struct run *r)
 {
+	const char *name;
+	int why;
+	unsigned long long skipped = nop_dat_skipped(r->dat, &name, &why);
+
+	/* a name refused ends one file, not the run: said as it happens */
+	if (skipped > r->dat_skipped && !r->o->quiet)
+		fprintf(stderr, "nopctl: skipped %s: %s; the recording goes on\n", name, skip_why(why));
+	r->dat_skipped = skipped;
 	if (nop_dat_full(r->dat)) {
 		/* what is lost after the file is full was not to be kept:
 		 * the kernel's counts now are the run's */
@@ -773,8 +788,8 @@ static void files_written(const struct nop_dat *w)
 	snprintf(sz, sizeof(sz), "; %llu older removed", removed);
 	fprintf(stderr, "%s%s", removed ? sz : "", nop_dat_full(w) ? "; the capture stopped at the size limit" : "");
 	if ((skipped = nop_dat_skipped(w, &name, &why)))
-		fprintf(stderr, "; %llu name%s skipped, the last %s (%s there)", skipped, skipped > 1 ? "s" : "",
-			name, why == ELOOP ? "a symbolic link" : why == EEXIST ? "a file made meanwhile" : "not a regular file");
+		fprintf(stderr, "; %llu name%s skipped, the last %s (%s)", skipped, skipped > 1 ? "s" : "", name,
+			skip_why(why));
 	fputc('\n', stderr);
 }
 
