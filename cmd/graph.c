@@ -1,5 +1,7 @@
 /* graph.c - nopctl graph: call trees from function_graph. */
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -66,6 +68,10 @@ int cmd_catch(struct opts *o)
 			      " trace.dat: give -o DIR/, a directory (made if absent)");
 		return report_error(o, &err);
 	}
+	/* -o NAME, a new file: the rule said, not guessed silently */
+	if (rc == 1 && o->output && strcmp(o->output, "-") && access(o->output, F_OK) < 0 && !o->quiet)
+		fprintf(stderr, "nopctl: catch writes the caught trees as text to %s; for a directory of"
+			" catch files give -o %s/\n", o->output, o->output);
 	o->catching = true;
 	return run_capture(o, RUN_GRAPH);
 }

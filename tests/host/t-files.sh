@@ -51,6 +51,12 @@ rc=0
 	[ "$(ls "$T/caught" | wc -l)" = 7 ] && ok ||
 	no "catch -o DIR/ (absent): exit $rc, $(ls -la "$T/caught" 2>&1 | head -3): $(tail -2 "$T/c.err")"
 w=$(whole "$T/caught"/catch-*.dat) && ok || no "catch -o DIR/: $w"
+# -o c1, absent, no slash: the trees as text in a file c1, and said so
+rc=0
+"$bin" catch --slower-than 50ms -o "$T/c1" "$h/uslow:nap" -- "$h/uslow" slow 14 > /dev/null 2> "$T/c.err" || rc=$?
+[ "$rc" = 0 ] && [ -f "$T/c1" ] && grep -q "nap" "$T/c1" &&
+	grep -q "writes the caught trees as text to $T/c1; for a directory of catch files give -o $T/c1/" "$T/c.err" && ok ||
+	no "catch -o c1 (absent): exit $rc: $(cat "$T/c.err")"
 mkdir "$T/shared" "$T/real"
 chmod 0777 "$T/shared"
 ln -s "$T/real" "$T/link"
