@@ -776,7 +776,7 @@ static void lost_counts(struct run *r, enum nop_stop why)
 }
 
 /* a bounded recording's files, on stderr */
-static void files_written(const struct nop_dat *w)
+static void files_written(struct nop_dat *w)
 {
 	char path[4200], sz[32];
 	unsigned long long size, removed = 0, skipped;
@@ -926,11 +926,16 @@ static int teardown(struct run *r)
 	nop_resolver_free(r->res);
 	nop_uprobes_free(&r->uprobes);
 	free(r->proots);
-	nop_dat_free(r->dat, true); /* a file whole under its name stays, whatever came after */
 	if (r->out && r->out != stdout && r->out != stderr)
 		fclose(r->out);
-	if (r->err.status)
+	if (r->err.status) {
+		/* a failure keeps what was whole before it: named */
+		if (r->dat && (r->o->max_size || r->o->split_ns) && !r->o->quiet)
+			files_written(r->dat);
+		nop_dat_free(r->dat, true);
 		return report_error(r->o, &r->err);
+	}
+	nop_dat_free(r->dat, true);
 	if (r->setup_signal) {
 		if (!r->o->quiet)
 			fprintf(stderr, "nopctl: stopped by SIG%s during set-up, before tracing began;"

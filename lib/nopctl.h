@@ -489,10 +489,10 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err);
 unsigned long long nop_dat_skipped(const struct nop_dat *w, const char **name, int *why);
 /* why a page could not be saved past a file's end (a new file failed) */
 const struct nop_error *nop_dat_error(const struct nop_dat *w);
-/* the files finished and kept, oldest first, and the one being written
- * (after nop_dat_finish: finished too): the i-th's path into buf and its
- * size; false past the last. *removed: how many older ones went. */
-bool nop_dat_file(const struct nop_dat *w, size_t i, char *buf, size_t len, unsigned long long *size,
+/* the files whole under their names and kept, oldest first (the last
+ * once nop_dat_finish linked it): the i-th's path into buf and its size;
+ * false past the last. *removed: how many older ones went. */
+bool nop_dat_file(struct nop_dat *w, size_t i, char *buf, size_t len, unsigned long long *size,
 		  unsigned long long *removed);
 
 /* The newest pages of each CPU as they were read (pagering.c): a ring of

@@ -820,10 +820,14 @@ const struct nop_error *nop_dat_error(const struct nop_dat *w)
 	return &w->err;
 }
 
-bool nop_dat_file(const struct nop_dat *w, size_t i, char *buf, size_t len, unsigned long long *size,
+bool nop_dat_file(struct nop_dat *w, size_t i, char *buf, size_t len, unsigned long long *size,
 		  unsigned long long *removed)
 {
 	struct stat st;
+	struct nop_error e;
+
+	if (!i) /* a file a job writes is listed once it is linked, or not at all */
+		job_wait(w, &e);
 
 	*removed = w->removed;
 	if (i < w->nfiles) {
@@ -831,7 +835,7 @@ bool nop_dat_file(const struct nop_dat *w, size_t i, char *buf, size_t len, unsi
 		*size = w->files[i].size;
 		return true;
 	}
-	if (i > w->nfiles)
+	if (i > w->nfiles || (i == w->nfiles && !w->published))
 		return false;
 	snprintf(buf, len, "%s", w->path);
 	*size = fstat(w->fd, &st) == 0 ? (unsigned long long)st.st_size : 0;
@@ -892,9 +896,12 @@ static int job_wait(struct nop_dat *w, struct nop_error *err)
 	ret = j->job_ret;
 	if (ret)
 		*err = j->err;
-	/* its number: the next free one from where it began */
+	/* its number: the next free one from where it began; failed, it
+	 * was never under a name */
 	for (size_t i = 0; i < w->nfiles; i++)
-		if (w->files[i].seq == j->seq0) {
+		if (w->files[i].seq == j->seq0 && ret)
+			memmove(w->files + i, w->files + i + 1, (--w->nfiles - i) * sizeof(*w->files));
+		else if (w->files[i].seq == j->seq0) {
 			w->files[i].seq = j->seq;
 			w->files[i].size = j->job_size;
 		}

@@ -128,6 +128,10 @@ if mount -t tmpfs -o size=2m tmpfs "$T/small"; then
 	n=$(ls "$T/small" | grep -c '^r\.dat\.[0-9]*$')
 	w=$(whole "$T"/small/r.dat.*) && [ "$n" -ge 1 ] && [ "$rc" != 0 ] && grep -q "No space left" "$T/sp.err" && ok ||
 		no "ENOSPC mid-rotation: exit $rc, $n files ($(ls -la "$T/small")): $w $(tail -2 "$T/sp.err")"
+	# the files line names those left whole, and only those
+	listed=$(sed -n 's/^nopctl: files: //p' "$T/sp.err" | tr ',' '\n' | sed 's/^ *//; s/ (.*//; s/;.*//' | sort)
+	[ -n "$listed" ] && [ "$listed" = "$(ls "$T"/small/r.dat.* | sort)" ] && ok ||
+		no "ENOSPC: files listed '$listed', there: $(ls "$T"/small/r.dat.*)"
 	[ -z "$(find "$T/small" -type f -empty)" ] && ok || no "ENOSPC: an empty file left: $(ls -la "$T/small")"
 	umount "$T/small"
 else
