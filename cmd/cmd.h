@@ -116,7 +116,7 @@ int need_a_pattern(const struct opts *o, const char *example, const char *hint);
 int output_check(const struct opts *o, bool stream_ok, struct nop_error *err);
 /* catch -o DIR checked: 0 a directory to write catches in, 1 -o names
  * none, -1 with err */
-int catch_dir_check(const struct opts *o, struct nop_error *err);
+int catch_dir_check(const struct opts *o, bool dir, struct nop_error *err);
 /* Open -o FILE (as output_check allows) or stdout. */
 FILE *open_output(const struct opts *o, struct nop_error *err);
 /* Look for a command in PATH as execvp would: 0 if runnable; its path in

@@ -150,10 +150,12 @@ int output_check(const struct opts *o, bool stream_ok, struct nop_error *err)
 	return -1;
 }
 
-/* catch -o DIR: an existing directory (not a link), not on a kernel file
- * system, without an earlier run's catch files unless --overwrite; 1 when
- * -o names no directory (an output file, as for graph) */
-int catch_dir_check(const struct opts *o, struct nop_error *err)
+/* catch -o DIR: DIR a directory of catch files when it ends in '/' (dir,
+ * made 0700 if absent) or is one; it must be one nopctl trusts
+ * (nop_output_dir), not on a kernel file system, without an earlier run's
+ * catch files unless --overwrite; 1 when -o names no directory (an output
+ * file, as for graph) */
+int catch_dir_check(const struct opts *o, bool dir, struct nop_error *err)
 {
 	struct stat st;
 	const char *kfs;
@@ -161,13 +163,15 @@ int catch_dir_check(const struct opts *o, struct nop_error *err)
 	struct dirent *de;
 	int ret = 0;
 
-	if (!o->output || lstat(o->output, &st) < 0 || !S_ISDIR(st.st_mode))
+	if (!o->output || (!dir && (lstat(o->output, &st) < 0 || !S_ISDIR(st.st_mode))))
 		return 1;
 	if ((kfs = kernel_fs(o->output))) {
 		nop_error_set(err, NOP_EUSAGE, EINVAL, "directory %s is on %s, a kernel file system: give"
 			      " a directory elsewhere for the catches", o->output, kfs);
 		return -1;
 	}
+	if (nop_output_dir(o->output, err))
+		return -1;
 	if (!(d = opendir(o->output))) {
 		nop_error_set(err, NOP_EUSAGE, errno, "cannot read directory %s: %s", o->output, strerror(errno));
 		return -1;

@@ -55,7 +55,7 @@ static const struct optdef defs[] = {
 	{ O_NOISE, { "alpha", required_argument, 0, 315 }, "P", "the time test's level: a time change needs p below P (0.001)" },
 	{ O_NOISE, { "min-change", required_argument, 0, 316 }, "PCT", "a time change needs the median to move PCT % or more (20; one run a side 50)" },
 	{ O_INTERVAL, { "interval", required_argument, 0, 'i' }, "TIME", "a table of each TIME's calls as it ends, then the whole run's" },
-	{ O_BOUNDED, { "max-size", required_argument, 0, 317 }, "SIZE", "a file holds at most SIZE bytes (K, M, G): the capture stops there, or with --rotate a new file begins" },
+	{ O_BOUNDED, { "max-size", required_argument, 0, 317 }, "SIZE", "a file holds at most SIZE bytes (K, M, G): the recording ends there (COMMAND runs on untraced), or with --rotate a new file begins" },
 	{ O_BOUNDED, { "rotate", required_argument, 0, 318 }, "N", "keep the newest N files (FILE.1, FILE.2, ...), the oldest removed" },
 	{ O_BOUNDED, { "split", required_argument, 0, 319 }, "TIME", "begin a new file every TIME (FILE.1, FILE.2, ...)" },
 	{ ~0ULL, { "help", no_argument, 0, 'h' }, NULL, "show this help" },

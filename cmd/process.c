@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +220,30 @@ void handle_signals(struct run *r)
 		 * its foreground group holds it; sent twice it would count twice */
 		if (r->child > 0 && !r->child_exited && si.ssi_code != SI_KERNEL)
 			kill(r->child, (int)si.ssi_signo);
+	}
+}
+
+void wait_child(struct run *r)
+{
+	struct pollfd p = { .fd = r->sigfd, .events = POLLIN };
+	struct signalfd_siginfo si;
+	int status;
+
+	while (r->child > 0) {
+		pid_t w = waitpid(r->child, &status, WNOHANG);
+
+		if (w == r->child) {
+			r->child_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+			r->child = 0;
+			return;
+		}
+		if (w < 0 && errno != EINTR)
+			return;
+		poll(&p, 1, 100); /* SIGCHLD, or a signal to pass on */
+		/* a key on the terminal (SI_KERNEL) reached the command already */
+		while (read(r->sigfd, &si, sizeof(si)) == sizeof(si))
+			if (si.ssi_signo != SIGCHLD && si.ssi_code != SI_KERNEL)
+				kill(r->child, (int)si.ssi_signo);
 	}
 }
 

@@ -34,6 +34,16 @@ static int numbered_free(const struct opts *o, struct nop_error *err)
 	return ret;
 }
 
+/* --rotate, --split: FILE.N written over a run in FILE's directory, made
+ * (0700) if absent, and refused where names there could be swapped */
+static int numbered_dir(const struct opts *o, struct nop_error *err)
+{
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s", o->output);
+	return nop_output_dir(dirname(dir), err);
+}
+
 int cmd_record(struct opts *o)
 {
 	struct nop_error err = { 0 };
@@ -56,5 +66,7 @@ int cmd_record(struct opts *o)
 	rc = o->graph ? graph_needs_a_root(o)
 		      : need_a_pattern(o, "nopctl record -o t.dat do_sys_openat2",
 				       "or -G for function_graph of a task: -p PID or -- COMMAND");
+	if (!rc && (o->rotate || o->split_ns) && numbered_dir(o, &err))
+		return report_error(o, &err);
 	return rc ? rc : run_capture(o, RUN_RECORD);
 }

@@ -23,6 +23,8 @@ struct run {
 	enum run_mode mode;
 	enum nop_tracer tracer;
 	struct nop_error err;
+	unsigned long long catch_skipped; /* catch files whose names were refused */
+	unsigned long long dat_skipped;   /* record: file names skipped, said so far */
 	const char *tdir;
 	FILE *out;
 	const char **roots; /* graph roots: o->patterns, or expanded for -m */
@@ -109,6 +111,9 @@ int as_user_lookup(const char *user, struct as_user *as, struct nop_error *err);
 pid_t spawn(char **argv, const struct as_user *as, int *go_fd, int *err_fd);
 void handle_signals(struct run *r);
 void reap_child(struct run *r);
+/* COMMAND waited for to its own end, untraced (the recording ended at its
+ * size bound): the signals nopctl gets passed on to it */
+void wait_child(struct run *r);
 long long task_switches(const pid_t *pids, size_t n);
 
 #endif

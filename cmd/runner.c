@@ -216,9 +216,24 @@ static int count_file(void *ctx, struct nop_dat *w)
 	return nop_pipeline_count_saved(r->pipe, r->src, w, &r->err) == NOP_FLOW_FAIL ? -1 : 0;
 }
 
+/* why a file name was skipped (nop_dat_skipped) */
+static const char *skip_why(int e)
+{
+	return e == ELOOP ? "a symbolic link there" : e == EEXIST ? "a file made there meanwhile"
+								   : "not a regular file there";
+}
+
 /* record: the file at its size (the capture ends), or --split's time */
 static int bounded(struct run *r)
 {
+	const char *name;
+	int why;
+	unsigned long long skipped = nop_dat_skipped(r->dat, &name, &why);
+
+	/* a name refused ends one file, not the run: said as it happens */
+	if (skipped > r->dat_skipped && !r->o->quiet)
+		fprintf(stderr, "nopctl: skipped %s: %s; the recording goes on\n", name, skip_why(why));
+	r->dat_skipped = skipped;
 	if (nop_dat_full(r->dat)) {
 		/* what is lost after the file is full was not to be kept:
 		 * the kernel's counts now are the run's */
@@ -512,17 +527,20 @@ static int open_session(struct run *r)
 }
 
 /* catch -o DIR: the pages that cover the caught call (and --before the
- * time before it) as DIR/catch-NNNN.dat, a trace.dat like record's */
+ * time before it) as DIR/catch-NNNN.dat, a trace.dat like record's. A
+ * name refused (a link or a file put there) skips that catch's file: one
+ * bad name never ends the run */
 static int write_catch(void *ctx, unsigned long long seq, unsigned long long from, char *path, size_t len)
 {
 	struct run *r = ctx;
-	struct nop_dat *w;
+	struct nop_dat *w = NULL;
 	char group[64];
+	int e;
 
 	snprintf(path, len, "%s/catch-%04llu.dat", r->o->catch_dir, seq);
 	from = from > r->o->before_ns ? from - r->o->before_ns : 0;
 	if (nop_dat_open(&w, path, r->o->overwrite, r->tdir, NULL, nop_source_page_size(r->src), &r->err))
-		return errno = r->err.sys_errno ? r->err.sys_errno : EIO, -1;
+		goto failed;
 	if (r->o->npids || r->o->command)
 		nop_dat_follows(w);
 	if (r->o->before_ns)
@@ -539,11 +557,19 @@ static int write_catch(void *ctx, unsigned long long seq, unsigned long long fro
 		nop_dat_free(w, false);
 		return -1;
 	}
-	if (nop_dat_finish(w, &r->err)) {
-		nop_dat_free(w, false);
-		return errno = r->err.sys_errno ? r->err.sys_errno : EIO, -1;
-	}
+	if (nop_dat_finish(w, &r->err))
+		goto failed;
 	nop_dat_free(w, true);
+	return 0;
+failed:
+	nop_dat_free(w, false);
+	e = r->err.sys_errno ? r->err.sys_errno : EIO;
+	if (e != EEXIST && e != ELOOP && e != EINVAL)
+		return errno = e, -1;
+	fprintf(stderr, "nopctl: skipped %s: %s; the catches go on\n", path, r->err.msg);
+	r->err = (struct nop_error){ 0 };
+	r->catch_skipped++;
+	path[0] = 0;
 	return 0;
 }
 
@@ -751,15 +777,21 @@ static void lost_counts(struct run *r, enum nop_stop why)
 }
 
 /* a bounded recording's files, on stderr */
-static void files_written(const struct nop_dat *w)
+static void files_written(struct nop_dat *w)
 {
 	char path[4200], sz[32];
-	unsigned long long size, removed = 0;
+	unsigned long long size, removed = 0, skipped;
+	const char *name;
+	int why;
 
 	for (size_t i = 0; nop_dat_file(w, i, path, sizeof(path), &size, &removed); i++)
 		fprintf(stderr, "%s%s (%.1f MB)", i ? ", " : "nopctl: files: ", path, (double)size / 1048576);
 	snprintf(sz, sizeof(sz), "; %llu older removed", removed);
-	fprintf(stderr, "%s%s\n", removed ? sz : "", nop_dat_full(w) ? "; the capture stopped at the size limit" : "");
+	fprintf(stderr, "%s%s", removed ? sz : "", nop_dat_full(w) ? "; the capture stopped at the size limit" : "");
+	if ((skipped = nop_dat_skipped(w, &name, &why)))
+		fprintf(stderr, "; %llu name%s skipped, the last %s (%s)", skipped, skipped > 1 ? "s" : "", name,
+			skip_why(why));
+	fputc('\n', stderr);
 }
 
 /* events the kernel still counts in the buffers (not when -c stopped it) */
@@ -781,7 +813,7 @@ static int finish(struct run *r)
 {
 	enum nop_stop why = nop_pipeline_stopped(r->pipe);
 	long long ran1;
-	bool rest = true;
+	bool rest = true, runs_on;
 
 	r->sum.duration_ns = why ? now_ns() - r->t0 : 0;
 	if (nop_session_stop(r->sess, &r->err))
@@ -836,11 +868,21 @@ static int finish(struct run *r)
 	if (r->tick_at && !r->o->live && why != NOP_STOP_OUTPUT_CLOSED && tick(r))
 		return -1;
 	top_close(r);
-	reap_child(r);
-	r->sum.exit_status = r->o->command ? r->child_status : -1;
+	/* a size bound protects the disk; it does not choose how long COMMAND
+	 * runs: it runs on untraced, waited for after the session's restore */
+	runs_on = why == NOP_STOP_FULL && r->child > 0 && !r->child_exited;
+	if (!runs_on)
+		reap_child(r);
+	r->sum.exit_status = r->o->command && !runs_on ? r->child_status : -1;
 	r->sum.kevents_asked = r->o->events.n > 0;
 	if (nop_pipeline_finish(r->pipe, &r->sum, &r->err))
 		return -1;
+	if (runs_on && !r->o->quiet)
+		fprintf(stderr, "nopctl: the size limit ended the recording; the command runs on untraced,"
+			" nopctl waits for it\n");
+	if (r->catch_skipped && !r->o->quiet)
+		fprintf(stderr, "nopctl: %llu catch file%s not written: %s name refused (said above)\n",
+			r->catch_skipped, r->catch_skipped > 1 ? "s" : "", r->catch_skipped > 1 ? "their" : "its");
 	/* a buffer seen 3/4 full came close to losing events */
 	if (r->o->enc != NOP_ENC_JSON && !r->o->quiet && r->sum.peak_fill >= 75)
 		fprintf(stderr, "nopctl: a CPU's buffer was %d%% full at its peak: a larger -b KB keeps"
@@ -872,7 +914,9 @@ static int teardown(struct run *r)
 	if (left[0] && !r->o->quiet)
 		fprintf(stderr, "nopctl: note: changed by someone else while nopctl traced, so left"
 			" as they are now: %s\n", left);
-	if (r->child > 0)
+	if (r->child > 0 && why == NOP_STOP_FULL && !r->err.status)
+		wait_child(r);
+	else if (r->child > 0)
 		reap_child(r);
 	nop_pipeline_free(r->pipe);
 	if (r->roots != r->o->patterns) {
@@ -883,11 +927,16 @@ static int teardown(struct run *r)
 	nop_resolver_free(r->res);
 	nop_uprobes_free(&r->uprobes);
 	free(r->proots);
-	nop_dat_free(r->dat, !r->err.status);
 	if (r->out && r->out != stdout && r->out != stderr)
 		fclose(r->out);
-	if (r->err.status)
+	if (r->err.status) {
+		/* a failure keeps what was whole before it: named */
+		if (r->dat && (r->o->max_size || r->o->split_ns) && !r->o->quiet)
+			files_written(r->dat);
+		nop_dat_free(r->dat, true);
 		return report_error(r->o, &r->err);
+	}
+	nop_dat_free(r->dat, true);
 	if (r->setup_signal) {
 		if (!r->o->quiet)
 			fprintf(stderr, "nopctl: stopped by SIG%s during set-up, before tracing began;"

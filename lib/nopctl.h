@@ -389,6 +389,10 @@ const char *nop_session_instance(const struct nop_session *s); /* NULL: top leve
 
 /* Journal and crash recovery (/run/nopctl). */
 const char *nop_journal_dir(void);
+/* dir, a directory for a run's output files: made 0700 if absent, else
+ * refused (exit 2) if a symlink, not a directory, another user's (not
+ * root's) or writable by others without the sticky bit; 0, or -1 with err */
+int nop_output_dir(const char *dir, struct nop_error *err);
 struct nop_reset_report {
 	int restored_journals;
 	int removed_instances;
@@ -462,7 +466,10 @@ void nop_dat_switches(struct nop_dat *w);
 /* the file's pages hold these kernel events: their formats too; 0, or -1
  * (out of memory) */
 int nop_dat_events(struct nop_dat *w, const struct nop_kevent *k, size_t n);
-void nop_dat_free(struct nop_dat *w, bool keep); /* keep: false removes the file */
+/* the file is linked under its name only once whole (at nop_dat_finish;
+ * numbered: a name found taken then is skipped for the next number);
+ * keep: false removes it even then */
+void nop_dat_free(struct nop_dat *w, bool keep);
 /* Bounded recordings. done(ctx, w): a file is about to be finished (its
  * pages there to count); 0, or -1 to fail the page that came. */
 typedef int (*nop_dat_done_fn)(void *ctx, struct nop_dat *w);
@@ -478,12 +485,15 @@ bool nop_dat_full(const struct nop_dat *w);
 /* numbered: the file written so far finished, the next one begun; 0, or
  * -1 with err */
 int nop_dat_next(struct nop_dat *w, struct nop_error *err);
+/* numbered: how many names were skipped (taken when a file was whole:
+ * a link, a file put there), the last one and why (errno) */
+unsigned long long nop_dat_skipped(const struct nop_dat *w, const char **name, int *why);
 /* why a page could not be saved past a file's end (a new file failed) */
 const struct nop_error *nop_dat_error(const struct nop_dat *w);
-/* the files finished and kept, oldest first, and the one being written
- * (after nop_dat_finish: finished too): the i-th's path into buf and its
- * size; false past the last. *removed: how many older ones went. */
-bool nop_dat_file(const struct nop_dat *w, size_t i, char *buf, size_t len, unsigned long long *size,
+/* the files whole under their names and kept, oldest first (the last
+ * once nop_dat_finish linked it): the i-th's path into buf and its size;
+ * false past the last. *removed: how many older ones went. */
+bool nop_dat_file(struct nop_dat *w, size_t i, char *buf, size_t len, unsigned long long *size,
 		  unsigned long long *removed);
 
 /* The newest pages of each CPU as they were read (pagering.c): a ring of
@@ -718,8 +728,9 @@ struct nop_pipeline_cfg {
 	unsigned long long outliers;
 	/* catch -o DIR: each caught tree written by catch_file (seq: the
 	 * catch's number; from: its first event's stamp; it ends in what was
-	 * read so far) as a file it names in path (0, or -1 with errno); the
-	 * trees then go there only, the output gets the catch lines */
+	 * read so far) as a file it names in path (path left "": no file for
+	 * this one, the run goes on; 0, or -1 with errno); the trees then go
+	 * there only, the output gets the catch lines */
 	int (*catch_file)(void *ctx, unsigned long long seq, unsigned long long from, char *path, size_t len);
 	void *catch_ctx;
 };

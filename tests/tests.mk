@@ -169,6 +169,7 @@ host-check: all $(UPROG)
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-cli.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-host-kernel.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-host-uprobes.sh
+	NOPCTL_BUILD=$(BUILD) sh tests/host/t-files.sh
 
 check: unit-check host-check vm-check
 

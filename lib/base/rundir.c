@@ -20,25 +20,34 @@ void nop_journal_set_dir(const char *dir)
 	journal_dir = dir;
 }
 
+/* dir lstat'ed into st, made (0700) first where absent and create: 0, or
+ * -1 with err */
+static int dir_stat(const char *dir, bool create, struct stat *st, struct nop_error *err)
+{
+	if (lstat(dir, st) == 0)
+		return 0;
+	if (errno != ENOENT || !create) {
+		nop_error_io(err, "inspect", dir, errno);
+		return -1;
+	}
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		nop_error_io(err, "create", dir, errno);
+		return -1;
+	}
+	if (lstat(dir, st) < 0) {
+		nop_error_io(err, "inspect", dir, errno);
+		return -1;
+	}
+	return 0;
+}
+
 /* Root-owned, 0700, not a symlink: refuse anything else. */
 static int journal_dir_ok(bool create, struct nop_error *err)
 {
 	struct stat st;
 
-	if (lstat(journal_dir, &st) < 0) {
-		if (errno != ENOENT || !create) {
-			nop_error_io(err, "inspect", journal_dir, errno);
-			return -1;
-		}
-		if (mkdir(journal_dir, 0700) < 0 && errno != EEXIST) {
-			nop_error_io(err, "create", journal_dir, errno);
-			return -1;
-		}
-		if (lstat(journal_dir, &st) < 0) {
-			nop_error_io(err, "inspect", journal_dir, errno);
-			return -1;
-		}
-	}
+	if (dir_stat(journal_dir, create, &st, err))
+		return -1;
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
 		nop_error_set(err, NOP_EINTERNAL, 0,
 			      "refusing journal directory %s: it must be a directory (not a symlink)"
@@ -47,6 +56,33 @@ static int journal_dir_ok(bool create, struct nop_error *err)
 		return -1;
 	}
 	return 0;
+}
+
+/* A directory nopctl writes many files in over a run: a name swapped there
+ * by someone else between two files must be one only the owner (nopctl's
+ * user, or root) or, with the sticky bit, nobody else can swap */
+int nop_output_dir(const char *dir, struct nop_error *err)
+{
+	struct stat st;
+	const char *why = NULL;
+
+	if (dir_stat(dir, true, &st, err)) {
+		err->status = NOP_EUSAGE;
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode))
+		why = "it is a symbolic link (nopctl does not follow it)";
+	else if (!S_ISDIR(st.st_mode))
+		why = "it is not a directory";
+	else if (st.st_uid != geteuid() && st.st_uid != 0)
+		why = "another user owns it";
+	else if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
+		why = "others may write in it and it has no sticky bit";
+	if (!why)
+		return 0;
+	nop_error_set(err, NOP_EUSAGE, 0, "refusing directory %s: %s; give a directory of uid %u or root,"
+		      " writable only by its owner or sticky, or a new one (made 0700)", dir, why, (unsigned)geteuid());
+	return -1;
 }
 
 int nop_journal_dir_check(struct nop_error *err)

@@ -392,7 +392,7 @@ static int on_catch(void *ctx, const struct nop_caught *c)
 {
 	struct nop_pipeline *p = ctx;
 
-	char path[4200];
+	char path[4200] = "";
 
 	if (p->counted)
 		return NOP_FLOW_STOP;
@@ -400,7 +400,8 @@ static int on_catch(void *ctx, const struct nop_caught *c)
 		if (p->cfg.catch_file(p->cfg.catch_ctx, c->seq, c->from, path, sizeof(path)))
 			return fail(p, errno, "cannot write catch %llu", c->seq);
 	}
-	return nop_catch_write(&p->sink, c, p->cfg.catch_file ? path : NULL) ? sink_failed(p) : NOP_FLOW_GO;
+	/* no file named: none written for it (its name skipped) */
+	return nop_catch_write(&p->sink, c, path[0] ? path : NULL) ? sink_failed(p) : NOP_FLOW_GO;
 }
 
 /* a root call's time, and its task's off-CPU time in it, to the summary */

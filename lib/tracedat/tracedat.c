@@ -3,9 +3,15 @@
  * nopctl records. libtracecmd only reads this format; writing it is this
  * file. Pages go to unlinked per-CPU files beside the output while the
  * capture runs; the header is written at the end, when the task names are
- * known, followed by each CPU's pages at page-aligned offsets. */
+ * known, followed by each CPU's pages at page-aligned offsets. The file is
+ * written without a name (O_TMPFILE, or a hidden .NAME.nopctl-part-XXXXXX.TAG
+ * where the file system has none) and linked under its name only once
+ * whole and synced: a file under its final name is always whole, whatever
+ * ends the run (kill -9, a full disk). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <libgen.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -20,6 +26,14 @@
 struct nop_dat {
 	int fd;
 	char path[4096];
+	char part[4200];	 /* the fallback's temporary name ("": O_TMPFILE) */
+	bool overwrite;
+	bool published;		 /* linked under path, whole */
+	/* numbered: names refused at publish time (a link planted there),
+	 * skipped for the next number; the last one and why */
+	unsigned long long skipped;
+	char skipped_name[4200];
+	int skipped_errno;
 	char tracing_dir[4096];
 	char kallsyms[4096];
 	int page_size;
@@ -49,7 +63,6 @@ struct nop_dat {
 	struct dat_file { unsigned long long seq, size; } *files; /* finished, kept, oldest first */
 	size_t nfiles, capfiles;
 	unsigned long long seq, removed;
-	bool overwrite;
 	/* numbered: kallsyms and a decoder, read once for every file (a
 	 * read of /proc/kallsyms takes long enough for the buffers to
 	 * fill while tracing); kallsyms read again for a file after the
@@ -64,6 +77,7 @@ struct nop_dat {
 	pthread_t job_th;
 	bool job_threaded; /* job_main runs on job_th (else it has run) */
 	bool cut_end; /* a job's file: the next file goes on from its end */
+	unsigned long long seq0; /* a job's file: the number it was begun as */
 	int job_ret;
 	unsigned long long job_size;
 };
@@ -176,6 +190,162 @@ static int flush_cpu(struct nop_dat *w, int cpu)
 	return nop_write_all(w->tmp[cpu], w->pend[cpu], n);
 }
 
+/* path's name free for a new file: absent, or (overwrite) a regular
+ * file to replace; never a link, a FIFO, a device, a directory. 0, or -1
+ * with errno (EEXIST, ELOOP, EINVAL) */
+static int name_free(const char *path, bool overwrite)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	errno = !overwrite ? EEXIST : S_ISLNK(st.st_mode) ? ELOOP : !S_ISREG(st.st_mode) ? EINVAL : 0;
+	return errno ? -1 : 0;
+}
+
+#define PART ".nopctl-part"
+
+/* path's temporary name, DIR/.NAME.nopctl-part[-XXXXXX].TAG (TAG: this
+ * nopctl's pid, and its PID namespace where nested): hidden, and known
+ * as this nopctl's when it is left (remove_stale_parts) */
+static void part_name(char *buf, size_t len, const char *path, bool unique)
+{
+	char dir[4096], base[4096], tag[64];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	snprintf(base, sizeof(base), "%s", path);
+	nop_owner_tag(tag, sizeof(tag), getpid());
+	snprintf(buf, len, "%s/.%s%s%s.%s", dirname(dir), basename(base), PART, unique ? "-XXXXXX" : "", tag);
+}
+
+/* Temporary names a nopctl killed between naming and renaming left in
+ * path's directory: removed when that nopctl (of this PID namespace) is
+ * gone and they are regular files of this user */
+static void remove_stale_parts(const char *path)
+{
+	char dir[4096], tag[64];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (!(d = opendir(dirname(dir))))
+		return;
+	while ((de = readdir(d))) {
+		const char *p = strstr(de->d_name, PART), *t = strrchr(de->d_name, '.');
+		long pid = t ? strtol(t + 1, NULL, 10) : 0;
+
+		if (de->d_name[0] != '.' || !p || t < p || pid <= 0)
+			continue;
+		nop_owner_tag(tag, sizeof(tag), (pid_t)pid);
+		if (strcmp(t + 1, tag) || kill((pid_t)pid, 0) == 0 || errno != ESRCH ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid())
+			continue;
+		unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+}
+
+/* a file with no name yet in path's directory (part: "" then), or under
+ * its part_name where O_TMPFILE is not offered; 0600: it holds root's
+ * /proc/kallsyms (the KASLR layout), as the symbol cache does */
+static int open_unnamed(const char *path, char *part, size_t len)
+{
+	char dir[4096], tag[64];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	part[0] = 0;
+	fd = open(dirname(dir), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd;
+	part_name(part, len, path, true);
+	nop_owner_tag(tag, sizeof(tag), getpid());
+	if ((fd = mkstemps(part, (int)strlen(tag) + 1)) < 0)
+		part[0] = 0;
+	return fd;
+}
+
+/* the whole file w->fd linked as path (never following a link there, never
+ * replacing anything but a regular file, and that only with overwrite):
+ * 0, or -1 with errno */
+static int link_as(struct nop_dat *w, const char *path)
+{
+	char proc[64], tmp[4200];
+
+	if (name_free(path, w->overwrite))
+		return -1;
+	if (w->part[0]) { /* a name already: link (fails on anything there) or rename over a file */
+		if (w->overwrite ? rename(w->part, path) : link(w->part, path))
+			return -1;
+		if (!w->overwrite)
+			unlink(w->part);
+		w->part[0] = 0;
+		return 0;
+	}
+	/* overwrite: linked beside, then renamed over the file there */
+	part_name(tmp, sizeof(tmp), path, false);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", w->fd);
+	if (linkat(w->fd, "", AT_FDCWD, w->overwrite ? tmp : path, AT_EMPTY_PATH) &&
+	    (errno == EEXIST || linkat(AT_FDCWD, proc, AT_FDCWD, w->overwrite ? tmp : path, AT_SYMLINK_FOLLOW)))
+		return -1;
+	if (w->overwrite && rename(tmp, path)) {
+		int e = errno;
+
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+static void file_path(const struct nop_dat *w, unsigned long long seq, char *buf, size_t len);
+
+/* why path could not be taken, e: name_free's or the system's errno */
+static void name_error(struct nop_error *err, int e, const char *path)
+{
+	nop_error_set(err, NOP_EUSAGE, e,
+		      e == EEXIST ? "output file %s exists"
+		      : e == EINVAL || e == ENXIO ? "output file %s is not a regular file"
+		      : e == ELOOP ? "output file %s is a symbolic link; nopctl does not follow it"
+				   : "cannot create output file %s", path);
+	if (e == EEXIST)
+		err->remedy = NOP_REMEDY_OVERWRITE;
+}
+
+/* Numbered files: a name refused (something put there meanwhile) is
+ * skipped for the next number, up to 16 in a row; a name refused ends one
+ * file, never the run. 0, or -1 with err */
+static int publish(struct nop_dat *w, struct nop_error *err)
+{
+	char dir[4096];
+	int dfd;
+
+	for (int tries = 0;; tries++) {
+		if (w->numbered)
+			file_path(w, w->seq, w->path, sizeof(w->path));
+		if (!link_as(w, w->path))
+			break;
+		if (!w->numbered || tries == 15 || (errno != EEXIST && errno != ELOOP && errno != EINVAL)) {
+			name_error(err, errno, w->path);
+			return -1;
+		}
+		w->skipped++;
+		w->skipped_errno = errno;
+		snprintf(w->skipped_name, sizeof(w->skipped_name), "%s", w->path);
+		w->seq++;
+	}
+	w->published = true;
+	/* the name itself on disk: a crash after this leaves the file */
+	snprintf(dir, sizeof(dir), "%s", w->path);
+	if ((dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+}
+
 int nop_dat_open(struct nop_dat **wp, const char *path, bool overwrite, const char *tracing_dir,
 		 const char *kallsyms, int page_size, struct nop_error *err)
 {
@@ -196,23 +366,14 @@ int nop_dat_open(struct nop_dat **wp, const char *path, bool overwrite, const ch
 	for (int i = 0; i < ncpus; i++)
 		w->tmp[i] = -1;
 	w->page_size = page_size;
+	w->overwrite = overwrite;
 	snprintf(w->path, sizeof(w->path), "%s", path);
 	snprintf(w->tracing_dir, sizeof(w->tracing_dir), "%s", tracing_dir);
 	snprintf(w->kallsyms, sizeof(w->kallsyms), "%s", kallsyms ? kallsyms : "/proc/kallsyms");
-	/* 0600: the file holds root's /proc/kallsyms (the KASLR layout), as the
-	 * symbol cache does. O_NONBLOCK and regular files only: a FIFO or
-	 * device there would hang or be written raw */
-	w->fd = nop_output_create(path, overwrite, 0600, true);
-	if (w->fd < 0) {
-		int e = errno;
-
-		nop_error_set(err, NOP_EUSAGE, e,
-			      e == EEXIST ? "output file %s exists"
-			      : e == EINVAL || e == ENXIO ? "output file %s is not a regular file"
-			      : e == ELOOP ? "output file %s is a symbolic link; nopctl does not follow it"
-					   : "cannot create output file %s", path);
-		if (e == EEXIST)
-			err->remedy = NOP_REMEDY_OVERWRITE;
+	remove_stale_parts(path);
+	/* the name checked now (it is taken only when the file is whole) */
+	if (name_free(path, overwrite) || (w->fd = open_unnamed(path, w->part, sizeof(w->part))) < 0) {
+		name_error(err, errno, path);
 		nop_dat_free(w, true);
 		return -1;
 	}
@@ -507,7 +668,7 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 		nop_error_io(err, "write", w->path, o.err);
 		return -1;
 	}
-	return 0;
+	return publish(w, err);
 }
 
 void nop_dat_follows(struct nop_dat *w)
@@ -552,7 +713,9 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 	}
 	if (w->fd >= 0)
 		close(w->fd);
-	if (!keep)
+	if (w->part[0])
+		unlink(w->part); /* never whole */
+	if (!keep && w->published)
 		unlink(w->path);
 	free(w->tmp);
 	free(w->size);
@@ -645,15 +808,26 @@ bool nop_dat_full(const struct nop_dat *w)
 	return w->full;
 }
 
+unsigned long long nop_dat_skipped(const struct nop_dat *w, const char **name, int *why)
+{
+	*name = w->skipped_name;
+	*why = w->skipped_errno;
+	return w->skipped;
+}
+
 const struct nop_error *nop_dat_error(const struct nop_dat *w)
 {
 	return &w->err;
 }
 
-bool nop_dat_file(const struct nop_dat *w, size_t i, char *buf, size_t len, unsigned long long *size,
+bool nop_dat_file(struct nop_dat *w, size_t i, char *buf, size_t len, unsigned long long *size,
 		  unsigned long long *removed)
 {
 	struct stat st;
+	struct nop_error e;
+
+	if (!i) /* a file a job writes is listed once it is linked, or not at all */
+		job_wait(w, &e);
 
 	*removed = w->removed;
 	if (i < w->nfiles) {
@@ -661,7 +835,7 @@ bool nop_dat_file(const struct nop_dat *w, size_t i, char *buf, size_t len, unsi
 		*size = w->files[i].size;
 		return true;
 	}
-	if (i > w->nfiles)
+	if (i > w->nfiles || (i == w->nfiles && !w->published))
 		return false;
 	snprintf(buf, len, "%s", w->path);
 	*size = fstat(w->fd, &st) == 0 ? (unsigned long long)st.st_size : 0;
@@ -692,6 +866,8 @@ static void job_free(struct nop_dat *j)
 			close(j->tmp[c]);
 	if (j->fd >= 0)
 		close(j->fd);
+	if (j->part[0])
+		unlink(j->part);
 	free(j->tmp);
 	free(j->size);
 	free(j->pend);
@@ -720,9 +896,24 @@ static int job_wait(struct nop_dat *w, struct nop_error *err)
 	ret = j->job_ret;
 	if (ret)
 		*err = j->err;
+	/* its number: the next free one from where it began; failed, it
+	 * was never under a name */
 	for (size_t i = 0; i < w->nfiles; i++)
-		if (w->files[i].seq == j->seq)
+		if (w->files[i].seq == j->seq0 && ret)
+			memmove(w->files + i, w->files + i + 1, (--w->nfiles - i) * sizeof(*w->files));
+		else if (w->files[i].seq == j->seq0) {
+			w->files[i].seq = j->seq;
 			w->files[i].size = j->job_size;
+		}
+	if (j->seq >= w->seq) {
+		w->seq = j->seq + 1;
+		file_path(w, w->seq, w->path, sizeof(w->path));
+	}
+	if (j->skipped) {
+		w->skipped += j->skipped;
+		w->skipped_errno = j->skipped_errno;
+		snprintf(w->skipped_name, sizeof(w->skipped_name), "%s", j->skipped_name);
+	}
 	/* the symbols it took: the next files' reserve, and some */
 	if (!ret && w->max_size && j->job_size > data_size(j)) {
 		unsigned long long fixed = w->reserve - w->ksyms_reserve, took = j->job_size - data_size(j);
@@ -739,7 +930,7 @@ static int job_wait(struct nop_dat *w, struct nop_error *err)
 int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 {
 	struct nop_dat *j;
-	char path[4200];
+	char path[4200], part[4200];
 	int fd;
 
 	if (!w->numbered)
@@ -770,18 +961,22 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 		w->removed++;
 	}
 	file_path(w, w->seq + 1, path, sizeof(path));
-	if ((fd = nop_output_create(path, w->overwrite, 0600, true)) < 0) {
-		nop_error_set(err, NOP_EUSAGE, errno, "cannot create output file %s: %s", path, strerror(errno));
+	if ((fd = open_unnamed(path, part, sizeof(part))) < 0) {
+		nop_error_io(err, "create", path, errno);
 		return -1;
 	}
 	/* the file so far to a job; w begins the next with nothing */
 	if (!(j = malloc(sizeof(*j)))) {
 		close(fd);
+		if (part[0])
+			unlink(part);
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return -1;
 	}
 	*j = *w;
 	j->cut_end = true;
+	j->seq0 = j->seq;
+	j->skipped = 0;
 	j->files = NULL;
 	j->capfiles = 0;
 	j->job = NULL;
@@ -800,6 +995,8 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 		free(j->npend);
 		free(j);
 		close(fd);
+		if (part[0])
+			unlink(part);
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return -1;
 	}
@@ -808,6 +1005,7 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 	w->syms = (struct nop_addrset){ 0 };
 	w->syms_failed = false;
 	w->fd = fd;
+	snprintf(w->part, sizeof(w->part), "%s", part);
 	w->seq++;
 	snprintf(w->path, sizeof(w->path), "%s", path);
 	w->job = j;

@@ -235,7 +235,7 @@ has err "or --outliers"
 run 0 "$n" catch --help
 has out -- "--outliers\[=N\]"
 run 2 "$n" catch --slower-than 1s --before 10ms do_sys_openat2
-has err "give -o DIR, an existing directory"
+has err "give -o DIR/, a directory (made if absent)"
 
 # issue 14: a binary's functions, listed without the kernel (an alias once)
 h=$b/tests/helpers

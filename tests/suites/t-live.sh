@@ -223,11 +223,14 @@ t_record_split_names_a_module_loaded_later() {
 	grep -q '^dummy_' "$T/funcs" || fail "no function of dummy named: $(grep -c '^0x' "$T/funcs") unnamed, $(grep -m 5 '^0x' "$T/funcs")"
 }
 
+# the size bound ends the recording, not COMMAND (issue 54 #6): it runs
+# on untraced to its own end and status
 t_record_max_size_stops() {
 	top_buffer_may_expand
-	expect_rc 0 nopctl record -G -o "$T/r.dat" --max-size 1M do_sys_openat2 -- opener 100000 /dev/null 1000
+	expect_rc 7 nopctl record -G -o "$T/r.dat" --max-size 1M do_sys_openat2 -- sh -c 'opener 6000 /dev/null 1000; echo done; exit 7'
 	[ "$(wc -c < "$T/r.dat")" -le 1048576 ] || fail "r.dat is larger than 1M"
 	grep -q 'stopped by size limit' "$T/err" || { cat "$T/err"; fail "not stopped by the size limit"; }
+	grep -qx done "$T/out" && grep -q 'command runs on untraced' "$T/err" || { cat "$T/err"; fail "the command did not run on"; }
 	nopctl report -q --stats "$T/r.dat" > /dev/null || fail "nopctl cannot read r.dat"
 	trace-cmd report "$T/r.dat" > /dev/null 2>&1 || fail "trace-cmd cannot read r.dat"
 	expect_rc 2 nopctl record -o "$T/x.dat" --rotate 3 do_sys_openat2 -- opener 1

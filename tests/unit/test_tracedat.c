@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -310,6 +311,57 @@ static void crafted_lost_counts_saturate(void **state)
 	unlink(t);
 }
 
+/* issue 54 #14, #16: a file takes its name only once whole (nothing
+ * under it before nop_dat_finish); the temporary names a nopctl killed
+ * between naming and renaming left (.NAME.nopctl-part[-XXXXXX].TAG) are
+ * removed by the next one writing there: regular files of a nopctl gone,
+ * hidden, of this PID namespace; nothing else */
+static void whole_under_its_name_stale_parts_removed(void **state)
+{
+	char dir[] = "/tmp/nopctl-test-parts-XXXXXX", path[512], tag[64], dead[64], ks[256];
+	const char *kdir = kernels[0];
+	static const char *const gone[] = { ".r.dat.3.nopctl-part-AbC123.%s", ".r.dat.4.nopctl-part.%s" };
+	static const char *const kept[] = { ".x.nopctl-part.%s", "y.nopctl-part.%s", ".l.nopctl-part.%s" };
+	struct nop_error err;
+	struct nop_decoder *d = nop_decoder_new(kdir, &err);
+	struct nop_dat *w = NULL;
+	struct stat st;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0); /* a pid no process has now */
+	nop_owner_tag(dead, sizeof(dead), pid);
+	nop_owner_tag(tag, sizeof(tag), getpid());
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/", dir);
+		snprintf(path + strlen(path), sizeof(path) - strlen(path), gone[i], dead);
+		fclose(fopen(path, "w"));
+	}
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/", dir);
+		snprintf(path + strlen(path), sizeof(path) - strlen(path), kept[i], i ? dead : tag);
+		if (i == 2)
+			assert_int_equal(symlink("/etc/hostname", path), 0);
+		else
+			fclose(fopen(path, "w"));
+	}
+	snprintf(ks, sizeof(ks), "%s/kallsyms", kdir);
+	snprintf(path, sizeof(path), "%s/r.dat.5", dir);
+	assert_int_equal(nop_dat_open(&w, path, false, kdir, ks, nop_decoder_page_size(d), &err), 0);
+	assert_int_equal(lstat(path, &st), -1);
+	assert_int_equal(count("ls -A %s | wc -l", dir), 3);
+	assert_int_equal(count("ls -A %s | grep -c '^\\.x\\.nopctl-part\\.%s$'", dir, tag), 1);
+	assert_int_equal(nop_dat_finish(w, &err), 0);
+	nop_dat_free(w, true);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_int_equal(count("%s report %s >/dev/null 2>&1; echo $?", nopctl(), path), 0);
+	assert_int_equal(count("ls -A %s | wc -l", dir), 4);
+	assert_int_equal(count("rm -rf %s; echo 0", dir), 0);
+	nop_decoder_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +372,7 @@ int main(void)
 		cmocka_unit_test(not_a_tracedat),
 		cmocka_unit_test(damaged_tracedat),
 		cmocka_unit_test(hostile_files_refused),
+		cmocka_unit_test(whole_under_its_name_stale_parts_removed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

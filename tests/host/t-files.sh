@@ -1,0 +1,143 @@
+#!/bin/sh
+# t-files.sh - the files of catch and of bounded recordings (issue 54,
+# items 2, 6, 14, 16), natively with user functions: a directory of catch
+# files made when -o names one that is not there (and refused where the
+# trust rules refuse); a size bound that ends the recording, not the
+# program; a file under its final name always whole (kill -9 mid-rotation,
+# ENOSPC on a small tmpfs); a planted link at one name skipped, the run
+# going on.
+set -u
+. "$(dirname "$0")/lib.sh"
+bin=$b/nopctl
+h=$b/tests/helpers
+T=$tmp
+no() { bad "$@"; }
+if [ "$(id -u)" != 0 ]; then
+	echo "files: not root; uprobes need root"
+	echo "files: 0 passed, 1 failed"
+	exit 1
+fi
+trap 'umount "$T/small" 2> /dev/null; rm -rf "$T"' EXIT
+has_tc() { command -v trace-cmd > /dev/null; }
+
+# whole FILE...: every file read whole by nopctl report and trace-cmd report
+whole() {
+	for f in "$@"; do
+		"$bin" report -q "$f" > /dev/null 2> "$T/whole.err" || { echo "nopctl report $f: $(tail -1 "$T/whole.err")"; return 1; }
+		if has_tc; then
+			trace-cmd report "$f" > /dev/null 2> "$T/whole.err" ||
+				{ echo "trace-cmd report $f: $(tail -1 "$T/whole.err")"; return 1; }
+		fi
+	done
+	return 0
+}
+
+# ---- item 6: --max-size without --rotate ends the recording, not COMMAND
+rc=0
+"$bin" record --max-size 1M -o "$T/m.dat" "$h/libubench.so:bench_fn" -- \
+	sh -c "'$h/ubench' 300000 200000 > /dev/null; echo done; exit 7" > "$T/m.out" 2> "$T/m.err" || rc=$?
+[ "$rc" = 7 ] && grep -qx done "$T/m.out" && ok ||
+	no "--max-size: exit $rc (the command's own: 7), output '$(cat "$T/m.out")': $(tail -3 "$T/m.err")"
+grep -q "stopped at the size limit" "$T/m.err" && grep -q "command runs on untraced" "$T/m.err" && ok ||
+	no "--max-size: the summary does not say where it stopped: $(cat "$T/m.err")"
+w=$(whole "$T/m.dat") && ok || no "--max-size: $w"
+inst=$(sed -n 's/.* in instance \(nopctl-[0-9]*\).*/\1/p' "$T/m.err")
+[ -n "$inst" ] && [ ! -e "/sys/kernel/tracing/instances/$inst" ] && ok || no "--max-size left its instance '$inst'"
+
+# ---- item 2: catch -o DIR/ makes DIR (0700); a link, a shared directory refused
+rc=0
+"$bin" catch --slower-than 50ms -o "$T/caught/" "$h/uslow:nap" -- "$h/uslow" slow 140 > "$T/c.out" 2> "$T/c.err" || rc=$?
+[ "$rc" = 0 ] && [ "$(stat -c %a "$T/caught" 2> /dev/null)" = 700 ] && [ -f "$T/caught/catch-0001.dat" ] &&
+	[ "$(ls "$T/caught" | wc -l)" = 7 ] && ok ||
+	no "catch -o DIR/ (absent): exit $rc, $(ls -la "$T/caught" 2>&1 | head -3): $(tail -2 "$T/c.err")"
+w=$(whole "$T/caught"/catch-*.dat) && ok || no "catch -o DIR/: $w"
+# -o c1, absent, no slash: the trees as text in a file c1, and said so
+rc=0
+"$bin" catch --slower-than 50ms -o "$T/c1" "$h/uslow:nap" -- "$h/uslow" slow 14 > /dev/null 2> "$T/c.err" || rc=$?
+[ "$rc" = 0 ] && [ -f "$T/c1" ] && grep -q "nap" "$T/c1" &&
+	grep -q "writes the caught trees as text to $T/c1; for a directory of catch files give -o $T/c1/" "$T/c.err" && ok ||
+	no "catch -o c1 (absent): exit $rc: $(cat "$T/c.err")"
+mkdir "$T/shared" "$T/real"
+chmod 0777 "$T/shared"
+ln -s "$T/real" "$T/link"
+for d in shared link; do
+	rc=0
+	"$bin" catch --slower-than 50ms -o "$T/$d/" "$h/uslow:nap" -- "$h/uslow" slow 14 > /dev/null 2> "$T/c.err" || rc=$?
+	[ "$rc" = 2 ] && grep -q "refusing" "$T/c.err" && [ -z "$(ls "$T/$d/")" ] && ok ||
+		no "catch -o $d/: exit $rc, wanted 2 refused: $(cat "$T/c.err")"
+done
+# record --rotate into a directory not there: made, 0700
+rc=0
+"$bin" record --max-size 1M --rotate 2 -o "$T/rot/r.dat" "$h/libubench.so:bench_fn" -- "$h/ubench" 100000 100000 \
+	> /dev/null 2> "$T/r.err" || rc=$?
+[ "$rc" = 0 ] && [ "$(stat -c %a "$T/rot" 2> /dev/null)" = 700 ] && ls "$T/rot" | grep -q "^r\.dat\.[0-9]*$" && ok ||
+	no "record --rotate -o DIR/FILE (DIR absent): exit $rc: $(tail -2 "$T/r.err")"
+
+# ---- items 14, 16: a planted link at the next rotation name is skipped
+mkdir "$T/pl"
+ln -s "$T/victim" "$T/pl/r.dat.2"
+rc=0
+"$bin" record --overwrite --max-size 1M --rotate 3 -o "$T/pl/r.dat" "$h/libubench.so:bench_fn" -- \
+	"$h/ubench" 400000 200000 > /dev/null 2> "$T/pl.err" || rc=$?
+n=$(ls "$T/pl" | grep -c '^r\.dat\.[0-9]*$')
+[ "$rc" = 0 ] && [ -L "$T/pl/r.dat.2" ] && [ ! -e "$T/victim" ] && [ "$n" -ge 3 ] &&
+	grep -q "skipped, the last $T/pl/r.dat.2 (a symbolic link there)" "$T/pl.err" &&
+	grep -q "^nopctl: skipped $T/pl/r.dat.2: a symbolic link there; the recording goes on" "$T/pl.err" && ok ||
+	no "a link at the next rotation name: exit $rc, $n files: $(ls -l "$T/pl") $(tail -3 "$T/pl.err")"
+w=$(whole $(ls "$T"/pl/r.dat.* | grep -v 'r\.dat\.2$')) && ok || no "rotation past a link: $w"
+# catch --overwrite: a link at one catch file's name, the others written
+mkdir "$T/cl"
+ln -s "$T/victim" "$T/cl/catch-0002.dat"
+rc=0
+"$bin" catch --overwrite --slower-than 50ms -o "$T/cl" "$h/uslow:nap" -- "$h/uslow" slow 140 > /dev/null 2> "$T/cl.err" || rc=$?
+[ "$rc" = 0 ] && [ ! -e "$T/victim" ] && [ "$(ls "$T/cl" | grep -c 'catch-.*dat$')" = 7 ] && [ -f "$T/cl/catch-0007.dat" ] &&
+	grep -q "skipped $T/cl/catch-0002.dat" "$T/cl.err" && ok ||
+	no "catch with a link at one name: exit $rc: $(ls "$T/cl" | tr '\n' ' ') $(tail -3 "$T/cl.err")"
+
+# ---- kill -9 mid-rotation: every file under a final name whole, none empty
+for how in "--max-size 1M --rotate 3" "--split 300ms --rotate 4"; do
+	rm -rf "$T/k9"
+	mkdir "$T/k9"
+	# shellcheck disable=SC2086
+	"$bin" record $how -o "$T/k9/r.dat" "$h/libubench.so:bench_fn" -- "$h/ubench" 2000000 200000 \
+		> /dev/null 2> "$T/k9.err" &
+	pid=$!
+	# a file finished, the next one being written: then killed
+	i=0
+	while [ "$i" -lt 200 ] && ! ls "$T/k9" | grep -q '^r\.dat\.[0-9]*$'; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 0.4
+	kill -9 "$pid"
+	wait "$pid" 2> /dev/null
+	pkill -x ubench 2> /dev/null # its parent is gone: not ours to wait for
+	n=$(ls "$T/k9" | grep -c '^r\.dat\.[0-9]*$')
+	w=$(whole "$T"/k9/r.dat.*) && [ "$n" -ge 1 ] && ok || no "kill -9 ($how): $n files: $w"
+	[ -z "$(find "$T/k9" -type f -empty)" ] && ok || no "kill -9 ($how): an empty file left: $(ls -la "$T/k9")"
+	"$bin" reset > /dev/null 2>&1
+	[ -z "$(ls -A "$T/k9" | grep -v '^r\.dat\.[0-9]*$')" ] && ok || no "kill -9 ($how): left $(ls -A "$T/k9")"
+done
+
+# ---- ENOSPC mid-rotation on a 2 MB tmpfs: the files done stay readable
+mkdir "$T/small"
+if mount -t tmpfs -o size=2m tmpfs "$T/small"; then
+	rc=0
+	"$bin" record --max-size 1M --rotate 5 -o "$T/small/r.dat" "$h/libubench.so:bench_fn" -- \
+		"$h/ubench" 600000 200000 > /dev/null 2> "$T/sp.err" || rc=$?
+	n=$(ls "$T/small" | grep -c '^r\.dat\.[0-9]*$')
+	w=$(whole "$T"/small/r.dat.*) && [ "$n" -ge 1 ] && [ "$rc" != 0 ] && grep -q "No space left" "$T/sp.err" && ok ||
+		no "ENOSPC mid-rotation: exit $rc, $n files ($(ls -la "$T/small")): $w $(tail -2 "$T/sp.err")"
+	# the files line names those left whole, and only those
+	listed=$(sed -n 's/^nopctl: files: //p' "$T/sp.err" | tr ',' '\n' | sed 's/^ *//; s/ (.*//; s/;.*//' | sort)
+	[ -n "$listed" ] && [ "$listed" = "$(ls "$T"/small/r.dat.* | sort)" ] && ok ||
+		no "ENOSPC: files listed '$listed', there: $(ls "$T"/small/r.dat.*)"
+	[ -z "$(find "$T/small" -type f -empty)" ] && ok || no "ENOSPC: an empty file left: $(ls -la "$T/small")"
+	umount "$T/small"
+else
+	no "cannot mount a tmpfs"
+fi
+"$bin" reset > /dev/null 2>&1
+
+echo "files: $pass passed, $fail failed"
+[ "$fail" = 0 ]
