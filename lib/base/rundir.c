@@ -74,14 +74,15 @@ int nop_output_dir(const char *dir, struct nop_error *err)
 		why = "it is a symbolic link (nopctl does not follow it)";
 	else if (!S_ISDIR(st.st_mode))
 		why = "it is not a directory";
-	else if (st.st_uid != geteuid() && st.st_uid != 0)
-		why = "another user owns it";
 	else if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
 		why = "others may write in it and it has no sticky bit";
 	if (!why)
 		return 0;
-	nop_error_set(err, NOP_EUSAGE, 0, "refusing directory %s: %s; give a directory of uid %u or root,"
-		      " writable only by its owner or sticky, or a new one (made 0700)", dir, why, (unsigned)geteuid());
+	/* another user's own directory is taken (root recording into a
+	 * user's home): files get their names whole, by a link that never
+	 * replaces nor follows what is there */
+	nop_error_set(err, NOP_EUSAGE, 0, "refusing directory %s: %s; give a directory writable only by"
+		      " its owner or sticky, or a new one (made 0700)", dir, why);
 	return -1;
 }
 

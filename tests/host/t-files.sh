@@ -66,6 +66,13 @@ for d in shared link; do
 	[ "$rc" = 2 ] && grep -q "refusing" "$T/c.err" && [ -z "$(ls "$T/$d/")" ] && ok ||
 		no "catch -o $d/: exit $rc, wanted 2 refused: $(cat "$T/c.err")"
 done
+# another user's own directory (root recording in a user's home): taken
+mkdir "$T/home"
+chown nobody "$T/home" && chmod 0755 "$T/home"
+rc=0
+"$bin" catch --slower-than 50ms -o "$T/home/" "$h/uslow:nap" -- "$h/uslow" slow 14 > /dev/null 2> "$T/c.err" || rc=$?
+[ "$rc" = 0 ] && [ -f "$T/home/catch-0001.dat" ] && ok ||
+	no "catch -o into another user's 0755 directory: exit $rc: $(tail -2 "$T/c.err")"
 # record --rotate into a directory not there: made, 0700
 rc=0
 "$bin" record --max-size 1M --rotate 2 -o "$T/rot/r.dat" "$h/libubench.so:bench_fn" -- "$h/ubench" 100000 100000 \
