@@ -53,6 +53,34 @@ for i in 2 3 4 5; do
 	none "udiff-b run 1 against run $i" "$tmp/b1.dat" "$tmp/b$i.dat"
 done
 none "A's runs split in two" "$tmp/a1.dat,$tmp/a2.dat" "$tmp/a3.dat,$tmp/a4.dat,$tmp/a5.dat"
+none "B's runs split in two" "$tmp/b1.dat,$tmp/b2.dat,$tmp/b3.dat" "$tmp/b4.dat,$tmp/b5.dat"
+
+# two to four runs a side (or one against several): too few for a split
+# of the runs to tell time from noise, but a function only one side calls
+# in every run, and a count of the program's own the same in every run of
+# each side and different between them, are changes whatever the runs
+want_counts_f='["extra","only_b"] ["loop_body","calls"]'
+want_counts_p='["main>loop_body","calls"] ["main>work>extra","only_b"]'
+few() { # LABEL A B: the two changes of counts, and what was not judged said
+	changes "$2" "$3"
+	judged=$(jq -c 'select(.type == "diff_summary") | [.judged, .not_judged]' "$tmp/j")
+	[ "$rc" = 6 ] && [ "$funcs" = "$want_counts_f" ] && [ "$paths" = "$want_counts_p" ] &&
+		[ "$first" = '["main","work","extra"]' ] &&
+		[ "$judged" = '[["steady_counts","steady_failures"],["time","varying_counts"]]' ] && ok ||
+		bad "$1: exit $rc (wanted 6); functions $funcs (wanted $want_counts_f); paths $paths (wanted $want_counts_p); first $first; judged $judged: $(head -c 300 "$tmp/err")"
+}
+few "two runs a side" "$tmp/a1.dat,$tmp/a2.dat" "$tmp/b1.dat,$tmp/b2.dat"
+few "three runs a side" "$tmp/a1.dat,$tmp/a2.dat,$tmp/a3.dat" "$tmp/b1.dat,$tmp/b2.dat,$tmp/b3.dat"
+few "four runs a side" "$tmp/a2.dat,$tmp/a3.dat,$tmp/a4.dat,$tmp/a5.dat" "$tmp/b1.dat,$tmp/b3.dat,$tmp/b4.dat,$tmp/b5.dat"
+few "one run against three" "$tmp/a4.dat" "$tmp/b1.dat,$tmp/b2.dat,$tmp/b5.dat"
+rc=0
+"$n" diff "$tmp/a1.dat,$tmp/a2.dat,$tmp/a3.dat" "$tmp/b1.dat,$tmp/b2.dat,$tmp/b3.dat" > "$tmp/t" 2> "$tmp/err" || rc=$?
+grep -q '^# 3 runs against 3: judged: ' "$tmp/t" && grep -q '^# not judged: time' "$tmp/t" &&
+	grep -Eq '^extra .*only in B$' "$tmp/t" && ! grep -q 'nothing is judged' "$tmp/t" && [ "$rc" = 6 ] && ok ||
+	bad "three runs a side, text: exit $rc: $(head -c 1500 "$tmp/t")"
+changes "$tmp/a1.dat,$tmp/a2.dat,$tmp/a3.dat,$tmp/a4.dat,$tmp/a5.dat" "$tmp/b1.dat,$tmp/b2.dat,$tmp/b3.dat,$tmp/b4.dat,$tmp/b5.dat"
+jq -e -n '[inputs | select(.type == "diff_summary")][0] | .judged == ["counts","failures","time"] and .not_judged == []' \
+	"$tmp/j" > /dev/null && ok || bad "five runs a side: what is judged: $(grep diff_summary "$tmp/j")"
 
 # the figures behind the verdicts: the calls counted, slow's median about doubled
 changes "$tmp/a1.dat" "$tmp/b1.dat"
