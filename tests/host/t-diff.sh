@@ -170,5 +170,34 @@ rc=0
 "$n" diff -j "$tmp/empty.json" "$tmp/b1.dat" > "$tmp/out" 2> "$tmp/err" || rc=$?
 [ "$rc" = 2 ] && jq -e -n '[inputs | select(.type == "error")][0] | .status == 2' "$tmp/out" > /dev/null && grep -q 'holds no calls' "$tmp/err" && ok ||
 	bad "a JSON file without calls: exit $rc: $(head -c 300 "$tmp/err")"
+
+# many tasks: one call in each of 400,000 pids is linear work (a second
+# or two); one look-up of a pid among all the others before took 58 s
+# at 160,000 pids and grows as their square (six minutes here)
+awk 'BEGIN { for (i = 1; i <= 400000; i++)
+	printf "{\"type\":\"call\",\"pid\":%d,\"func\":\"f%d\",\"depth\":0,\"duration_ns\":100,\"self_ns\":100}\n", i, i % 3 }' > "$tmp/pids.json"
+rc=0
+timeout 120 "$n" diff -j "$tmp/pids.json" "$tmp/pids.json" > "$tmp/j" 2> "$tmp/err" || rc=$?
+[ "$rc" = 0 ] && jq -e -n '[inputs | select(.type == "diff_func" and .func == "f1")][0] | .a.calls == 133334' "$tmp/j" > /dev/null && ok ||
+	bad "400,000 pids of one call: exit $rc (124: still running after 120 s): $(head -c 300 "$tmp/err")"
+rm -f "$tmp/pids.json"
+
+# hostile input is refused, exit 2, before it costs memory: what is no
+# regular file (a device, a pipe: /dev/zero grew past 5 GB), a line
+# longer than any nopctl prints, a name longer than any symbol
+mkfifo "$tmp/fifo"
+head -c 2000000 /dev/zero | tr '\0' x | sed 's/^/{"type":"call","pid":1,"depth":0,"func":"/; s/$/"}/' > "$tmp/longline.json"
+{ head -n 3 "$tmp/a1.graph.json"; printf '{"type":"call","pid":1,"depth":0,"func":"'; head -c 100000 /dev/zero | tr '\0' x; echo '"}'; } > "$tmp/longname.json"
+for bad in "/dev/zero:not a regular file" "$tmp/fifo:not a regular file" "$tmp:not a regular file" \
+	"$tmp/longline.json:line 1 is longer than" "$tmp/longname.json:line 4 names a function of 100000 bytes"; do
+	f=${bad%%:*} why=${bad#*:}
+	rc=0
+	(ulimit -v 4000000 && timeout 20 "$n" diff "$f" "$tmp/b1.dat") > "$tmp/out" 2> "$tmp/err" || rc=$?
+	[ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && grep -qF "$f" "$tmp/err" && grep -qF "$why" "$tmp/err" && grep -q 'give ' "$tmp/err" && ok ||
+		bad "diff $f: exit $rc (wanted 2, '$why'): $(head -c 300 "$tmp/err")"
+done
+# a traced command's own long line among graph's JSON is passed over
+{ head -c 3000000 /dev/zero | tr '\0' y; echo; cat "$tmp/a1.graph.json"; } > "$tmp/output.json"
+none "a command's 3 MB line among graph's JSON" "$tmp/output.json" "$tmp/a1.graph.json"
 echo "diff: $pass passed, $fail failed"
 [ "$fail" = 0 ]
