@@ -182,6 +182,19 @@ timeout 120 "$n" diff -j "$tmp/pids.json" "$tmp/pids.json" > "$tmp/j" 2> "$tmp/e
 	bad "400,000 pids of one call: exit $rc (124: still running after 120 s): $(head -c 300 "$tmp/err")"
 rm -f "$tmp/pids.json"
 
+# many names: 100,000 functions called once each, a side's memory per
+# name (its peak resident size, of a process doing nothing else) held
+# to 3.6 KiB a name; every call's times were pooled in arrays of 16 at
+# the least, four a name, and copied once more per run (4.4 KiB a name)
+awk 'BEGIN { for (i = 1; i <= 100000; i++)
+	printf "{\"type\":\"call\",\"pid\":%d,\"func\":\"some_module_function_name_%d\",\"depth\":0,\"duration_ns\":%d,\"self_ns\":%d,\"binary\":\"/usr/bin/prog\"}\n", 1000 + i % 50, i, 100 + i % 97, 100 + i % 97 }' > "$tmp/names.json"
+kb=$(python3 -c 'import resource, subprocess, sys
+rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else -rc)' "$n" diff -q "$tmp/names.json" "$tmp/names.json")
+[ "$kb" -gt 0 ] && [ "$kb" -le $((100000 * 36 / 10)) ] && ok ||
+	bad "100,000 names: peak $kb KiB (wanted 360,000 KiB at most; negative: the exit)"
+rm -f "$tmp/names.json"
+
 # hostile input is refused, exit 2, before it costs memory: what is no
 # regular file (a device, a pipe: /dev/zero grew past 5 GB), a line
 # longer than any nopctl prints, a name longer than any symbol
