@@ -5,9 +5,11 @@
 # slow() sleep twice as long. Recorded five times each on a host
 # (tests/fixtures/diff/, tests/capture-diff.sh), every pair must show
 # exactly those three changes, as functions and as paths, and nothing
-# else; so must all five runs a side at once; a run against itself or
-# against another run of the same build shows none; the JSON of graph
-# and of stats read as the recordings are; bad input is refused.
+# else; so must all five runs a side at once; two to four runs a side
+# show the two changes of counts (time needs five); a run against itself
+# or against another run of the same build shows none; the JSON of graph
+# and of stats read as the recordings are; bad input is refused; many
+# tasks and many names cost time and memory in proportion.
 set -u
 . "$(dirname "$0")/lib.sh"
 fx=$top/tests/fixtures/diff
@@ -172,8 +174,8 @@ rc=0
 	bad "a JSON file without calls: exit $rc: $(head -c 300 "$tmp/err")"
 
 # many tasks: one call in each of 400,000 pids is linear work (a second
-# or two); one look-up of a pid among all the others before took 58 s
-# at 160,000 pids and grows as their square (six minutes here)
+# or two); a look-up of each pid among all the others took 58 s at
+# 160,000 pids, and grows as their square (some six minutes at 400,000)
 awk 'BEGIN { for (i = 1; i <= 400000; i++)
 	printf "{\"type\":\"call\",\"pid\":%d,\"func\":\"f%d\",\"depth\":0,\"duration_ns\":100,\"self_ns\":100}\n", i, i % 3 }' > "$tmp/pids.json"
 rc=0
