@@ -8,18 +8,27 @@
 
 #include "diff/diff.h"
 
-/* one run's figures of a function or path */
+/* one run's figures of a function or path; its timed calls are the last
+ * n pooled in the side's (pool) */
 struct runfig {
 	unsigned long long calls, total, self, errors, pcalls;
 	bool own; /* some call the program's own (nop_dagg.own) */
-	unsigned long long *selfs, *dur; /* its timed calls' */
-	size_t n, cap, dcap;
+	size_t n;
 	long long errv[4];
 	unsigned long long errn[4];
+	struct nop_dagg *agg; /* the side's figures of the function */
 };
 
+/* src's k values after v's n; v's first size is what it is given (most
+ * functions and paths are called a few times, and nop_grow makes room
+ * for 16 at the least), doubling after */
 static int append(unsigned long long **v, size_t *cap, size_t n, const unsigned long long *src, size_t k)
 {
+	if (!*cap && k) {
+		if (!(*v = malloc(k * sizeof(**v))))
+			return -1;
+		*cap = k;
+	}
 	if (nop_grow((void **)v, cap, n + k, sizeof(**v)))
 		return -1;
 	if (k)
@@ -49,7 +58,17 @@ static void range(double *lo, double *hi, double x, bool first)
 		*hi = x;
 }
 
-/* a run's figures into a side's: sums (means later), ranges, pooled calls */
+/* k timed calls into a's pool, after those there */
+static int pool(struct nop_dagg *a, const unsigned long long *selfs, const unsigned long long *dur, size_t k)
+{
+	if (append(&a->selfs, &a->cap, a->n, selfs, k) || append(&a->dur, &a->dcap, a->n, dur, k))
+		return -1;
+	a->n += k;
+	return 0;
+}
+
+/* a run's figures into a side's: sums (means later), ranges; its timed
+ * calls are pooled already */
 static int agg_run(struct nop_dagg *a, const struct runfig *f, bool aggregate, unsigned long long p50,
 		   unsigned long long p99)
 {
@@ -72,17 +91,9 @@ static int agg_run(struct nop_dagg *a, const struct runfig *f, bool aggregate, u
 		a->p50 += p50;
 		a->p99 += p99;
 	} else if (f->n) {
-		unsigned long long *tmp = NULL;
-		size_t cap = 0;
-
-		if (append(&tmp, &cap, 0, f->selfs, f->n))
-			return -1;
-		med = (double)nop_median(tmp, f->n);
-		free(tmp);
-		if (append(&a->selfs, &a->cap, a->n, f->selfs, f->n) ||
-		    append(&a->dur, &a->dcap, a->n, f->dur, f->n))
-			return -1;
-		a->n += f->n;
+		/* the run's own calls, the pool's last: sorted in place (the
+		 * pool is a set: its order means nothing) */
+		med = (double)nop_median(a->selfs + a->n - f->n, f->n);
 	} else {
 		return 0;
 	}
@@ -123,17 +134,6 @@ static void agg_finish(struct nop_dagg *a, size_t nrun, bool aggregate)
 	a->errors /= (double)nrun;
 }
 
-static void runfig_free(struct nop_strmap *m)
-{
-	for (size_t i = 0; m && i < nop_strmap_size(m); i++) {
-		struct runfig *f = nop_strmap_at(m, i, NULL);
-
-		free(f->selfs);
-		free(f->dur);
-	}
-	nop_strmap_free(m);
-}
-
 /* a call of node i the program made: a user function's, or a kernel
  * function's called from user space (a root: the functions traced) or
  * from a user function. One the kernel calls within itself depends on its
@@ -161,7 +161,7 @@ static int side_run(struct nop_dside *sd, const struct nop_profile *p)
 		struct runfig *f;
 
 		if (!(map[i] = nop_profile_child(sd->tree, map[n->parent], n->name, true)) ||
-		    !(f = nop_strmap_get(rf, n->name)))
+		    !(f = nop_strmap_get(rf, n->name)) || (!f->agg && !(f->agg = nop_strmap_get(sd->funcs, n->name))))
 			goto out;
 		f->own |= own_call(p, i);
 		f->calls += n->calls;
@@ -170,8 +170,7 @@ static int side_run(struct nop_dside *sd, const struct nop_profile *p)
 		f->errors += n->errors;
 		f->pcalls = 1;
 		errs_add(f->errv, f->errn, n->errv, n->errn);
-		if (append(&f->selfs, &f->cap, f->n, n->selfs, n->timed) ||
-		    append(&f->dur, &f->dcap, f->n, n->dur, n->timed))
+		if (pool(f->agg, n->selfs, n->dur, n->timed))
 			goto out;
 		f->n += n->timed;
 	}
@@ -183,28 +182,27 @@ static int side_run(struct nop_dside *sd, const struct nop_profile *p)
 		const struct nop_pnode *n = &p->node[i];
 		struct runfig f = {
 			.calls = n->calls, .total = n->total, .self = n->self, .errors = n->errors, .own = own_call(p, i),
-			.pcalls = n->parent ? p->node[n->parent].calls : 1,
-			.selfs = n->selfs, .dur = n->dur, .n = n->timed,
+			.pcalls = n->parent ? p->node[n->parent].calls : 1, .n = n->timed,
 		};
 
 		memcpy(f.errv, n->errv, sizeof(f.errv));
 		memcpy(f.errn, n->errn, sizeof(f.errn));
-		if (agg_run(&sd->path[map[i]], &f, p->aggregate, n->p50, n->p99))
+		if (pool(&sd->path[map[i]], n->selfs, n->dur, n->timed) ||
+		    agg_run(&sd->path[map[i]], &f, p->aggregate, n->p50, n->p99))
 			goto out;
 	}
 	for (size_t i = 0; i < nop_strmap_size(rf); i++) {
 		const char *name;
 		struct runfig *f = nop_strmap_at(rf, i, &name);
-		struct nop_dagg *a = nop_strmap_get(sd->funcs, name);
 		size_t at = p->aggregate ? nop_profile_child((struct nop_profile *)p, 0, name, false) : 0;
 
-		if (!a || agg_run(a, f, p->aggregate, p->node[at].p50, p->node[at].p99))
+		if (agg_run(f->agg, f, p->aggregate, p->node[at].p50, p->node[at].p99))
 			goto out;
 	}
 	ret = 0;
 out:
 	free(map);
-	runfig_free(rf);
+	nop_strmap_free(rf);
 	return ret;
 }
 
@@ -490,6 +488,16 @@ static int side_load(struct nop_dside *sd, const char *const *files, size_t n, s
 			return -1;
 		}
 		nop_profile_free(p);
+	}
+	/* the side is whole: its paths' figures take no more room than its
+	 * paths (grown by doubling, up to half was spare) */
+	if (sd->pathcap > sd->tree->nnodes) {
+		struct nop_dagg *v = realloc(sd->path, sd->tree->nnodes * sizeof(*v));
+
+		if (v) {
+			sd->path = v;
+			sd->pathcap = sd->tree->nnodes;
+		}
 	}
 	for (size_t i = 1; i < sd->tree->nnodes; i++)
 		agg_finish(&sd->path[i], sd->nrun, sd->aggregate);

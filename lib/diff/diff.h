@@ -72,6 +72,11 @@ bool nop_diff_timed(const struct nop_dagg *a, const struct nop_dagg *b);
 void nop_diff_judge(const struct nop_dagg *a, const struct nop_dagg *b, const struct nop_dsides *s,
 		    struct nop_dverdict *v);
 
+/* the chance that runs_a and runs_b runs of one program split wholly
+ * apart by a measure (every run of one side above every run of the other)
+ * by chance: 2 / C(runs_a + runs_b, runs_a) */
+double nop_diff_split_chance(size_t runs_a, size_t runs_b);
+
 /* several runs a side that can tell a change from noise: a split of
  * them apart is not to be expected by chance (five a side or more) */
 bool nop_diff_runs_tell(size_t runs_a, size_t runs_b);

@@ -1,7 +1,8 @@
 /* judge.c - whether a function or a path changed between the sides.
  * Calls are counts: exact when each side's runs agree (a deterministic
  * program), else tested (nop_rate_test); failures changed when the ranges
- * over each side's runs do not meet (one run each: when they differ). Time is
+ * over each side's runs do not meet (one run each: when they differ); with
+ * too few runs a side for a split of them to tell, exact counts only. Time is
  * judged on self time per call (a caller's total moves with every callee,
  * its self time only with itself). One run a side: the Mann-Whitney U
  * test, a rank test that assumes no distribution (call times are skewed,
@@ -192,10 +193,7 @@ bool nop_diff_steady(const struct nop_dagg *a, size_t runs)
 	return !a || !a->runs || (a->runs == runs && a->nmin == a->nmax && a->own);
 }
 
-/* the chance that runs_a and runs_b runs of one program split wholly
- * apart by a measure (every run of one side above every run of the other)
- * by chance: 2 / C(runs_a + runs_b, runs_a) */
-static double split_chance(size_t runs_a, size_t runs_b)
+double nop_diff_split_chance(size_t runs_a, size_t runs_b)
 {
 	double n = (double)(runs_a + runs_b);
 
@@ -208,7 +206,7 @@ static double split_chance(size_t runs_a, size_t runs_b)
 
 bool nop_diff_runs_tell(size_t runs_a, size_t runs_b)
 {
-	return runs_a > 1 && runs_b > 1 && split_chance(runs_a, runs_b) < SPLIT_LEVEL;
+	return runs_a > 1 && runs_b > 1 && nop_diff_split_chance(runs_a, runs_b) < SPLIT_LEVEL;
 }
 
 void nop_diff_judge(const struct nop_dagg *a, const struct nop_dagg *b, const struct nop_dsides *s,
@@ -219,7 +217,7 @@ void nop_diff_judge(const struct nop_dagg *a, const struct nop_dagg *b, const st
 	 * timer armed) holds for all its calls, so calls of one run are no
 	 * independent samples and only a split of the runs themselves is
 	 * evidence; with too few runs no split is (two against three: 1 in 5
-	 * by chance) */
+	 * by chance), and only exact counts are judged */
 	bool runs_tell = nop_diff_runs_tell(s->runs_a, s->runs_b);
 	/* time, several runs a side: one test per row with calls on both
 	 * sides, the family held to alpha (five runs of one build against
@@ -244,16 +242,26 @@ void nop_diff_judge(const struct nop_dagg *a, const struct nop_dagg *b, const st
 	 * likely (Bonferroni), and the rates per call of the caller told
 	 * apart by the binomial test of the pooled counts */
 	bool exact = nop_diff_steady(a, s->runs_a) && nop_diff_steady(b, s->runs_b) && s->callers_steady;
+	/* too few runs for a split to tell (two to four a side, or one
+	 * against several): an exact count still is the program's own, the
+	 * same however many runs show it (present in every run of one side
+	 * and in none of the other, or one count in every run of each side
+	 * and another between them); the rest is left unjudged */
+	bool counts_judged = single || runs_tell || exact;
 
-	if ((single || runs_tell) && (!ina || !inb || apart(a->cmin, a->cmax, b->cmin, b->cmax)) &&
+	if (counts_judged && (!ina || !inb || apart(a->cmin, a->cmax, b->cmin, b->cmax)) &&
 	    (single || exact ||
-	     (split_chance(s->runs_a, s->runs_b) * (double)(s->noisy ? s->noisy : 1) < SPLIT_LEVEL &&
+	     (nop_diff_split_chance(s->runs_a, s->runs_b) * (double)(s->noisy ? s->noisy : 1) < SPLIT_LEVEL &&
 	      nop_rate_test(ina ? a->calls * (double)s->runs_a : 0, s->callers_a, inb ? b->calls * (double)s->runs_b : 0,
 			    s->callers_b) < s->alpha)))
 		v->change |= !ina ? NOP_DCH_ONLY_B : !inb ? NOP_DCH_ONLY_A : NOP_DCH_CALLS;
 	if (!ina || !inb)
 		return;
-	if ((a->errors || b->errors) && (single || runs_tell) && apart(a->emin, a->emax, b->emin, b->emax))
+	/* failures per call: with too few runs, exact only as the calls are,
+	 * one rate in every run of each side */
+	if ((a->errors || b->errors) &&
+	    (single || runs_tell || (exact && a->emin == a->emax && b->emin == b->emax)) &&
+	    apart(a->emin, a->emax, b->emin, b->emax))
 		v->change |= NOP_DCH_ERRORS;
 	if (a->n && b->n) {
 		v->med_a = (double)nop_median(a->selfs, a->n);

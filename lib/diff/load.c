@@ -4,9 +4,12 @@
  * the entries open in its task), or stats' per-function rows; lines that
  * are no JSON object (a traced command's own output) are passed over. */
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "diff/diff.h"
 
@@ -58,34 +61,93 @@ static long long jnum(struct json_object *o, const char *key, bool *has)
 	return ok ? json_object_get_int64(v) : 0;
 }
 
+/* the longest line and function name read: nopctl prints no longer
+ * ones (a kernel symbol is under 512 bytes, the longest demangled C++
+ * name among this system's libraries 8 KiB), and a line is held whole
+ * while it is parsed */
+#define JSON_LINE_MAX (1u << 20)
+#define JSON_NAME_MAX (1u << 16)
+
+/* an entry a task has open: its name (the profile's copy) and the node
+ * of its path (0: not made yet; those made are the outermost) */
+struct jopen {
+	const char *name;
+	size_t node;
+};
+
 /* a task's open entries, by depth (JSON graph lines) */
 struct jtask {
 	int pid;
 	int depth; /* entries open */
-	char *name[NOP_GRAPH_MAX_DEPTH];
+	size_t cap;
+	struct jopen *open;
 };
 
 struct jload {
 	struct nop_profile *p;
 	struct jtask *task;
-	size_t ntask, cap, last;
+	size_t ntask, cap;
+	size_t *slot, nslot; /* pid -> its task's index + 1, open addressing */
 };
 
-static void jtask_drop(struct jtask *t, int from)
+static size_t pid_hash(int pid, size_t nslot)
 {
-	for (int i = from; i < t->depth; i++) {
-		free(t->name[i]);
-		t->name[i] = NULL;
+	unsigned long long h = (unsigned long long)(unsigned)pid * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h ^ (h >> 32)) & (nslot - 1);
+}
+
+/* pid's task, made if new; NULL when out of memory. One look-up in a
+ * table kept at most half full, whatever the number of tasks */
+static struct jtask *jtask_of(struct jload *l, int pid)
+{
+	size_t i;
+
+	if ((l->ntask + 1) * 2 > l->nslot) {
+		size_t n = l->nslot ? l->nslot * 2 : 64, *t = calloc(n, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (size_t k = 0; k < l->ntask; k++) {
+			for (i = pid_hash(l->task[k].pid, n); t[i]; i = (i + 1) & (n - 1))
+				;
+			t[i] = k + 1;
+		}
+		free(l->slot);
+		l->slot = t;
+		l->nslot = n;
 	}
-	if (t->depth > from)
-		t->depth = from;
+	for (i = pid_hash(pid, l->nslot); l->slot[i]; i = (i + 1) & (l->nslot - 1))
+		if (l->task[l->slot[i] - 1].pid == pid)
+			return &l->task[l->slot[i] - 1];
+	if (nop_grow((void **)&l->task, &l->cap, l->ntask + 1, sizeof(*l->task)))
+		return NULL;
+	l->slot[i] = ++l->ntask;
+	memset(&l->task[l->ntask - 1], 0, sizeof(*l->task));
+	l->task[l->ntask - 1].pid = pid;
+	return &l->task[l->ntask - 1];
+}
+
+/* the node of t's first depth entries' path into *at (the root for 0);
+ * 0, or -1 out of memory */
+static int jtask_path(struct nop_profile *p, struct jtask *t, int depth, size_t *at)
+{
+	int k = depth;
+
+	while (k > 0 && !t->open[k - 1].node)
+		k--;
+	*at = k ? t->open[k - 1].node : 0;
+	for (; k < depth; k++)
+		if (!(*at = t->open[k].node = nop_profile_child(p, *at, t->open[k].name, true)))
+			return -1;
+	return 0;
 }
 
 /* one JSON object: 0, 1 when it was no call (skipped), -1 out of memory */
 static int jline(struct jload *l, struct json_object *o)
 {
 	const char *type = jstr(o, "type"), *func = jstr(o, "func");
-	bool has_depth, has_ret, added;
+	bool has_depth, has_ret;
 	long long depth = jnum(o, "depth", &has_depth), retval = jnum(o, "retval", &has_ret);
 	struct nop_profile *p = l->p;
 	struct jtask *t;
@@ -119,23 +181,27 @@ static int jline(struct jload *l, struct json_object *o)
 		return 1;
 	if (!has_depth || depth < 0 || depth >= NOP_GRAPH_MAX_DEPTH)
 		return 1;
-	if (!(t = nop_task_slot((void **)&l->task, &l->ntask, &l->cap, sizeof(*t), (int)jnum(o, "pid", NULL),
-				&l->last, &added)))
+	if (!(t = jtask_of(l, (int)jnum(o, "pid", NULL))))
 		return -1;
 	/* callers at the depths above it: the entries its task has open */
-	for (int i = 0; i < depth && i < t->depth; i++)
-		if (!(at = nop_profile_child(p, at, t->name[i], true)))
-			return -1;
+	if (jtask_path(p, t, depth < t->depth ? (int)depth : t->depth, &at))
+		return -1;
 	if (depth > t->depth) /* its callers' entries came before the capture */
 		p->untimed++;
 	if (!strcmp(type, "entry")) {
-		jtask_drop(t, (int)depth);
-		if (depth > t->depth || !(t->name[depth] = strdup(func)))
-			return depth > t->depth ? 0 : -1;
+		if (depth > t->depth)
+			return 0;
+		t->depth = (int)depth;
+		if (nop_grow((void **)&t->open, &t->cap, (size_t)depth + 1, sizeof(*t->open)))
+			return -1;
+		if (!(t->open[depth].name = nop_profile_name(p, func)))
+			return -1;
+		t->open[depth].node = 0;
 		t->depth = (int)depth + 1;
 		return 0;
 	}
-	jtask_drop(t, (int)depth);
+	if (depth < t->depth)
+		t->depth = (int)depth;
 	{
 		bool timed;
 		long long dur = jnum(o, "duration_ns", &timed), self = jnum(o, "self_ns", NULL);
@@ -150,29 +216,74 @@ static int jline(struct jload *l, struct json_object *o)
 	}
 }
 
+/* the next line of f into buf (cap bytes, newline dropped, NUL ended):
+ * its length; cap when longer (its start in buf, the rest read and
+ * passed over); -1 at the end */
+static ssize_t line_read(FILE *f, char *buf, size_t cap)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+		if (n + 1 < cap)
+			buf[n] = (char)c;
+		if (n < cap)
+			n++;
+	}
+	if (c == EOF && !n)
+		return -1;
+	buf[n < cap ? n : cap - 1] = 0;
+	return (ssize_t)n;
+}
+
 static int load_json(const char *path, FILE *f, struct nop_profile *p, struct nop_error *err)
 {
 	struct jload l = { .p = p };
-	char *line = NULL;
-	size_t cap = 0;
+	char *line = malloc(JSON_LINE_MAX + 1);
+	struct json_tokener *tok = json_tokener_new();
 	ssize_t len;
 	unsigned long long lineno = 0, calls = 0;
 	int ret = 0;
 
-	while (!ret && (len = getline(&line, &cap, f)) >= 0) {
+	if (!line || !tok) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory reading %s", path);
+		ret = -1;
+	}
+	while (!ret && (len = line_read(f, line, JSON_LINE_MAX + 1)) >= 0) {
 		struct json_object *o;
+		const char *func;
 		int r;
 
 		lineno++;
 		/* what else the output held (a traced command's own lines) */
-		if (len <= 1 || line[0] != '{')
+		if (len < 1 || line[0] != '{')
 			continue;
-		if (!(o = json_tokener_parse(line)) || !json_object_is_type(o, json_type_object)) {
+		if (len > JSON_LINE_MAX) {
+			nop_error_set(err, NOP_EUSAGE, 0,
+				      "%s: line %llu is longer than %u bytes, more than any nopctl prints: give a "
+				      "trace.dat or what nopctl graph, stats or trace printed as JSON",
+				      path, lineno, JSON_LINE_MAX);
+			ret = -1;
+			break;
+		}
+		json_tokener_reset(tok);
+		o = json_tokener_parse_ex(tok, line, (int)len);
+		if (!o || json_tokener_get_error(tok) != json_tokener_success ||
+		    !json_object_is_type(o, json_type_object)) {
 			json_object_put(o);
 			nop_error_set(err, NOP_EUSAGE, 0,
 				      "%s: line %llu is not a JSON object: give a trace.dat or what nopctl graph, stats "
 				      "or trace printed as JSON",
 				      path, lineno);
+			ret = -1;
+			break;
+		}
+		if ((func = jstr(o, "func")) && strlen(func) > JSON_NAME_MAX) {
+			nop_error_set(err, NOP_EUSAGE, 0,
+				      "%s: line %llu names a function of %zu bytes, longer than any symbol (%u at most): "
+				      "give a trace.dat or what nopctl graph, stats or trace printed as JSON",
+				      path, lineno, strlen(func), JSON_NAME_MAX);
+			json_object_put(o);
 			ret = -1;
 			break;
 		}
@@ -185,9 +296,12 @@ static int load_json(const char *path, FILE *f, struct nop_profile *p, struct no
 		calls += r == 0;
 	}
 	free(line);
+	if (tok)
+		json_tokener_free(tok);
 	for (size_t i = 0; i < l.ntask; i++)
-		jtask_drop(&l.task[i], 0);
+		free(l.task[i].open);
 	free(l.task);
+	free(l.slot);
 	if (!ret && ferror(f)) {
 		nop_error_set(err, NOP_EINTERNAL, errno, "cannot read %s", path);
 		ret = -1;
@@ -204,16 +318,34 @@ int nop_diff_load(const char *path, struct nop_profile **pp, struct nop_error *e
 {
 	struct nop_profile *p = nop_profile_new();
 	FILE *f = NULL;
-	int c = EOF, ret;
+	struct stat st;
+	int c = EOF, ret, fd;
 
 	*pp = NULL;
 	if (!p) {
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return -1;
 	}
-	if (!(f = fopen(path, "re"))) {
+	/* a regular file only: a device or a pipe can be endless (/dev/zero),
+	 * a FIFO without a writer blocks the open */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0) {
 		nop_error_set(err, errno == ENOENT || errno == EACCES ? NOP_EUSAGE : NOP_EINTERNAL, errno,
 			      "cannot open %s", path);
+		nop_profile_free(p);
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		nop_error_set(err, NOP_EUSAGE, 0,
+			      "%s is not a regular file (%s): give a trace.dat or the JSON of nopctl graph, stats or "
+			      "trace saved to a file",
+			      path, S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a pipe" : "a device or socket");
+		close(fd);
+		nop_profile_free(p);
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, 0) || !(f = fdopen(fd, "r"))) {
+		nop_error_set(err, NOP_EINTERNAL, errno, "cannot read %s", path);
+		close(fd);
 		nop_profile_free(p);
 		return -1;
 	}

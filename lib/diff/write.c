@@ -262,6 +262,14 @@ static void text_flow(struct nop_ddiff *d, FILE *out)
 	fprintf(out, "# %zu path%s changed\n", d->paths_changed, d->paths_changed == 1 ? "" : "s");
 }
 
+/* too few runs a side for a split of them to tell a change from noise
+ * (two to four, or one against several): only exact counts are judged
+ * (judge.c) */
+static bool few_runs(const struct nop_diff_cfg *c)
+{
+	return !(c->na == 1 && c->nb == 1) && !nop_diff_runs_tell(c->na, c->nb);
+}
+
 static void text_head(struct nop_ddiff *d, FILE *out)
 {
 	const struct nop_diff_cfg *c = d->cfg;
@@ -280,6 +288,18 @@ static void text_head(struct nop_ddiff *d, FILE *out)
 		      "an emulator) can move times; five runs or more a side (A1,A2,... B1,B2,...) are judged "
 		      "against their spread\n",
 		      out);
+	} else if (few_runs(c)) {
+		fprintf(out,
+			"# %zu run%s against %zu: judged: the program's own functions and paths (user functions, and "
+			"the kernel functions it calls: the roots, and those a user function calls) that one side "
+			"calls in every run and the other in none, or as often in every run of each side and not as "
+			"often between the sides, and their failures likewise; calls and times are means per run\n",
+			c->na, c->na == 1 ? "" : "s", c->nb);
+		fprintf(out,
+			"# not judged: time, and counts that vary from run to run or that the kernel makes within "
+			"itself: so few runs split apart by chance 1 time in %.3g (five or more a side: 1 in 126 "
+			"or less)\n",
+			1 / nop_diff_split_chance(c->na, c->nb));
 	} else {
 		fprintf(out,
 			"# calls and times are means per run; a function's time changed when the Mann-Whitney U test "
@@ -287,10 +307,6 @@ static void text_head(struct nop_ddiff *d, FILE *out)
 			"p < %g over all rows compared, every run of B lies apart from every run of A, and the "
 			"median moved %.0f%% or more\n",
 			c->alpha, c->min_change * 100);
-		if (!nop_diff_runs_tell(c->na, c->nb))
-			fputs("# too few runs to tell a change from noise: so few runs split apart by chance too often; "
-			      "nothing is judged changed (give five or more a side)\n",
-			      out);
 	}
 	if (d->side[0].aggregate || d->side[1].aggregate)
 		fputs("# a summary's rows hold no calls: no call flow, and times are judged only across runs\n", out);
@@ -379,10 +395,15 @@ static void json_all(struct nop_ddiff *d, FILE *out)
 		fputs("}\n", out);
 	}
 	fprintf(out, "{\"type\":\"diff_summary\",\"runs_a\":%zu,\"runs_b\":%zu,\"test\":\"%s\",\"alpha\":%g,"
-		     "\"min_change\":%g,\"functions\":%zu,\"functions_changed\":%zu,\"paths_changed\":%zu,"
-		     "\"first_divergence\":",
-		c->na, c->nb, c->na == 1 && c->nb == 1 ? "mann-whitney-u" : "mann-whitney-u,welch-t-run-medians", c->alpha,
-		c->min_change, d->nfunc, d->funcs_changed, d->paths_changed);
+		     "\"min_change\":%g,\"judged\":%s,\"not_judged\":%s,\"functions\":%zu,\"functions_changed\":%zu,"
+		     "\"paths_changed\":%zu,\"first_divergence\":",
+		c->na, c->nb,
+		c->na == 1 && c->nb == 1 ? "mann-whitney-u"
+		: few_runs(c)		 ? "none"
+					 : "mann-whitney-u,welch-t-run-medians",
+		c->alpha, c->min_change,
+		few_runs(c) ? "[\"steady_counts\",\"steady_failures\"]" : "[\"counts\",\"failures\",\"time\"]",
+		few_runs(c) ? "[\"time\",\"varying_counts\"]" : "[]", d->nfunc, d->funcs_changed, d->paths_changed);
 	if (d->first == NOP_DNONE)
 		fputs("null", out);
 	else

@@ -165,6 +165,9 @@ struct nop_profile *nop_profile_new(void);
  * of memory). A call's node: the root's child by its outermost caller's
  * name, and so on down to its own. */
 size_t nop_profile_child(struct nop_profile *p, size_t parent, const char *name, bool add);
+/* the profile's copy of name (made if new; NULL: out of memory), valid
+ * as long as the profile */
+const char *nop_profile_name(struct nop_profile *p, const char *name);
 /* one call of node at: timed, duration and self are known; retval when
  * has_retval. 0, or -1 when out of memory. */
 int nop_profile_add(struct nop_profile *p, size_t at, bool timed, unsigned long long duration,

@@ -67,6 +67,11 @@ static const char *intern(struct nop_profile *p, const char *name, bool add)
 	return v ? *v : NULL;
 }
 
+const char *nop_profile_name(struct nop_profile *p, const char *name)
+{
+	return intern(p, name, true);
+}
+
 size_t nop_profile_child(struct nop_profile *p, size_t parent, const char *name, bool add)
 {
 	const char *key = intern(p, name, add);

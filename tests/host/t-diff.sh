@@ -5,9 +5,11 @@
 # slow() sleep twice as long. Recorded five times each on a host
 # (tests/fixtures/diff/, tests/capture-diff.sh), every pair must show
 # exactly those three changes, as functions and as paths, and nothing
-# else; so must all five runs a side at once; a run against itself or
-# against another run of the same build shows none; the JSON of graph
-# and of stats read as the recordings are; bad input is refused.
+# else; so must all five runs a side at once; two to four runs a side
+# show the two changes of counts (time needs five); a run against itself
+# or against another run of the same build shows none; the JSON of graph
+# and of stats read as the recordings are; bad input is refused; many
+# tasks and many names cost time and memory in proportion.
 set -u
 . "$(dirname "$0")/lib.sh"
 fx=$top/tests/fixtures/diff
@@ -53,6 +55,34 @@ for i in 2 3 4 5; do
 	none "udiff-b run 1 against run $i" "$tmp/b1.dat" "$tmp/b$i.dat"
 done
 none "A's runs split in two" "$tmp/a1.dat,$tmp/a2.dat" "$tmp/a3.dat,$tmp/a4.dat,$tmp/a5.dat"
+none "B's runs split in two" "$tmp/b1.dat,$tmp/b2.dat,$tmp/b3.dat" "$tmp/b4.dat,$tmp/b5.dat"
+
+# two to four runs a side (or one against several): too few for a split
+# of the runs to tell time from noise, but a function only one side calls
+# in every run, and a count of the program's own the same in every run of
+# each side and different between them, are changes whatever the runs
+want_counts_f='["extra","only_b"] ["loop_body","calls"]'
+want_counts_p='["main>loop_body","calls"] ["main>work>extra","only_b"]'
+few() { # LABEL A B: the two changes of counts, and what was not judged said
+	changes "$2" "$3"
+	judged=$(jq -c 'select(.type == "diff_summary") | [.judged, .not_judged]' "$tmp/j")
+	[ "$rc" = 6 ] && [ "$funcs" = "$want_counts_f" ] && [ "$paths" = "$want_counts_p" ] &&
+		[ "$first" = '["main","work","extra"]' ] &&
+		[ "$judged" = '[["steady_counts","steady_failures"],["time","varying_counts"]]' ] && ok ||
+		bad "$1: exit $rc (wanted 6); functions $funcs (wanted $want_counts_f); paths $paths (wanted $want_counts_p); first $first; judged $judged: $(head -c 300 "$tmp/err")"
+}
+few "two runs a side" "$tmp/a1.dat,$tmp/a2.dat" "$tmp/b1.dat,$tmp/b2.dat"
+few "three runs a side" "$tmp/a1.dat,$tmp/a2.dat,$tmp/a3.dat" "$tmp/b1.dat,$tmp/b2.dat,$tmp/b3.dat"
+few "four runs a side" "$tmp/a2.dat,$tmp/a3.dat,$tmp/a4.dat,$tmp/a5.dat" "$tmp/b1.dat,$tmp/b3.dat,$tmp/b4.dat,$tmp/b5.dat"
+few "one run against three" "$tmp/a4.dat" "$tmp/b1.dat,$tmp/b2.dat,$tmp/b5.dat"
+rc=0
+"$n" diff "$tmp/a1.dat,$tmp/a2.dat,$tmp/a3.dat" "$tmp/b1.dat,$tmp/b2.dat,$tmp/b3.dat" > "$tmp/t" 2> "$tmp/err" || rc=$?
+grep -q '^# 3 runs against 3: judged: ' "$tmp/t" && grep -q '^# not judged: time' "$tmp/t" &&
+	grep -Eq '^extra .*only in B$' "$tmp/t" && ! grep -q 'nothing is judged' "$tmp/t" && [ "$rc" = 6 ] && ok ||
+	bad "three runs a side, text: exit $rc: $(head -c 1500 "$tmp/t")"
+changes "$tmp/a1.dat,$tmp/a2.dat,$tmp/a3.dat,$tmp/a4.dat,$tmp/a5.dat" "$tmp/b1.dat,$tmp/b2.dat,$tmp/b3.dat,$tmp/b4.dat,$tmp/b5.dat"
+jq -e -n '[inputs | select(.type == "diff_summary")][0] | .judged == ["counts","failures","time"] and .not_judged == []' \
+	"$tmp/j" > /dev/null && ok || bad "five runs a side: what is judged: $(grep diff_summary "$tmp/j")"
 
 # the figures behind the verdicts: the calls counted, slow's median about doubled
 changes "$tmp/a1.dat" "$tmp/b1.dat"
@@ -142,5 +172,47 @@ rc=0
 "$n" diff -j "$tmp/empty.json" "$tmp/b1.dat" > "$tmp/out" 2> "$tmp/err" || rc=$?
 [ "$rc" = 2 ] && jq -e -n '[inputs | select(.type == "error")][0] | .status == 2' "$tmp/out" > /dev/null && grep -q 'holds no calls' "$tmp/err" && ok ||
 	bad "a JSON file without calls: exit $rc: $(head -c 300 "$tmp/err")"
+
+# many tasks: one call in each of 400,000 pids is linear work (a second
+# or two); a look-up of each pid among all the others took 58 s at
+# 160,000 pids, and grows as their square (some six minutes at 400,000)
+awk 'BEGIN { for (i = 1; i <= 400000; i++)
+	printf "{\"type\":\"call\",\"pid\":%d,\"func\":\"f%d\",\"depth\":0,\"duration_ns\":100,\"self_ns\":100}\n", i, i % 3 }' > "$tmp/pids.json"
+rc=0
+timeout 120 "$n" diff -j "$tmp/pids.json" "$tmp/pids.json" > "$tmp/j" 2> "$tmp/err" || rc=$?
+[ "$rc" = 0 ] && jq -e -n '[inputs | select(.type == "diff_func" and .func == "f1")][0] | .a.calls == 133334' "$tmp/j" > /dev/null && ok ||
+	bad "400,000 pids of one call: exit $rc (124: still running after 120 s): $(head -c 300 "$tmp/err")"
+rm -f "$tmp/pids.json"
+
+# many names: 100,000 functions called once each, a side's memory per
+# name (its peak resident size, of a process doing nothing else) held
+# to 3.6 KiB a name; every call's times were pooled in arrays of 16 at
+# the least, four a name, and copied once more per run (4.4 KiB a name)
+awk 'BEGIN { for (i = 1; i <= 100000; i++)
+	printf "{\"type\":\"call\",\"pid\":%d,\"func\":\"some_module_function_name_%d\",\"depth\":0,\"duration_ns\":%d,\"self_ns\":%d,\"binary\":\"/usr/bin/prog\"}\n", 1000 + i % 50, i, 100 + i % 97, 100 + i % 97 }' > "$tmp/names.json"
+kb=$(python3 -c 'import resource, subprocess, sys
+rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else -rc)' "$n" diff -q "$tmp/names.json" "$tmp/names.json")
+[ "$kb" -gt 0 ] && [ "$kb" -le $((100000 * 36 / 10)) ] && ok ||
+	bad "100,000 names: peak $kb KiB (wanted 360,000 KiB at most; negative: the exit)"
+rm -f "$tmp/names.json"
+
+# hostile input is refused, exit 2, before it costs memory: what is no
+# regular file (a device, a pipe: /dev/zero grew past 5 GB), a line
+# longer than any nopctl prints, a name longer than any symbol
+mkfifo "$tmp/fifo"
+head -c 2000000 /dev/zero | tr '\0' x | sed 's/^/{"type":"call","pid":1,"depth":0,"func":"/; s/$/"}/' > "$tmp/longline.json"
+{ head -n 3 "$tmp/a1.graph.json"; printf '{"type":"call","pid":1,"depth":0,"func":"'; head -c 100000 /dev/zero | tr '\0' x; echo '"}'; } > "$tmp/longname.json"
+for bad in "/dev/zero:not a regular file" "$tmp/fifo:not a regular file" "$tmp:not a regular file" \
+	"$tmp/longline.json:line 1 is longer than" "$tmp/longname.json:line 4 names a function of 100000 bytes"; do
+	f=${bad%%:*} why=${bad#*:}
+	rc=0
+	(ulimit -v 4000000 && timeout 20 "$n" diff "$f" "$tmp/b1.dat") > "$tmp/out" 2> "$tmp/err" || rc=$?
+	[ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && grep -qF "$f" "$tmp/err" && grep -qF "$why" "$tmp/err" && grep -q 'give ' "$tmp/err" && ok ||
+		bad "diff $f: exit $rc (wanted 2, '$why'): $(head -c 300 "$tmp/err")"
+done
+# a traced command's own long line among graph's JSON is passed over
+{ head -c 3000000 /dev/zero | tr '\0' y; echo; cat "$tmp/a1.graph.json"; } > "$tmp/output.json"
+none "a command's 3 MB line among graph's JSON" "$tmp/output.json" "$tmp/a1.graph.json"
 echo "diff: $pass passed, $fail failed"
 [ "$fail" = 0 ]
