@@ -531,6 +531,9 @@ struct nop_summary {
 	/* the time root calls (depth 0) took, and of it the time their task
 	 * was off CPU, by state: running (preempted), sleeping, D, other */
 	unsigned long long root_ns, root_off[4];
+	/* off-CPU intervals whose switch back the kernel did not record
+	 * (credited only where the task's next event bounds them) */
+	unsigned long long offcpu_unpaired;
 	long long lost_pages; /* events reported lost in page headers */
 	unsigned long long overrun, dropped; /* from per-CPU stats */
 	bool live;		   /* a capture, not a recording's report */

@@ -65,7 +65,7 @@ struct task {
 	/* switched out at off_since (0: on CPU, or not known), in off_state;
 	 * off: by frame, as f (NULL until the first such switch) */
 	unsigned long long off_since;
-	int off_state;
+	int off_state, off_cpu; /* off_cpu: the CPU it left */
 	struct frame_off *off;
 };
 
@@ -84,6 +84,10 @@ struct nop_graph {
 	 * buffer's clock less function_graph's, without a stall between) */
 	long long lag;
 	bool lag_known;
+	/* off-CPU intervals whose switch back the kernel did not record;
+	 * switches seen at all (only then is a task's next event looked at) */
+	unsigned long long unpaired;
+	bool switches;
 	/* a summary's calls (callgraph_summary.c) */
 	nop_gcall_fn sum_fn;
 	void *sum_ctx;

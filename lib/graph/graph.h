@@ -99,6 +99,10 @@ void nop_graph_exits_only(struct nop_graph *g);
 void nop_graph_find_exits_only(struct nop_graph *g);
 
 bool nop_graph_returns_only(const struct nop_graph *g);
+/* off-CPU intervals whose switch back the kernel did not record (those
+ * that ended on another CPU credited up to the task's first event there,
+ * the others not at all) */
+unsigned long long nop_graph_unpaired(const struct nop_graph *g);
 
 /* End of the stream: calls still open are returned untimed. */
 int nop_graph_finish(struct nop_graph *g, nop_gitem_fn fn, void *ctx);

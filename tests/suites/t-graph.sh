@@ -457,7 +457,8 @@ t_offcpu_exact() {
 	off_work=$(row work | jq '.off_cpu_ns')
 	off_read=$(row readpipe | jq '.off_cpu_ns')
 	on_spin=$(row spin | jq '.total_ns - .off_cpu_ns')
-	echo "# $KVER: off CPU: work $off_work ns (uoff $((ww - wc))), readpipe $off_read ($((rw - rc))); spin on CPU $on_spin ($sc)" >&3
+	echo "# $KVER: off CPU: work $off_work ns (uoff $((ww - wc))), readpipe $off_read ($((rw - rc))); spin on CPU $on_spin ($sc);" \
+		"switches back not recorded: $(jq -s 'map(select(.type == "summary"))[0].offcpu_unpaired // 0' "$T/s.json")" >&3
 	within() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(b > 0 && a >= b * 0.9 && a <= b * 1.1) }'; }
 	within "$off_work" "$((ww - wc))" || fail "work(): off CPU $off_work ns, uoff was off $((ww - wc))"
 	within "$off_read" "$((rw - rc))" || fail "readpipe(): off CPU $off_read ns, uoff was off $((rw - rc))"

@@ -837,10 +837,49 @@ static void off_cpu_to_open_calls(void **state)
 	nop_graph_free(g);
 }
 
+/* issue 54 #8: a switch back the kernel did not record. Seen on another
+ * CPU than it left, the task came back before that event: the time up to
+ * it is credited; left again without a switch back, the time between is
+ * not known: nothing credited. Both are counted, never silent. */
+static void off_cpu_unpaired_switch(void **state)
+{
+	const unsigned long long a = 0xffffffff81000100ull, b = 0xffffffff81000200ull, c = 0xffffffff81000300ull;
+	const struct nop_event ev[] = {
+		{ .type = NOP_EV_ENTRY, .pid = 7, .cpu = 0, .ts = 10, .ip = a, .depth = 0 },
+		{ .type = NOP_EV_ENTRY, .pid = 7, .cpu = 0, .ts = 20, .ip = b, .depth = 1 },
+		{ .type = NOP_EV_SWITCH, .pid = 7, .cpu = 0, .ts = 100, .next = 9, .state = 1 },
+		/* the calls that switch it, on the CPU it leaves */
+		{ .type = NOP_EV_ENTRY, .pid = 7, .cpu = 0, .ts = 105, .ip = c, .depth = 2 },
+		{ .type = NOP_EV_EXIT, .pid = 7, .cpu = 0, .ts = 110, .ip = c, .depth = 2, .calltime = 105, .rettime = 110 },
+		/* no switch back recorded: b's exit on CPU 1 proves it */
+		{ .type = NOP_EV_EXIT, .pid = 7, .cpu = 1, .ts = 400, .ip = b, .depth = 1, .calltime = 20, .rettime = 400 },
+		{ .type = NOP_EV_SWITCH, .pid = 7, .cpu = 1, .ts = 420, .next = 9, .state = 1 },
+		/* none again, on the same CPU: its next switch out proves it */
+		{ .type = NOP_EV_SWITCH, .pid = 7, .cpu = 1, .ts = 600, .next = 9, .state = 1 },
+		{ .type = NOP_EV_SWITCH, .pid = 9, .cpu = 1, .ts = 650, .next = 7, .state = 0 },
+		{ .type = NOP_EV_EXIT, .pid = 7, .cpu = 1, .ts = 700, .ip = a, .depth = 0, .calltime = 10, .rettime = 700 },
+	};
+	struct nop_error err;
+	struct nop_graph *g = nop_graph_new(&err);
+	struct kept k = { .n = 0 };
+
+	assert_non_null(g);
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		assert_int_equal(nop_graph_feed(g, &ev[i], keep_item, &k), 0);
+	assert_int_equal(nop_graph_finish(g, keep_item, &k), 0);
+	assert_int_equal(nop_graph_unpaired(g), 2);
+	assert_int_equal(k.n, 5); /* a {, b {, c();, } b, } a */
+	assert_true(k.v[3].kind == NOP_GI_RETURN && k.v[3].func == b);
+	assert_true(k.v[3].off[NOP_OFF_S] == 300 && k.v[3].off_self[NOP_OFF_S] == 300);
+	assert_true(k.v[4].kind == NOP_GI_RETURN && k.v[4].func == a);
+	assert_true(k.v[4].off[NOP_OFF_S] == 350 && k.v[4].off_self[NOP_OFF_S] == 50);
+	nop_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(no_entry_start_not_moved_by_a_stall),
+		cmocka_unit_test(no_entry_start_not_moved_by_a_stall), cmocka_unit_test(off_cpu_unpaired_switch),
 		cmocka_unit_test(clean_capture_nests),	 cmocka_unit_test(folded_sums_to_roots),
 		cmocka_unit_test(dot_renders),		 cmocka_unit_test(chrome_and_json_parse),
 		cmocka_unit_test(starts_in_the_middle), cmocka_unit_test(lost_pages_do_not_misnest),

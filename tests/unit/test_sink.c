@@ -198,6 +198,26 @@ static void draw_other_task(struct nop_sink *s, const void *arg)
 	assert_int_equal(s->ops->summary(s, &sum), 0);
 }
 
+/* issue 54 #8: off-CPU intervals the kernel gave no switch back, said */
+static void draw_unpaired(struct nop_sink *s, const void *arg)
+{
+	struct nop_summary sum = { .events = 3, .exit_status = -1, .graph = true, .offcpu_unpaired = 2,
+				   .stop_reason = "duration" };
+
+	assert_int_equal(s->ops->summary(s, &sum), 0);
+}
+
+static void offcpu_unpaired_said(void **state)
+{
+	char *text = render_with(NOP_ENC_TEXT, draw_unpaired, NULL);
+	char *json = render_with(NOP_ENC_JSON, draw_unpaired, NULL);
+
+	assert_non_null(strstr(text, ", 2 off-CPU intervals without their switch back"));
+	assert_non_null(strstr(json, "\"offcpu_unpaired\":2"));
+	free(text);
+	free(json);
+}
+
 static void other_task_marked(void **state)
 {
 	char *text = render_with(NOP_ENC_TEXT, draw_other_task, NULL);
@@ -494,7 +514,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(json_escape_roundtrip), cmocka_unit_test(decimals_as_printf),
 		cmocka_unit_test(lines_sink),
-		cmocka_unit_test(other_task_marked),
+		cmocka_unit_test(other_task_marked), cmocka_unit_test(offcpu_unpaired_said),
 		cmocka_unit_test(unnamed_addresses_whole),
 		cmocka_unit_test(names_cached_by_address),
 		cmocka_unit_test(lines_reach_a_file_in_order),
