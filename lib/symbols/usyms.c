@@ -294,7 +294,11 @@ int nop_ubin_load(const char *path, struct nop_ubin *b, struct nop_error *err)
 		nop_error_set(err, NOP_EUSAGE, errno, "cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (!(e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+	/* read, not mapped: the kernel writes each registered uprobe's
+	 * breakpoint into every private mapping of the file that may execute
+	 * (valid_vma: VM_MAYEXEC), a read-only one too, so a mapped .text
+	 * holds int3 where another tool (or a killed nopctl) probes it */
+	if (!(e = elf_begin(fd, ELF_C_READ, NULL))) {
 		close(fd);
 		return elf_fail(err, path, "is not an ELF file: give a program or a shared library");
 	}

@@ -679,5 +679,25 @@ rc=0
 	no "--filter on a field the event lacks: exit $rc: $(cat "$T/bad.err")"
 [ -z "$(ls /sys/kernel/tracing/instances | grep '^nopctl-')" ] && ok || no "a refused filter left an instance"
 
+# another tool's uprobe on a function's return (perf probe, bpftrace, a
+# second nopctl): the kernel writes its breakpoint into every private
+# mapping of the binary that may execute, libelf's mmap of it too. Its
+# code read that way held int3 where the ret was: no exit found, every
+# call of stats "unwound" (exit 2, "the function tracer's hits").
+ret=$(objdump -d --no-show-raw-insn "$h/uoff" | awk '/<work>:/ { f = 1 } f && /\tret/ { sub(":", "", $1); print $1; exit }')
+tp=/sys/kernel/tracing
+if [ -n "$ret" ] && echo "p:nopctl_other/ret $h/uoff:0x$ret" >> "$tp/uprobe_events"; then
+	echo 1 > "$tp/events/nopctl_other/ret/enable"
+	rc=0
+	printf 'go\n' | timeout 120 "$bin" stats -j -o "$T/other.json" "$h/uoff:work" -- "$h/uoff" 5 > /dev/null 2> "$T/other.err" || rc=$?
+	echo 0 > "$tp/events/nopctl_other/ret/enable"
+	echo "-:nopctl_other/ret" >> "$tp/uprobe_events"
+	echo > "$tp/trace" # its hits, at the top level
+	[ "$rc" = 0 ] && [ "$(jq -r 'select(.type == "func_stats" and .func == "work") | .calls' "$T/other.json")" = 5 ] && ok ||
+		no "beside another tool's probe on work's ret: exit $rc: $(tail -1 "$T/other.err")"
+else
+	no "no ret found in uoff's work() ($ret), or the kernel refused a probe on it"
+fi
+
 echo "host-uprobes: $pass passed, $fail failed"
 [ "$fail" = 0 ]
