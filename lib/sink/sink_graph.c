@@ -41,6 +41,10 @@ struct graph_lines {
 		size_t len, qlen; /* qlen 0: too long to be quoted here */
 		char copy[48];
 		char q[96];
+		/* a user function's binary, quoted (bqlen 0: none, or too long) */
+		bool binary;
+		size_t bqlen;
+		char bq[64];
 	} names[1024];
 	/* " CPU) comm-pid | " of the last line: most lines repeat it */
 	int pre_cpu, pre_pid;
@@ -173,6 +177,9 @@ static __attribute__((noinline)) const struct fname *fname_fill(struct nop_sink 
 	if (f->len <= sizeof(f->copy))
 		memcpy(f->copy, name, f->len);
 	f->qlen = nop_json_quote(f->q, sizeof(f->q), name);
+	name = nop_resolve_binary(s->res, addr);
+	f->binary = name != NULL;
+	f->bqlen = name ? nop_json_quote(f->bq, sizeof(f->bq), name) : 0;
 	return f;
 }
 
@@ -351,12 +358,12 @@ static void quoted_field(struct nop_fields *f, const char *key, const char *q, s
 /* The common JSON line, built in place as text's is: keys as string
  * constants the compiler copies with a few stores, the names from their
  * quoted caches 16 bytes a store, where nop_fields would quote each key
- * again. Only for a line that has nothing else (no binary,
- * arguments, return value or mark): 0 then, else 1 and nothing written. */
+ * again. Only for a line that has nothing else (no arguments, return
+ * value or mark): 0 then, else 1 and nothing written. */
 #define LIT(d, lit) (memcpy((d), (lit), sizeof(lit) - 1), (d) + sizeof(lit) - 1)
-/* the most such a line holds: its constants, six numbers, two names */
-#define JSON_FAST_MAX (128 + 6 * NOP_DEC_MAX + sizeof(((struct quoted *)0)->q) + \
-		       sizeof(((struct fname *)0)->q))
+/* the most such a line holds: its constants, six numbers, three names */
+#define JSON_FAST_MAX (144 + 6 * NOP_DEC_MAX + sizeof(((struct quoted *)0)->q) + \
+		       sizeof(((struct fname *)0)->q) + sizeof(((struct fname *)0)->bq))
 
 static char *ujnum(char *d, unsigned long long u, bool neg)
 {
@@ -379,12 +386,11 @@ static int json_common(struct nop_sink *s, struct graph_lines *g, const struct n
 	char *b, *d;
 
 	if (gi->other_task || (gi->args && gi->kind != NOP_GI_RETURN) || nop_off_total(gi->off) ||
-	    (gi->kind != NOP_GI_ENTER && (!gi->timed || gi->has_retval || gi->no_entry)) ||
-	    nop_resolve_binary(s->res, gi->func))
+	    (gi->kind != NOP_GI_ENTER && (!gi->timed || gi->has_retval || gi->no_entry || gi->unwound)))
 		return 1;
 	comm = quote_comm(g, nop_resolve_comm(s->res, gi->pid));
 	func = fname(s, g, gi->func, &unnamed);
-	if (!comm->len || !func->qlen)
+	if (!comm->len || !func->qlen || (func->binary && !func->bqlen))
 		return 1;
 	if (!(b = d = nop_sink_room(s, JSON_FAST_MAX + 16)))
 		return -1;
@@ -403,6 +409,10 @@ static int json_common(struct nop_sink *s, struct graph_lines *g, const struct n
 	d = copy16(d, comm->q, comm->len);
 	d = LIT(d, ",\"func\":");
 	d = copy16(d, func->q, func->qlen);
+	if (func->binary) {
+		d = LIT(d, ",\"binary\":");
+		d = copy16(d, func->bq, func->bqlen);
+	}
 	d = LIT(d, ",\"depth\":");
 	d = jnum(d, gi->depth);
 	if (gi->kind != NOP_GI_ENTER) {
