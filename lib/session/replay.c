@@ -162,6 +162,22 @@ static int replay_lines(const char *tracing, char **lines, size_t n, int fd,
 	}
 	if (tracer && tracer->prior && anchor_ours)
 		put_back(tracing, fd, "current_tracer", tracer->prior, rep, &ret, err);
+	/* The top level's buffer is emptied by its tracer's first switch back
+	 * to nop; what the session's own events wrote until they were put back
+	 * after it stays (6.12: a process event of an opener loop's fork after
+	 * a kill -9 and reset), and would read as someone else's unread
+	 * entries, which the next nopctl refuses to erase. Where the top level
+	 * is nop again, it is emptied; a tracer put back (--force took it over)
+	 * has emptied it itself, and its new entries are kept. */
+	if (tracer && tracer->prior && anchor_ours && !strncmp(tracer->prior, "nop", 3) &&
+	    (!tracer->prior[3] || tracer->prior[3] == '\n')) {
+		struct nop_error e2;
+		char path[4200];
+
+		if (nop_write_file(nop_path(path, sizeof(path), tracing, "trace"), "", false, &e2) &&
+		    e2.sys_errno != ENOENT)
+			nop_replay_left(rep, "trace", "its own entries could not be cleared");
+	}
 	/* probe events last: nothing enables them any more (the instances are
 	 * gone, the top level's enable files put back) */
 	for (size_t k = n; k-- > 0;) {

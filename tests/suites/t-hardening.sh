@@ -12,6 +12,7 @@ kill9_after() {
 	expect_rc 0 nopctl reset
 	snap "$T/after"
 	same "$T/before" "$T/after" || fail "not restored after kill -9 at $1 ms"
+	[ "$(entries)" = 0 ] || fail "kill -9 at $1 ms left $(entries) entries at the top level"
 }
 
 t_kill9_at_any_point() {
@@ -33,6 +34,8 @@ t_kill9_at_any_point() {
 		expect_rc 0 nopctl reset
 		snap "$T/after"
 		same "$T/before" "$T/after" || fail "not restored after kill -9 ${ms} ms into shutdown"
+		# nothing of its own left to read as someone else's (issue 54 #11)
+		[ "$(entries)" = 0 ] || fail "kill -9 ${ms} ms into shutdown left $(entries) entries at the top level"
 	done
 	kill "$a"
 	echo 0 > "$TR/options/function-fork"
