@@ -239,20 +239,22 @@ static bool format_name(const char *p, char *buf, size_t cap)
 /* a format parsed when the decoder is made: ftrace's, nopctl's probe
  * groups' and the events nopctl follows tasks by, all looked up by name
  * (find_fields); any other is a kernel event, parsed at its first record */
-static bool parsed_now(const char *system, const char *name)
+/* system/name one of list's "SYSTEM/EVENT" */
+static bool listed(const char *system, const char *name, const char *const *list, size_t nlist)
 {
 	size_t n = strlen(system);
 
-	if (!strcmp(system, "ftrace") || recorded_group(system))
-		return true;
-	for (size_t k = 0; k < ARRAY_SIZE(nop_process_events) + ARRAY_SIZE(nop_switch_events); k++) {
-		const char *e = k < ARRAY_SIZE(nop_process_events) ? nop_process_events[k] :
-			nop_switch_events[k - ARRAY_SIZE(nop_process_events)]; /* "system/event" */
-
-		if (!strncmp(e, system, n) && e[n] == '/' && !strcmp(e + n + 1, name))
+	for (size_t k = 0; k < nlist; k++)
+		if (!strncmp(list[k], system, n) && list[k][n] == '/' && !strcmp(list[k] + n + 1, name))
 			return true;
-	}
 	return false;
+}
+
+static bool parsed_now(const char *system, const char *name)
+{
+	return !strcmp(system, "ftrace") || recorded_group(system) ||
+	       listed(system, name, nop_process_events, ARRAY_SIZE(nop_process_events)) ||
+	       listed(system, name, nop_switch_events, ARRAY_SIZE(nop_switch_events));
 }
 
 static struct nop_kev *kev_slot(struct nop_decoder *d, int id);
@@ -795,7 +797,6 @@ int nop_decoder_kev_parse(struct nop_decoder *d, struct nop_kev *k)
 	const char *colon = strchr(k->name, ':');
 	struct tep_event *ev = NULL;
 	size_t len;
-
 	char *text = k->fmt ? parsable(k->fmt, k->fmtlen, &len) : NULL;
 
 	if (text && tep_parse_event(d->tep, text, len, k->system) == 0)
@@ -844,15 +845,10 @@ static int recorded_events(struct nop_decoder *d, struct nop_error *err)
 	struct tep_event **all = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
 
 	for (int i = 0; all && all[i]; i++) {
-		char name[200];
-		bool process = false;
-
-		snprintf(name, sizeof(name), "%s/%s", all[i]->system, all[i]->name);
-		for (size_t k = 0; k < ARRAY_SIZE(nop_process_events); k++)
-			process |= !strcmp(name, nop_process_events[k]);
 		/* process events nopctl records to follow tasks are decoded as
 		 * such (a fork, an exec, a new name), not shown */
-		if (!strcmp(all[i]->system, "ftrace") || recorded_group(all[i]->system) || process)
+		if (!strcmp(all[i]->system, "ftrace") || recorded_group(all[i]->system) ||
+		    listed(all[i]->system, all[i]->name, nop_process_events, ARRAY_SIZE(nop_process_events)))
 			continue;
 		if (kev_add(d, all[i])) {
 			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");

@@ -730,11 +730,15 @@ static bool instance_offers(const char *inst_dir, const char *tracer)
  * done, so what is there is another's: -1 and err, or 0. */
 static int unread_kept(struct nop_session *s, const char *why_top, struct nop_error *err)
 {
-	unsigned long long n = nop_top_level_unread(s->tracing_dir);
+	struct nop_cpu_stats st;
+	unsigned long long n;
 	char path[4200], *on;
 	struct nop_error e;
 
-	if (n) {
+	/* per_cpu stats' "entries:": what each CPU holds unread (reading it
+	 * changes nothing; opening trace would pause tracing) */
+	nop_buffer_counts(s->tracing_dir, NULL, &st);
+	if ((n = st.entries)) {
 		on = nop_read_file(nop_path(path, sizeof(path), s->tracing_dir, "events/enable"), NULL, &e);
 		nop_error_set(err, NOP_EBUSY, 0,
 			      "the top-level buffer holds %llu %s nobody has read (trace_marker lines or"

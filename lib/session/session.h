@@ -179,10 +179,8 @@ int nop_kernel_pids(struct nop_session *s, const pid_t *pids, size_t n, pid_t *k
 /* a process reading the top level's buffer (trace_pipe, trace_pipe_raw
  * open): its pid and name, or 0 (toplevel.c) */
 pid_t nop_top_level_reader(const char *tracing_dir, char *comm, size_t len);
-/* the entries the top level's buffer holds unread, over its CPUs; those
- * of its snapshot (0: none, or not allocated). A tracer switched there
- * clears the first; catch's gate clears the second (toplevel.c) */
-unsigned long long nop_top_level_unread(const char *tracing_dir);
+/* the entries the top level's snapshot holds (0: none, or not
+ * allocated); catch's gate clears it (toplevel.c) */
 unsigned long long nop_top_level_snapshot(const char *tracing_dir);
 
 #endif

@@ -1,7 +1,6 @@
 /* toplevel.c - the top-level tracer: whether someone else uses it, and
  * which nopctl holds the lock that makes it one session's at a time. */
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,30 +107,6 @@ pid_t nop_top_level_reader(const char *tracing_dir, char *comm, size_t len)
 		free(v);
 	}
 	return found;
-}
-
-unsigned long long nop_top_level_unread(const char *dir)
-{
-	unsigned long long n = 0;
-	char path[4200];
-
-	/* per_cpu/cpuN/stats "entries:": what the CPU's buffer holds unread
-	 * (reading it changes nothing; the trace file would pause tracing) */
-	for (int cpu = 0; cpu < 4096; cpu++) {
-		struct nop_error e;
-		char *v, *at;
-
-		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", dir, cpu);
-		if (!(v = nop_read_file(path, NULL, &e))) {
-			if (e.sys_errno == ENOENT)
-				break;
-			continue;
-		}
-		if ((at = strstr(v, "entries: ")) && (at == v || at[-1] == '\n'))
-			n += strtoull(at + 9, NULL, 10);
-		free(v);
-	}
-	return n;
 }
 
 unsigned long long nop_top_level_snapshot(const char *dir)
