@@ -274,8 +274,10 @@ int nop_source_count_saved(struct nop_source *src, struct nop_dat *dat, nop_emit
 
 /* pages held in memory (spool.c): a pool that recycles them, at most max
  * bytes in all, and per-CPU queues of them */
+#define SPOOL_FLOOR ((size_t)16 << 20) /* the least a pool may hold, in bytes */
 struct nop_pagepool {
 	size_t page_size, bytes, used, peak, max;
+	size_t kernel, cap; /* the kernel buffers' bytes allowed for; the most */
 	char **free;
 	size_t nfree, capfree;
 };
@@ -287,7 +289,11 @@ struct nop_pageq {
 
 void nop_pagepool_init(struct nop_pagepool *p, size_t page_size);
 
-char *nop_pagepool_get(struct nop_pagepool *p); /* NULL: at its limit, or no memory */
+/* the pool may hold bytes more: a kernel buffer read into it */
+void nop_pagepool_allow(struct nop_pagepool *p, size_t bytes);
+
+/* NULL: at its limit (unless past_max), or no memory */
+char *nop_pagepool_get(struct nop_pagepool *p, bool past_max);
 
 void nop_pagepool_put(struct nop_pagepool *p, char *pg);
 

@@ -10,22 +10,35 @@
 
 void nop_pagepool_init(struct nop_pagepool *p, size_t page_size)
 {
-	size_t max = (size_t)1 << 30, free_now = nop_mem_free();
+	size_t free_now = nop_mem_free();
 
-	*p = (struct nop_pagepool){ .page_size = page_size };
-	/* at most half of the memory free now, and 1 GB */
-	if (free_now && free_now / 2 < max)
-		max = free_now / 2;
-	p->max = max;
+	*p = (struct nop_pagepool){ .page_size = page_size, .max = SPOOL_FLOOR };
+	/* never more than half of the memory free now */
+	p->cap = free_now ? free_now / 2 : (size_t)1 << 30;
+	if (p->max > p->cap)
+		p->max = p->cap;
 }
 
-char *nop_pagepool_get(struct nop_pagepool *p)
+/* The pool's bound is the kernel's buffers again, at least SPOOL_FLOOR:
+ * what a run keeps in memory does not grow with its length, and a larger
+ * kernel buffer, asked for to lose less, buys a larger spool too. */
+void nop_pagepool_allow(struct nop_pagepool *p, size_t bytes)
+{
+	p->kernel += bytes;
+	p->max = p->kernel > SPOOL_FLOOR ? p->kernel : SPOOL_FLOOR;
+	if (p->max > p->cap)
+		p->max = p->cap;
+}
+
+char *nop_pagepool_get(struct nop_pagepool *p, bool past_max)
 {
 	char *pg;
 
+	if (!past_max && p->used + p->page_size > p->max)
+		return NULL;
 	if (p->nfree)
 		pg = p->free[--p->nfree];
-	else if (p->bytes + p->page_size > p->max || !(pg = malloc(p->page_size)))
+	else if (!(pg = malloc(p->page_size)))
 		return NULL;
 	else
 		p->bytes += p->page_size;

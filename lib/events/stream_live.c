@@ -38,6 +38,7 @@ static int open_cpu(struct nop_stream *st, int cpu, struct nop_error *err)
 {
 	struct cpu_buf *c = &st->cpus[st->ncpus];
 	char path[4200];
+	long long kb;
 
 	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/%s", st->dir, cpu,
 		 st->snapshot ? "snapshot_raw" : "trace_pipe_raw");
@@ -50,6 +51,8 @@ static int open_cpu(struct nop_stream *st, int cpu, struct nop_error *err)
 	}
 	c->cpu = cpu;
 	st->ncpus++;
+	if ((kb = nop_cpu_buffer_kb(st->dir, cpu)) > 0)
+		nop_pagepool_allow(&st->pool, (size_t)kb * 1024);
 	return 0;
 }
 
@@ -133,12 +136,15 @@ static int follow_cpus(struct nop_stream *st, unsigned long long now, struct nop
  * until it is empty: a page that is not full is also what is left of one
  * read before, with whole pages behind it (6.12).
  * A spool at its memory limit stops reading: the kernel then overwrites,
- * and counts, what it cannot keep. */
+ * and counts, what it cannot keep. A CPU with nothing spooled still
+ * reads a page past the limit: until it is read, its last event bounds
+ * the watermark and decoding waits on it, and with the pool full of the
+ * other CPUs' pages nothing would ever be decoded again. */
 static int spool_cpu(struct nop_stream *st, struct cpu_buf *c, struct nop_error *err)
 {
 	c->kernel_empty = false;
 	for (int i = 0; i < SPOOL_PAGES; i++) {
-		char *pg = nop_pagepool_get(&st->pool);
+		char *pg = nop_pagepool_get(&st->pool, !c->spool.n);
 		ssize_t r;
 
 		if (!pg)
