@@ -358,15 +358,21 @@ wait
 # once), 7 failed opens among 700; -c 2 stops after two whole trees
 truth uslow "$h/uslow" slow 700
 traced uslow.catch catch --slower-than 50ms -j -o "$T/slow.json" "$h/uslow:nap" -- "$h/uslow" slow 700
-jq -e -s 'map(select(.type == "summary"))[0] | .roots == 700 and .caught == 7 and .lost == 0 and .gate == "user"' "$T/slow.json" > /dev/null &&
+# the naps uslow timed over 50 ms: the 7 slow ones and any 1 us nap a
+# loaded host stalled as long (a nap caught over 50 ms is one of them)
+k=$(sed -n 's/^over50ms \([0-9]*\)$/\1/p' "$T/uslow.catch.err")
+c=$(jq -s 'map(select(.type == "summary"))[0].caught' "$T/slow.json")
+[ "$k" = 7 ] || echo "# $k naps over 50 ms, 7 of them slow"
+jq -e -s "map(select(.type == \"summary\"))[0] | .roots == 700 and .caught >= 7 and .caught <= ${k:-7} and .lost == 0 and .gate == \"user\"" "$T/slow.json" > /dev/null &&
 	grep -q 'catch: every call read and judged here (user functions' "$T/uslow.catch.err" && ok ||
-	no "catch --slower-than: $(jq -c 'select(.type == "summary")' "$T/slow.json")"
-[ "$(jq -c 'select(.type == "exit" and .func == "nap" and .depth == 0 and .duration_ns > 50000000)' "$T/slow.json" | wc -l)" = 7 ] &&
-[ "$(jq -c 'select(.type == "call" and .func == "inner" and .depth == 1)' "$T/slow.json" | wc -l)" = 7 ] &&
-[ "$(jq -c 'select(.func == "nap" or .func == "inner")' "$T/slow.json" | wc -l)" = 21 ] && ok ||
+	no "catch --slower-than: $(jq -c 'select(.type == "summary")' "$T/slow.json"), $k naps over 50 ms"
+[ "$(jq -c 'select(.type == "exit" and .func == "nap" and .depth == 0 and .duration_ns > 50000000)' "$T/slow.json" | wc -l)" = "$c" ] &&
+[ "$(jq -c 'select(.type == "exit" and .func == "nap" and .depth == 0 and .duration_ns >= 100000000)' "$T/slow.json" | wc -l)" -ge 7 ] &&
+[ "$(jq -c 'select(.type == "call" and .func == "inner" and .depth == 1)' "$T/slow.json" | wc -l)" = "$c" ] &&
+[ "$(jq -c 'select(.func == "nap" or .func == "inner")' "$T/slow.json" | wc -l)" = $((3 * c)) ] && ok ||
 	no "catch --slower-than: not the 7 slow naps, each whole: $(jq -r 'select(.func) | "\(.type) \(.func) \(.depth)"' "$T/slow.json" | sort | uniq -c | tr '\n' ' ')"
-[ "$(jq -c 'select(.type == "catch" and .reason == "slower" and .function == "nap" and .duration_ns > 50000000 and .limit_ns == 50000000 and .calls == 2 and .errno == null and .task == "uslow")' "$T/slow.json" | wc -l)" = 7 ] &&
-	jq -e -s '[.[] | select(.type == "catch") | .catch] == [1, 2, 3, 4, 5, 6, 7]' "$T/slow.json" > /dev/null && ok ||
+[ "$(jq -c 'select(.type == "catch" and .reason == "slower" and .function == "nap" and .duration_ns > 50000000 and .limit_ns == 50000000 and .calls == 2 and .errno == null and .task == "uslow")' "$T/slow.json" | wc -l)" = "$c" ] &&
+	jq -e -s "[.[] | select(.type == \"catch\") | .catch] == [range(1; $c + 1)]" "$T/slow.json" > /dev/null && ok ||
 	no "catch --slower-than: not a catch line per slow nap: $(jq -c 'select(.type == "catch")' "$T/slow.json" | head -2)"
 truth ufail "$h/uslow" fail 700
 traced ufail.catch catch --errors -j -o "$T/fail.json" "$h/uslow:tryopen" -- "$h/uslow" fail 700

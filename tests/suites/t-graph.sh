@@ -219,21 +219,39 @@ t_graph_top_shell_loop() {
 # its whole tree: 7 nanosleeps of 100 ms among 700 of 1 us
 # (hrtimer_nanosleep, and the program's own nap), 7 failed opens among
 # 707 (do_sys_openat2 --errors); -c 2 stops after two whole trees
+# over50: the naps uslow timed over 50 ms in the run whose stderr is
+# $T/err: the 7 slow ones, and any 1 us nap a loaded host stalled as long
+# (a sleep, or a nap, caught over 50 ms is one of them: at least 7, at
+# most this many)
+over50() {
+	sed -n 's/^over50ms \([0-9]*\)$/\1/p' "$T/err"
+}
+
 t_catch_exact() {
 	top_buffer_may_expand # graph roots take the top level (instances lack set_graph_function)
 	expect_rc_json 0 "$T/k.json" nopctl catch --slower-than 50ms -j -o "$T/k.json" hrtimer_nanosleep -- uslow slow 700
-	all_of summary '.roots == 700 and .caught == 7 and .lost == 0 and .overrun == 0 and .gaps == 0 and .gate == "kernel" and .hits == 7 and .missed == 0' "$T/k.json"
+	k=$(over50)
+	[ "$k" != 7 ] && echo "# $KVER: $k naps over 50 ms, 7 of them slow" >&3
+	all_of summary ".roots == 700 and .caught >= 7 and .caught <= $k and .lost == 0 and .overrun == 0 and .gaps == 0 and .gate == \"kernel\" and .hits == .caught and .missed == 0" "$T/k.json"
+	caught=$(jq -s 'map(select(.type == "summary"))[0].caught' "$T/k.json")
 	# the same judged in user space, every call read
 	expect_rc_json 0 "$T/ku.json" env NOPCTL_CATCH_GATE=0 nopctl catch --slower-than 50ms -j -o "$T/ku.json" hrtimer_nanosleep -- uslow slow 700
-	all_of summary '.roots == 700 and .caught == 7 and .lost == 0 and .gaps == 0 and .gate == "user"' "$T/ku.json"
-	[ "$(jq -c 'select(.type == "catch" and .duration_ns > 50000000)' "$T/ku.json" | wc -l)" = 7 ] || fail "user space: not the 7 slow sleeps"
-	[ "$(jq -c 'select((.type == "exit" or .type == "call") and .func == "hrtimer_nanosleep" and .depth == 0 and .duration_ns > 50000000)' "$T/k.json" | wc -l)" = 7 ] ||
+	ku=$(over50)
+	all_of summary ".roots == 700 and .caught >= 7 and .caught <= $ku and .lost == 0 and .gaps == 0 and .gate == \"user\"" "$T/ku.json"
+	[ "$(jq -c 'select(.type == "catch" and .duration_ns > 50000000)' "$T/ku.json" | wc -l)" = "$(jq -s 'map(select(.type == "summary"))[0].caught' "$T/ku.json")" ] ||
+		fail "user space: not a catch line over 50 ms per catch"
+	[ "$(jq -c 'select(.type == "catch" and .duration_ns >= 100000000)' "$T/ku.json" | wc -l)" -ge 7 ] || fail "user space: not the 7 slow sleeps"
+	[ "$(jq -c 'select((.type == "exit" or .type == "call") and .func == "hrtimer_nanosleep" and .depth == 0 and .duration_ns > 50000000)' "$T/k.json" | wc -l)" = "$caught" ] ||
+		fail "not a sleep over 50 ms per catch"
+	[ "$(jq -c 'select((.type == "exit" or .type == "call") and .func == "hrtimer_nanosleep" and .depth == 0 and .duration_ns >= 100000000)' "$T/k.json" | wc -l)" -ge 7 ] ||
 		fail "not the 7 slow sleeps"
 	# whole: each caught sleep went to sleep inside (schedule at some depth)
 	[ "$(jq -c 'select(.func == "schedule" and .depth > 0)' "$T/k.json" | wc -l)" -ge 7 ] || fail "caught trees not whole"
 	expect_rc 0 nopctl catch --slower-than 50ms -j -o "$T/u.json" /usr/bin/uslow:nap -- uslow slow 700
-	all_of summary '.roots == 700 and .caught == 7' "$T/u.json"
-	[ "$(jq -c 'select(.func == "inner" and .depth == 1)' "$T/u.json" | wc -l)" = 7 ] || fail "user trees not whole"
+	u=$(over50)
+	all_of summary ".roots == 700 and .caught >= 7 and .caught <= $u" "$T/u.json"
+	[ "$(jq -c 'select(.func == "inner" and .depth == 1)' "$T/u.json" | wc -l)" = "$(jq -s 'map(select(.type == "summary"))[0].caught' "$T/u.json")" ] ||
+		fail "user trees not whole"
 	# paced: 700 unpaced opens' trees overflowed 6.19's default buffer once
 	expect_rc 0 nopctl catch --errors -b 4096 -j -o "$T/e.json" do_sys_openat2 -- sh -c 'opener 700 /etc/hostname 300; for i in 1 2 3 4 5 6 7; do opener 1 /nonexistent; done; true'
 	all_of summary '.roots == 707 and .caught == 7 and .gate == "kernel" and .missed == 0' "$T/e.json"
@@ -242,7 +260,7 @@ t_catch_exact() {
 	expect_rc 0 nopctl catch --slower-than 50ms -c 2 -j -o "$T/two.json" hrtimer_nanosleep -- uslow slow 700
 	all_of summary '.caught == 2 and .stop == "count"' "$T/two.json"
 	# a line per catch, before its tree, says why; its calls are the tree's
-	[ "$(jq -c 'select(.type == "catch" and .reason == "slower" and .function == "hrtimer_nanosleep" and .task == "uslow" and .duration_ns > 50000000 and .limit_ns == 50000000)' "$T/k.json" | wc -l)" = 7 ] ||
+	[ "$(jq -c 'select(.type == "catch" and .reason == "slower" and .function == "hrtimer_nanosleep" and .task == "uslow" and .duration_ns > 50000000 and .limit_ns == 50000000)' "$T/k.json" | wc -l)" = "$caught" ] ||
 		fail "not a catch line per slow sleep: $(jq -c 'select(.type == "catch")' "$T/k.json" | head -2)"
 	jq -e -s '(map(select(.type == "catch") | .calls) | add) == (map(select(.type == "entry" or .type == "call")) | length)' "$T/k.json" > /dev/null ||
 		fail "the catch lines' calls are not the trees'"
@@ -295,19 +313,25 @@ t_catch_files() {
 	# what the gate's buffer overwrote between catches is no loss: no
 	# lost line beside a summary that says nothing was lost (issue 54 #3)
 	! grep -q '"type":"lost"' "$T/out" || fail "lost lines beside 'nothing lost': $(grep -m2 '"type":"lost"' "$T/out")"
-	[ "$(grep '^{' "$T/out" | jq -c 'select(.type == "catch" and (.file | test("/catch-000[1-7].dat$")))' | wc -l)" = 7 ] ||
-		fail "not a catch line with its file per slow sleep: $(head -3 "$T/out")"
-	n=0
-	for i in 1 2 3 4 5 6 7; do
-		f=$T/d/catch-000$i.dat
+	k=$(over50)
+	c=$(grep '^{' "$T/out" | jq -c 'select(.type == "catch" and (.file | test("/catch-[0-9]{4}.dat$")))' | wc -l)
+	[ "$c" -ge 7 ] && [ "$c" -le "$k" ] ||
+		fail "$c catch lines with a file, for 7 slow sleeps and $k naps over 50 ms: $(head -3 "$T/out")"
+	n=0 slow=0 i=0
+	while [ "$i" -lt "$c" ]; do
+		i=$((i + 1))
+		f=$T/d/catch-$(printf %04d "$i").dat
 		d=$(grep '^{' "$T/out" | jq -s "map(select(.type == \"catch\"))[$((i - 1))].duration_ns")
 		nopctl report -j "$f" 2> /dev/null > "$T/r.json"
 		# the caught tree whole: its root's entry and exit, the call
 		# and its duration as the catch line said
-		jq -e -s "map(select(.type == \"exit\" and .func == \"hrtimer_nanosleep\" and .depth == 0 and .duration_ns == $d)) | length == 1" "$T/r.json" > /dev/null &&
-			trace-cmd report "$f" 2> /dev/null | grep -q 'sched_switch:.*prev_comm=uslow' && n=$((n + 1))
+		jq -e -s "map(select(.type == \"exit\" and .func == \"hrtimer_nanosleep\" and .depth == 0 and .duration_ns == $d)) | length == 1" "$T/r.json" > /dev/null || continue
+		n=$((n + 1))
+		# a slow sleep (100 ms) went off the CPU: its context switches
+		[ "$d" -ge 100000000 ] && trace-cmd report "$f" 2> /dev/null | grep -q 'sched_switch:.*prev_comm=uslow' && slow=$((slow + 1))
 	done
-	[ "$n" = 7 ] || fail "$n of 7 catch files hold their sleep whole and its context switches"
+	[ "$n" = "$c" ] || fail "$n of $c catch files hold their sleep whole"
+	[ "$slow" -ge 7 ] || fail "$slow of the 7 slow sleeps' files hold their context switches"
 	trace-cmd report "$T/d/catch-0001.dat" > "$T/tc" 2>&1 || fail "trace-cmd report: $(tail -2 "$T/tc")"
 }
 
