@@ -481,7 +481,7 @@ t_offcpu_exact() {
 	# in the tree: each sleep's line says it
 	echo go | nopctl graph hrtimer_nanosleep -- uoff 5 > "$T/g.out" 2> "$T/g.err" || fail "graph: $(tail -2 "$T/g.err")"
 	p=$(sed -n 's/^pid //p' "$T/g.out")
-	[ "$(grep "uoff-$p " "$T/g.out" | grep -c '} /\* hrtimer_nanosleep \*/ /\* off CPU [0-9.]* ms (S')" = 5 ] ||
+	[ "$(grep "uoff-$p " "$T/g.out" | grep -c '} /\* hrtimer_nanosleep \*/ /\* off CPU [0-9.]* [mu]s (S')" = 5 ] ||
 		fail "not an off CPU comment on each sleep: $(grep 'hrtimer_nanosleep \*/' "$T/g.out" | head -5); $(tail -1 "$T/g.err")"
 }
 
