@@ -532,8 +532,9 @@ struct nop_summary {
 	 * was off CPU, by state: running (preempted), sleeping, D, other */
 	unsigned long long root_ns, root_off[4];
 	/* off-CPU intervals whose switch back the kernel did not record
-	 * (credited only where the task's next event bounds them) */
-	unsigned long long offcpu_unpaired;
+	 * (credited only where the task's next event bounds them), and whose
+	 * switch out it did not record (credited from the task's last event) */
+	unsigned long long offcpu_unpaired, offcpu_unpaired_out;
 	long long lost_pages; /* events reported lost in page headers */
 	unsigned long long overrun, dropped; /* from per-CPU stats */
 	bool live;		   /* a capture, not a recording's report */

@@ -72,6 +72,7 @@ void nop_graph_free(struct nop_graph *g)
 	for (size_t i = 0; i < g->cap; i++)
 		task_free(g->slots[i]);
 	free(g->slots);
+	free(g->cpus);
 	free(g);
 }
 
@@ -110,6 +111,7 @@ NOP_HOT __attribute__((noinline)) struct task *cg_task_lookup(struct nop_graph *
 		return NULL;
 	}
 	(*t)->pid = pid;
+	(*t)->ran = !g->switches; /* before any switch, each event is its own */
 	g->used++;
 	return g->last = *t;
 }
@@ -346,32 +348,126 @@ static void back_on(struct task *t, unsigned long long ts)
 	t->off_since = 0;
 }
 
-/* A context switch: the task that left the CPU is off from now (in calls
- * it has open); the one that took it was off since it left. The kernel
- * now and then records no switch back (a run in ten on the guests, with
- * set_event_pid and without): a task that leaves a CPU while it is off
- * already came back unseen, at a time not known (nothing credited, the
- * interval counted); one seen on another CPU than it left came back
- * before that event (back_on there: nop_graph_feed) */
-static void graph_switch(struct nop_graph *g, const struct nop_event *ev)
+/* CPU cpu's tasks, room made; NULL for a CPU number no kernel has, or
+ * with -ENOMEM in *ret */
+static struct cpu_tasks *cpu_tasks(struct nop_graph *g, int cpu, int *ret)
 {
-	struct task *out = task_if_any(g, ev->pid), *in = ev->next ? task_if_any(g, ev->next) : NULL;
+	if (cpu < 0 || cpu >= NOP_MAX_CPUS)
+		return NULL;
+	if (cpu >= g->ncpus) {
+		int n = cpu < 32 ? 32 : cpu < NOP_MAX_CPUS / 2 ? 2 * cpu : NOP_MAX_CPUS;
+		struct cpu_tasks *c = realloc(g->cpus, (size_t)n * sizeof(*c));
 
-	g->switches = true;
-	if (in)
-		back_on(in, ev->ts);
-	/* the idle task (pid 0) is no task of a tree */
-	if (out && ev->pid && out->n) {
-		g->unpaired += out->off_since != 0;
-		out->off_since = ev->ts;
-		out->off_state = off_state(ev->state);
-		out->off_cpu = ev->cpu;
+		if (!c) {
+			*ret = -ENOMEM;
+			return NULL;
+		}
+		memset(c + g->ncpus, 0, (size_t)(n - g->ncpus) * sizeof(*c));
+		g->cpus = c;
+		g->ncpus = n;
 	}
+	return &g->cpus[cpu];
+}
+
+/* t, believed on CPU run_cpu - 1, had left it unseen (the kernel did not
+ * record that switch out): it ran up to its last event there, so its
+ * time off is counted from then, at the most, in a state not known; the
+ * interval is counted */
+static void lost_out(struct nop_graph *g, struct task *t)
+{
+	if (t->ran && t->n && t->seen) {
+		g->unpaired_out++;
+		t->off_since = t->seen;
+		t->off_state = NOP_OFF_OTHER;
+	}
+	t->out = true;
+	t->off_cpu = t->run_cpu - 1;
+	t->run_cpu = 0;
+}
+
+/* t seen on cpu (c: its tasks, if known) at ts: believed on another CPU,
+ * it left that one unseen; off, and on another CPU than it left, it came
+ * back unseen before ts (the calls that switch a task out are recorded on
+ * the CPU it leaves: those say nothing). True if t is on cpu. */
+static bool seen_on(struct nop_graph *g, struct task *t, const struct cpu_tasks *c, int cpu,
+		    unsigned long long ts)
+{
+	/* its first event since switches are seen, after a switch took it
+	 * off cpu: the calls that switch it */
+	if (!t->out && !t->run_cpu && c && c->left == t->pid && c->run != t->pid) {
+		t->out = true;
+		t->off_cpu = cpu;
+	}
+	if (!t->out && t->run_cpu && t->run_cpu - 1 != cpu)
+		lost_out(g, t);
+	if (t->out && cpu != t->off_cpu) {
+		g->unpaired += t->ran && t->off_since;
+		back_on(t, ts);
+		t->out = false;
+	}
+	return !t->out;
+}
+
+/* A context switch on a CPU: the task that left it is off from now (in
+ * calls it has open); the one that took it was off since it left. The
+ * kernel now and then records no switch back or no switch out (a run in
+ * ten on the guests, with set_event_pid and without); what each switch
+ * and event proves is taken (seen_on), never more:
+ * - a task that leaves a CPU while off already came back unseen, at a
+ *   time not known (nothing credited, the interval counted);
+ * - one seen on another CPU than it left came back before (credited up
+ *   to there);
+ * - one believed on a CPU that another task leaves, or that is switched
+ *   in or seen elsewhere, left it unseen after its last event there
+ *   (credited from there: lost_out). */
+static int graph_switch(struct nop_graph *g, const struct nop_event *ev)
+{
+	struct task *out = ev->pid ? task_if_any(g, ev->pid) : NULL, *in = ev->next ? task_if_any(g, ev->next) : NULL;
+	struct task *was;
+	int ret = 0;
+	struct cpu_tasks *c = cpu_tasks(g, ev->cpu, &ret);
+
+	if (ret)
+		return ret;
+	g->switches = true;
+	if (c && c->run && c->run != ev->pid && (was = task_if_any(g, c->run)) && !was->out &&
+	    was->run_cpu - 1 == ev->cpu)
+		lost_out(g, was);
+	/* the idle task (pid 0) is no task of a tree */
+	if (out) {
+		seen_on(g, out, c, ev->cpu, ev->ts);
+		if (out->n) {
+			g->unpaired += out->ran && out->off_since;
+			out->off_since = ev->ts;
+			out->off_state = off_state(ev->state);
+		}
+		out->out = true;
+		out->off_cpu = ev->cpu;
+		out->run_cpu = 0;
+	}
+	if (in) {
+		if (!in->out && in->run_cpu)
+			lost_out(g, in);
+		back_on(in, ev->ts);
+		in->out = false;
+		in->run_cpu = c ? ev->cpu + 1 : 0;
+		in->seen = ev->ts;
+	}
+	if (c) {
+		c->run = ev->next;
+		c->left = ev->pid;
+	}
+	return 0;
 }
 
 unsigned long long nop_graph_unpaired(const struct nop_graph *g)
 {
 	return g ? g->unpaired : 0;
+}
+
+unsigned long long nop_graph_unpaired_out(const struct nop_graph *g)
+{
+	return g ? g->unpaired_out : 0;
 }
 
 NOP_HOT int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
@@ -380,17 +476,20 @@ NOP_HOT int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_
 
 	if (ev->type == NOP_EV_KEVENT)
 		return graph_event(g, ev, fn, ctx);
-	if (ev->type == NOP_EV_SWITCH) {
-		graph_switch(g, ev);
-		return 0;
-	}
-	if (g->switches && (ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_EXIT)) {
+	if (ev->type == NOP_EV_SWITCH)
+		return graph_switch(g, ev);
+	if (g->switches && ev->pid && (ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_EXIT)) {
 		struct task *t = cg_task(g, ev->pid);
+		struct cpu_tasks *c = cpu_tasks(g, ev->cpu, &ret);
 
-		/* off, and on another CPU than it left: its switch back unseen */
-		if (t && t->off_since && ev->cpu != t->off_cpu) {
-			g->unpaired++;
-			back_on(t, ev->ts);
+		if (ret)
+			return ret;
+		/* on a CPU no kernel has (a damaged file), not placed */
+		if (t && seen_on(g, t, c, ev->cpu, ev->ts) && c) {
+			t->run_cpu = ev->cpu + 1;
+			t->seen = ev->ts;
+			t->ran = true;
+			c->run = t->pid;
 		}
 	}
 	if (g->sum_fn && cg_summary_feed(g, ev, &ret))

@@ -67,6 +67,16 @@ struct task {
 	unsigned long long off_since;
 	int off_state, off_cpu; /* off_cpu: the CPU it left */
 	struct frame_off *off;
+	/* where it is, as the switches and its own events tell (once switches
+	 * are seen): out (switched out of off_cpu, its calls that switch it
+	 * recorded there after), or on CPU run_cpu - 1 (0: not known) since
+	 * its last event there at seen; ran: an event of its own while on a
+	 * CPU (another task's calls in its half of a switch to a traced one,
+	 * recorded on 6.1, come only after that switch: such a task, whose
+	 * other switches a pid filter leaves out, is never judged) */
+	unsigned long long seen;
+	int run_cpu;
+	bool out, ran;
 };
 
 struct nop_graph {
@@ -84,10 +94,17 @@ struct nop_graph {
 	 * buffer's clock less function_graph's, without a stall between) */
 	long long lag;
 	bool lag_known;
-	/* off-CPU intervals whose switch back the kernel did not record;
-	 * switches seen at all (only then is a task's next event looked at) */
-	unsigned long long unpaired;
+	/* off-CPU intervals whose switch back, and whose switch out, the
+	 * kernel did not record; switches seen at all (only then is a task's
+	 * next event looked at) */
+	unsigned long long unpaired, unpaired_out;
 	bool switches;
+	/* by CPU (below ncpus): the task its last switch left running (run)
+	 * and the one it took off (left) */
+	struct cpu_tasks {
+		int run, left;
+	} *cpus;
+	int ncpus;
 	/* a summary's calls (callgraph_summary.c) */
 	nop_gcall_fn sum_fn;
 	void *sum_ctx;

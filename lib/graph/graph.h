@@ -103,6 +103,9 @@ bool nop_graph_returns_only(const struct nop_graph *g);
  * that ended on another CPU credited up to the task's first event there,
  * the others not at all) */
 unsigned long long nop_graph_unpaired(const struct nop_graph *g);
+/* off-CPU intervals whose switch out the kernel did not record (credited
+ * from the task's last event on the CPU it left, in state ?) */
+unsigned long long nop_graph_unpaired_out(const struct nop_graph *g);
 
 /* End of the stream: calls still open are returned untimed. */
 int nop_graph_finish(struct nop_graph *g, nop_gitem_fn fn, void *ctx);

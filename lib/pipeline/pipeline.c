@@ -754,6 +754,7 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 	memcpy(sum->root_off, p->sum.root_off, sizeof(sum->root_off));
 	sum->lost_pages = p->sum.lost_pages;
 	sum->offcpu_unpaired = nop_graph_unpaired(p->graph) + nop_graph_unpaired(p->ugraph);
+	sum->offcpu_unpaired_out = nop_graph_unpaired_out(p->graph) + nop_graph_unpaired_out(p->ugraph);
 	sum->other_tasks = p->sum.other_tasks;
 	sum->no_entry = p->sum.no_entry + nop_ucalls_unmatched(p->ucalls);
 	sum->no_exit = p->sum.no_exit;

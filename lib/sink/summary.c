@@ -94,6 +94,10 @@ int nop_summary_write(struct nop_sink *s, const struct nop_summary *sum)
 		nop_field_u64(&f, "offcpu_unpaired", ", %llu off-CPU intervals without their switch back"
 			      " (the kernel did not record it; their time is counted only up to the task's"
 			      " next event on another CPU)", sum->offcpu_unpaired);
+	if (sum->offcpu_unpaired_out)
+		nop_field_u64(&f, "offcpu_unpaired_out", ", %llu off-CPU intervals without their switch out"
+			      " (the kernel did not record it; their time is counted from the task's last event"
+			      " before, in state ?)", sum->offcpu_unpaired_out);
 	if (sum->thresh_ns) {
 		nop_field_u64(&f, "threshold_ns", NULL, sum->thresh_ns);
 		if (!json)

@@ -481,8 +481,10 @@ t_offcpu_exact() {
 	off_work=$(row work | jq '.off_cpu_ns')
 	off_read=$(row readpipe | jq '.off_cpu_ns')
 	on_spin=$(row spin | jq '.total_ns - .off_cpu_ns')
+	# the intervals the kernel gave no switch back, no switch out
+	unpaired() { jq -r -s 'map(select(.type == "summary"))[0] | "\(.offcpu_unpaired // 0) back, \(.offcpu_unpaired_out // 0) out"' "$1"; }
 	echo "# $KVER: off CPU: work $off_work ns (uoff $((ww - wc))), readpipe $off_read ($((rw - rc))); spin on CPU $on_spin ($sc);" \
-		"switches back not recorded: $(jq -s 'map(select(.type == "summary"))[0].offcpu_unpaired // 0' "$T/s.json")" >&3
+		"switches not recorded: $(unpaired "$T/s.json")" >&3
 	within() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(b > 0 && a >= b * 0.9 && a <= b * 1.1) }'; }
 	within "$off_work" "$((ww - wc))" || fail "work(): off CPU $off_work ns, uoff was off $((ww - wc))"
 	within "$off_read" "$((rw - rc))" || fail "readpipe(): off CPU $off_read ns, uoff was off $((rw - rc))"
@@ -496,15 +498,15 @@ t_offcpu_exact() {
 	set -- $(grep '^done' "$T/u.out")
 	# uoff's own sleeps (its feeder, a child it forked, sleeps too)
 	off_k=$(jq -s "map(select(.pid == $p and .func == \"hrtimer_nanosleep\" and .depth == 0 and .duration_ns != null) | .off_cpu_ns // 0) | add" "$T/k.json")
-	echo "# $KVER: off CPU: hrtimer_nanosleep $off_k ns (uoff's work $(($2 - $3)))" >&3
+	echo "# $KVER: off CPU: hrtimer_nanosleep $off_k ns (uoff's work $(($2 - $3))); switches not recorded: $(unpaired "$T/k.json")" >&3
 	within "$off_k" "$(($2 - $3))" || fail "hrtimer_nanosleep: off CPU $off_k ns, uoff's work was off $(($2 - $3))"
 	jq -e -s 'map(select(.type == "summary"))[0] | .off_cpu_ns > 0 and .off_cpu.S > 0 and .root_ns >= .off_cpu_ns' "$T/k.json" > /dev/null ||
 		fail "the summary's on and off CPU: $(jq -c 'select(.type == "summary")' "$T/k.json")"
 	# in the tree: each sleep's line says it
 	echo go | nopctl graph hrtimer_nanosleep -- uoff 5 > "$T/g.out" 2> "$T/g.err" || fail "graph: $(tail -2 "$T/g.err")"
 	p=$(sed -n 's/^pid //p' "$T/g.out")
-	[ "$(grep "uoff-$p " "$T/g.out" | grep -c '} /\* hrtimer_nanosleep \*/ /\* off CPU [0-9.]* ms (S')" = 5 ] ||
-		fail "not an off CPU comment on each sleep: $(grep 'hrtimer_nanosleep \*/' "$T/g.out" | head -3)"
+	[ "$(grep "uoff-$p " "$T/g.out" | grep -c '} /\* hrtimer_nanosleep \*/ /\* off CPU [0-9.]* [mu]s (S')" = 5 ] ||
+		fail "not an off CPU comment on each sleep: $(grep 'hrtimer_nanosleep \*/' "$T/g.out" | head -5); $(tail -1 "$T/g.err")"
 }
 
 # nopctl diff against a known truth (issue 44): udiff-a and udiff-b are one

@@ -868,6 +868,7 @@ static void off_cpu_unpaired_switch(void **state)
 		assert_int_equal(nop_graph_feed(g, &ev[i], keep_item, &k), 0);
 	assert_int_equal(nop_graph_finish(g, keep_item, &k), 0);
 	assert_int_equal(nop_graph_unpaired(g), 2);
+	assert_int_equal(nop_graph_unpaired_out(g), 0);
 	assert_int_equal(k.n, 5); /* a {, b {, c();, } b, } a */
 	assert_true(k.v[3].kind == NOP_GI_RETURN && k.v[3].func == b);
 	assert_true(k.v[3].off[NOP_OFF_S] == 300 && k.v[3].off_self[NOP_OFF_S] == 300);
@@ -876,10 +877,150 @@ static void off_cpu_unpaired_switch(void **state)
 	nop_graph_free(g);
 }
 
+/* issue 54 #8: a switch out the kernel did not record. The task ran at
+ * least up to its last event on the CPU it was switched in on; the proof
+ * it left is (a) its switch in elsewhere, (b) another task leaving that
+ * CPU, (c) its own event on another CPU. Its time off is counted from its
+ * last event there (in the state not known: ?), and the interval counted
+ * (in (c) its switch back was not recorded either: counted as such). */
+/* pid 7 switched in on CPU 0 at 5, a's entry there at 10 and b's at 20,
+ * its switch out lost; after the proof, b's exit at 400 and a's at 500
+ * on cpu */
+#define LOST_OUT_BEFORE                                                                \
+	{ .type = NOP_EV_SWITCH, .pid = 9, .cpu = 0, .ts = 5, .next = 7, .state = 1 }, \
+	{ .type = NOP_EV_ENTRY, .pid = 7, .cpu = 0, .ts = 10, .ip = 0xa0, .depth = 0 }, \
+	{ .type = NOP_EV_ENTRY, .pid = 7, .cpu = 0, .ts = 20, .ip = 0xb0, .depth = 1 }
+#define LOST_OUT_AFTER(c)                                                                           \
+	{ .type = NOP_EV_EXIT, .pid = 7, .cpu = c, .ts = 400, .ip = 0xb0, .depth = 1, .calltime = 20, \
+	  .rettime = 400 },                                                                           \
+	{ .type = NOP_EV_EXIT, .pid = 7, .cpu = c, .ts = 500, .ip = 0xa0, .depth = 0, .calltime = 10, \
+	  .rettime = 500 }
+#define SWITCH(from, c, t, to) { .type = NOP_EV_SWITCH, .pid = from, .cpu = c, .ts = t, .next = to }
+#define N_EV(ev) (sizeof(ev) / sizeof((ev)[0]))
+
+/* ev fed to a new graph, its items to k: its off-CPU intervals without a
+ * switch out and without a switch back */
+static void fed_unpaired(const struct nop_event *ev, size_t n, struct kept *k, unsigned long long unpaired_out,
+			 unsigned long long unpaired)
+{
+	struct nop_error err;
+	struct nop_graph *g = nop_graph_new(&err);
+
+	assert_non_null(g);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(nop_graph_feed(g, &ev[i], keep_item, k), 0);
+	assert_int_equal(nop_graph_finish(g, keep_item, k), 0);
+	assert_int_equal(nop_graph_unpaired_out(g), unpaired_out);
+	assert_int_equal(nop_graph_unpaired(g), unpaired);
+	nop_graph_free(g);
+}
+
+/* fed_unpaired, then the leaf b (k->v[1]) off for off ns (unknown ns
+ * of them in state ?), its own, and a (v[2]) the same, none its own */
+static void lost_out_credited(const struct nop_event *ev, size_t n, unsigned long long unpaired_out,
+			      unsigned long long unpaired, unsigned long long unknown, unsigned long long off)
+{
+	struct kept k = { .n = 0 };
+
+	fed_unpaired(ev, n, &k, unpaired_out, unpaired);
+	assert_int_equal(k.n, 3); /* a {, b();, } a */
+	assert_true(k.v[1].kind == NOP_GI_LEAF && k.v[1].func == 0xb0);
+	assert_true(k.v[1].off[NOP_OFF_OTHER] == unknown && nop_off_total(k.v[1].off) == off);
+	assert_true(nop_off_total(k.v[1].off_self) == off);
+	assert_true(k.v[2].kind == NOP_GI_RETURN && k.v[2].func == 0xa0);
+	assert_true(k.v[2].off[NOP_OFF_OTHER] == unknown && nop_off_total(k.v[2].off) == off);
+	assert_true(nop_off_total(k.v[2].off_self) == 0);
+}
+
+/* (a) switched in again with no switch out: off from 20 to 300 */
+static void off_cpu_lost_switch_out_switched_in(void **state)
+{
+	const struct nop_event other_cpu[] = { LOST_OUT_BEFORE, SWITCH(8, 1, 300, 7), LOST_OUT_AFTER(1) };
+	/* on CPU 0: 8 leaving it proves it as well, counted once */
+	const struct nop_event same_cpu[] = { LOST_OUT_BEFORE, SWITCH(8, 0, 300, 7), LOST_OUT_AFTER(0) };
+
+	lost_out_credited(other_cpu, N_EV(other_cpu), 1, 0, 280, 280);
+	lost_out_credited(same_cpu, N_EV(same_cpu), 1, 0, 280, 280);
+}
+
+/* (b) another task (8; the idle task) leaves CPU 0 at 200 while 7 was
+ * believed on it; 7 is switched back in at 300: off from 20 to 300 */
+static void off_cpu_lost_switch_out_other_task_leaves(void **state)
+{
+	const struct nop_event other[] = { LOST_OUT_BEFORE, SWITCH(8, 0, 200, 9), SWITCH(9, 0, 300, 7),
+					   LOST_OUT_AFTER(0) };
+	const struct nop_event idle[] = { LOST_OUT_BEFORE, SWITCH(0, 0, 200, 9), SWITCH(9, 0, 300, 7),
+					  LOST_OUT_AFTER(0) };
+
+	lost_out_credited(other, N_EV(other), 1, 0, 280, 280);
+	lost_out_credited(idle, N_EV(idle), 1, 0, 280, 280);
+}
+
+/* (c) b's exit on CPU 1 while 7 was on CPU 0: neither its switch out nor
+ * its switch in recorded, off from 20 to 400; the same when what shows it
+ * on CPU 1 is its switch out there: off from 20 to 350, then (preempted)
+ * from 350 to 390 */
+static void off_cpu_lost_switch_out_seen_elsewhere(void **state)
+{
+	const struct nop_event ev[] = { LOST_OUT_BEFORE, LOST_OUT_AFTER(1) };
+	const struct nop_event by_switch[] = { LOST_OUT_BEFORE, SWITCH(7, 1, 350, 9) /* R */, SWITCH(9, 1, 390, 7),
+					       LOST_OUT_AFTER(1) };
+
+	lost_out_credited(ev, N_EV(ev), 1, 1, 380, 380);
+	lost_out_credited(by_switch, N_EV(by_switch), 1, 1, 330, 370);
+}
+
+/* every switch recorded: a task that left CPU 0 (its calls that switch
+ * it recorded there after) and came back on CPU 1, the idle task between
+ * on CPU 0: nothing unpaired, its time off exact */
+static void off_cpu_migration_paired(void **state)
+{
+	const struct nop_event ev[] = {
+		LOST_OUT_BEFORE,
+		{ .type = NOP_EV_SWITCH, .pid = 7, .cpu = 0, .ts = 100, .next = 0, .state = 1 },
+		{ .type = NOP_EV_ENTRY, .pid = 7, .cpu = 0, .ts = 105, .ip = 0xc0, .depth = 2 },
+		{ .type = NOP_EV_EXIT, .pid = 7, .cpu = 0, .ts = 110, .ip = 0xc0, .depth = 2, .calltime = 105,
+		  .rettime = 110 },
+		SWITCH(0, 0, 200, 9), SWITCH(8, 1, 300, 7), LOST_OUT_AFTER(1),
+	};
+	struct kept k = { .n = 0 };
+
+	fed_unpaired(ev, N_EV(ev), &k, 0, 0);
+	assert_int_equal(k.n, 5); /* a {, b {, c();, } b, } a */
+	assert_true(k.v[3].off[NOP_OFF_S] == 200 && nop_off_total(k.v[3].off) == 200);
+	assert_true(k.v[4].off[NOP_OFF_S] == 200 && nop_off_total(k.v[4].off) == 200);
+}
+
+/* 6.1 under a pid filter records the calls another task (8) makes in its
+ * half of a switch to a traced one, and only those of its switches that
+ * a traced task is in: it is never judged (its switches are not all
+ * recorded by design), where its double switch out counted one */
+static void off_cpu_other_task_half_not_judged(void **state)
+{
+#define HALF(c, t) { .type = NOP_EV_ENTRY, .pid = 8, .cpu = c, .ts = t, .ip = 0xd0, .depth = 3 }
+	const struct nop_event ev[] = {
+		LOST_OUT_BEFORE, SWITCH(7, 0, 100, 8), SWITCH(8, 0, 200, 7), HALF(0, 201),
+		/* switched in from traced 6 on CPU 1, out unrecorded, 5 leaves */
+		SWITCH(6, 1, 300, 8), SWITCH(5, 1, 400, 6),
+		/* back on CPU 0 from 9 (unrecorded) twice: a double switch out */
+		SWITCH(7, 0, 450, 9), SWITCH(8, 0, 500, 7), HALF(0, 501), SWITCH(7, 0, 550, 9),
+		SWITCH(8, 0, 600, 7), HALF(0, 601),
+	};
+#undef HALF
+	struct kept k = { .n = 0 };
+
+	fed_unpaired(ev, N_EV(ev), &k, 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(no_entry_start_not_moved_by_a_stall), cmocka_unit_test(off_cpu_unpaired_switch),
+		cmocka_unit_test(off_cpu_lost_switch_out_switched_in),
+		cmocka_unit_test(off_cpu_lost_switch_out_other_task_leaves),
+		cmocka_unit_test(off_cpu_lost_switch_out_seen_elsewhere),
+		cmocka_unit_test(off_cpu_migration_paired),
+		cmocka_unit_test(off_cpu_other_task_half_not_judged),
 		cmocka_unit_test(clean_capture_nests),	 cmocka_unit_test(folded_sums_to_roots),
 		cmocka_unit_test(dot_renders),		 cmocka_unit_test(chrome_and_json_parse),
 		cmocka_unit_test(starts_in_the_middle), cmocka_unit_test(lost_pages_do_not_misnest),

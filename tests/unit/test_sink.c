@@ -202,7 +202,7 @@ static void draw_other_task(struct nop_sink *s, const void *arg)
 static void draw_unpaired(struct nop_sink *s, const void *arg)
 {
 	struct nop_summary sum = { .events = 3, .exit_status = -1, .graph = true, .offcpu_unpaired = 2,
-				   .stop_reason = "duration" };
+				   .offcpu_unpaired_out = 3, .stop_reason = "duration" };
 
 	assert_int_equal(s->ops->summary(s, &sum), 0);
 }
@@ -214,6 +214,9 @@ static void offcpu_unpaired_said(void **state)
 
 	assert_non_null(strstr(text, ", 2 off-CPU intervals without their switch back"));
 	assert_non_null(strstr(json, "\"offcpu_unpaired\":2"));
+	/* issue 54 #8: and those the kernel gave no switch out */
+	assert_non_null(strstr(text, ", 3 off-CPU intervals without their switch out"));
+	assert_non_null(strstr(json, "\"offcpu_unpaired_out\":3"));
 	free(text);
 	free(json);
 }
