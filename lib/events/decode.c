@@ -103,29 +103,40 @@ int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx)
 
 #define AT(T, f) ({ T v_; memcpy(&v_, (const char *)rec->data + (f)->offset, sizeof(T)); v_; })
 
+/* Where a fast path builds its event: into the caller's array when it
+ * gave one (after a held hit, as emit would have put them), not built
+ * here and copied there by emit; else into ev. NULL: failed, *ret says why */
+static struct nop_event *slot(struct nop_decoder *d, struct nop_event *ev, nop_emit_fn emit, void *ctx, int *ret)
+{
+	if (!d->arr)
+		return ev;
+	if ((*ret = flush(d, emit, ctx)))
+		return NULL;
+	if (*d->narr == *d->caparr && nop_grow((void **)d->arr, d->caparr, *d->narr + 1, sizeof(**d->arr))) {
+		*ret = -ENOMEM;
+		return NULL;
+	}
+	return &(*d->arr)[(*d->narr)++];
+}
+
+/* a fast path's event built in e (slot): emitted unless it is in place */
+static int placed(struct nop_decoder *d, struct nop_event *e, struct nop_event *ev, nop_emit_fn emit, void *ctx)
+{
+	return e != ev ? 0 : flush(d, emit, ctx) ? : emit(ctx, ev);
+}
+
 /* funcgraph entry and exit, the bulk of a graph capture: fields at fixed
- * offsets, sizes checked once (d->fast); 1 if the record is not one.
- * Into the caller's array when it gave one (after a held hit, as emit
- * would have put them), not built here and copied there by emit */
-static int decode_graph_fast(struct nop_decoder *d, const struct rec *rec, nop_emit_fn emit,
+ * offsets, sizes checked once (d->fast); 1 if the record is not one */
+static int decode_graph_fast(struct nop_decoder *d, const struct rec *rec, int type, nop_emit_fn emit,
 			     void *ctx, int *ret)
 {
-	int type = rec->size >= d->need_type ? AT(uint16_t, d->c_type) : -1;
-	struct nop_event ev, *e = &ev;
+	struct nop_event ev, *e;
 
 	if (!(type == d->ent_id && rec->size >= d->need_ent) &&
 	    !(type == d->exit_id && rec->size >= d->need_exit))
 		return 1;
-	if (d->arr) {
-		if ((*ret = flush(d, emit, ctx)))
-			return 0;
-		if (*d->narr == *d->caparr &&
-		    nop_grow((void **)d->arr, d->caparr, *d->narr + 1, sizeof(**d->arr))) {
-			*ret = -ENOMEM;
-			return 0;
-		}
-		e = &(*d->arr)[(*d->narr)++];
-	}
+	if (!(e = slot(d, &ev, emit, ctx, ret)))
+		return 0;
 	if (type == d->ent_id) {
 		*e = (struct nop_event){ .type = NOP_EV_ENTRY, .cpu = rec->cpu, .ts = rec->ts,
 					 .pid = AT(int32_t, d->c_pid), .ip = AT(uint64_t, d->ent_func),
@@ -141,8 +152,32 @@ static int decode_graph_fast(struct nop_decoder *d, const struct rec *rec, nop_e
 			e->has_retval = true;
 		}
 	}
-	*ret = e != &ev ? 0 : flush(d, emit, ctx) ? : emit(ctx, &ev);
+	*ret = placed(d, e, &ev, emit, ctx);
 	return 0;
+}
+
+/* A user function's entry or exit, the bulk of a recording of them, as
+ * decode_record's probe branch builds it: fields at fixed offsets, sizes
+ * checked once (u->fast), the record at least u->need long */
+static int decode_user_fast(struct nop_decoder *d, const struct nop_uev *u, const struct rec *rec,
+			    nop_emit_fn emit, void *ctx)
+{
+	struct nop_event ev, *e;
+	int ret;
+
+	if (!(e = slot(d, &ev, emit, ctx, &ret)))
+		return ret;
+	*e = (struct nop_event){ .type = u->ret ? NOP_EV_EXIT : NOP_EV_ENTRY, .cpu = rec->cpu, .ts = rec->ts,
+				 .pid = AT(int32_t, d->c_pid), .ip = u->key, .depth = -1,
+				 .usp = AT(uint64_t, u->sp) + u->sp_add };
+	if (!u->ret) {
+		e->uip = AT(uint64_t, u->ip);
+		e->ucaller = AT(uint64_t, u->caller);
+	} else if (u->rv && u->rvf) { /* where decode_record puts it */
+		e->rettime = (unsigned long long)nop_rv_value(u->rv, AT(uint64_t, u->rvf));
+		e->has_retval = true;
+	}
+	return placed(d, e, &ev, emit, ctx);
 }
 
 void nop_decoder_append_to(struct nop_decoder *d, struct nop_event **arr, size_t *n, size_t *cap)
@@ -152,9 +187,12 @@ void nop_decoder_append_to(struct nop_decoder *d, struct nop_event **arr, size_t
 	d->caparr = cap;
 }
 
-/* the common fields, through libtraceevent when the format lacks them */
+/* the common fields: in place where the format allows (the walk gives
+ * records of at least 8 bytes), through libtraceevent when it lacks them */
 static int rec_type(const struct nop_decoder *d, const struct rec *rec)
 {
+	if (d->need_type)
+		return rec->size >= d->need_type ? AT(uint16_t, d->c_type) : -1;
 	return d->c_type ? (int)num(d, d->c_type, rec)
 			 : tep_data_type(d->tep, &(struct tep_record){ .data = (void *)rec->data,
 								  .size = rec->size });
@@ -248,13 +286,16 @@ static int kevent(struct nop_decoder *d, const struct rec *rec, int type, nop_em
 NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, const char *end,
 			 nop_emit_fn emit, void *ctx)
 {
-	int type, ret;
+	int type = rec_type(d, rec), ret;
 	struct nop_event ev;
+	const struct nop_uev *u;
 
-	if (d->fast && !decode_graph_fast(d, rec, emit, ctx, &ret))
+	if (d->fast && !decode_graph_fast(d, rec, type, emit, ctx, &ret))
 		return ret;
+	u = (unsigned int)(type - d->uev_base) < (unsigned int)d->nuev ? &d->uev[type - d->uev_base] : NULL;
+	if (u && u->fast && rec->size >= u->need)
+		return decode_user_fast(d, u, rec, emit, ctx);
 	ev = (struct nop_event){ .cpu = rec->cpu, .ts = rec->ts };
-	type = rec_type(d, rec);
 
 	if (type == d->ustack_id && d->us_caller) {
 		/* a user stack (userstacktrace), after its event: its own STACK */
@@ -347,12 +388,10 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 			return ret;
 		return (ret = kevent(d, rec, type, emit, ctx)) > 0 ? 0 : ret;
 	}
-	if (type >= d->uev_base && type - d->uev_base < d->nuev && d->uev[type - d->uev_base].key) {
+	if (u && u->key) {
 		/* a user function's probe: with returns probed, depth and
 		 * times come from the per-task stack the pipeline keeps
 		 * (ucalls.c) */
-		const struct nop_uev *u = &d->uev[type - d->uev_base];
-
 		if (u->kind != NOP_PROBE_USER) { /* a kernel function's (--retval, --args) */
 			ev.ip = num(d, u->kfn, rec);
 			if (u->kind != NOP_PROBE_FARGS) {

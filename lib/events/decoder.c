@@ -461,10 +461,11 @@ static int find_fields(struct nop_decoder *d, struct nop_error *err)
 	d->fast = d->native && fixed(d->c_type, 2) && fixed(d->c_pid, 4) && fixed(d->ent_func, 8) &&
 		  fixed(d->ent_depth, 4) && fixed(d->ex_func, 8) && fixed(d->ex_depth, 4) &&
 		  fixed(d->ex_call, 8) && fixed(d->ex_ret, 8) && (!d->ex_retval || fixed(d->ex_retval, 8));
+	if (d->native && fixed(d->c_type, 2))
+		d->need_type = end_of(d->c_type, NULL, NULL, NULL, NULL);
 	if (d->fast) {
 		int common = end_of(d->c_type, d->c_pid, NULL, NULL, NULL);
 
-		d->need_type = end_of(d->c_type, NULL, NULL, NULL, NULL);
 		d->need_ent = end_of(d->ent_func, d->ent_depth, NULL, NULL, NULL);
 		d->need_exit = end_of(d->ex_func, d->ex_depth, d->ex_call, d->ex_ret, d->ex_retval);
 		d->need_ent = d->need_ent > common ? d->need_ent : common;
@@ -567,6 +568,19 @@ static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct te
 		e->sp_add = e->ret && !field(evs[i], "__probe_ret_ip") ? 8 : 0;
 		e->leaf = u->v[i].leaf;
 		d->uev_returns |= e->ret || e->leaf;
+	}
+	for (int i = 0; i < d->nuev; i++) {
+		struct nop_uev *e = &d->uev[i];
+
+		e->fast = d->need_type && fixed(d->c_pid, 4) && d->uev_returns && e->key && e->kind == NOP_PROBE_USER && !e->idf &&
+			  !e->uargs && !e->leaf && fixed(e->sp, 8) && (!e->rvf || fixed(e->rvf, 8)) &&
+			  (e->ret || (fixed(e->ip, 8) && fixed(e->caller, 8)));
+		if (e->fast) {
+			int common = end_of(d->c_type, d->c_pid, NULL, NULL, NULL);
+
+			e->need = end_of(e->sp, e->rvf, e->ip, e->caller, NULL);
+			e->need = e->need > common ? e->need : common;
+		}
 	}
 	return 0;
 }

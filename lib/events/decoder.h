@@ -30,7 +30,10 @@ struct nop_decoder {
 	/* funcgraph entry/exit in our byte order with the usual field sizes:
 	 * read at fixed offsets once the record is long enough */
 	bool fast;
-	int need_type, need_ent, need_exit; /* record sizes that hold them */
+	int need_ent, need_exit; /* record sizes that hold them */
+	/* common_type in our byte order, 2 bytes: read in place from records
+	 * this long (0: through num or libtraceevent) */
+	int need_type;
 	/* a traced task forked (task_newtask: the child's pid, its clone
 	 * flags) or exec'd (sched_process_exec); -1: not decoded */
 	int fork_id, exec_id, rename_id;
@@ -64,6 +67,12 @@ struct nop_decoder {
 		enum nop_probe_kind kind;
 		const struct tep_format_field *kfn, *kret;
 		struct tep_event *kev;
+		/* a user function's entry or exit of one probe (no id, no
+		 * --args, not a leaf, returns probed), in our byte order with
+		 * 8-byte fields: read at fixed offsets (decode.c) by records
+		 * of at least need bytes */
+		bool fast;
+		int need;
 	} *uev;
 	/* the caller's array of events (nop_decoder_append_to), or NULL:
 	 * funcgraph entries and exits are decoded straight into it */

@@ -66,7 +66,7 @@ void nop_ucalls_free(struct nop_ucalls *u)
 	free(u);
 }
 
-static struct utask *task(struct nop_ucalls *u, int pid)
+static __attribute__((noinline)) struct utask *task_slot(struct nop_ucalls *u, int pid)
 {
 	bool added;
 	struct utask *t = nop_task_slot((void **)&u->t, &u->n, &u->cap, sizeof(*u->t), pid, &u->last, &added);
@@ -74,6 +74,12 @@ static struct utask *task(struct nop_ucalls *u, int pid)
 	if (t && added)
 		t->root = -1;
 	return t;
+}
+
+/* pid's task: most often the last event's, found without a call */
+static inline __attribute__((always_inline)) struct utask *task(struct nop_ucalls *u, int pid)
+{
+	return u->last < u->n && u->t[u->last].pid == pid ? &u->t[u->last] : task_slot(u, pid);
 }
 
 /* -D: as max_graph_depth does for the kernel's, N levels from the root */
@@ -117,8 +123,10 @@ static int close_call(struct nop_ucalls *u, struct utask *t, size_t i, const str
 	if (u->is_root && (long)i == t->root)
 		t->root = -1; /* the root returned */
 	ret = outside || too_deep(u, &e) ? 0 : fn(ctx, &e);
-	free(t->open[i].args);
-	t->open[i].args = NULL;
+	if (t->open[i].args) { /* --args only */
+		free(t->open[i].args);
+		t->open[i].args = NULL;
+	}
 	return ret;
 }
 

@@ -535,12 +535,13 @@ NOP_HOT static int on_event(void *ctx, const struct nop_event *ev)
 
 	if (p->counted)
 		return NOP_FLOW_STOP;
-	/* most events of a graph capture: a kernel function's entry or exit,
-	 * straight to the engine as route() would send it, without its checks
-	 * in turn */
-	if (p->graph_only && (ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_EXIT) &&
-	    (ev->ip & NOP_UKEY_MASK) != NOP_UKEY) {
+	/* most events of a graph capture: a function's entry or exit, to the
+	 * engine (a user function's placed first) as route() would send it,
+	 * without its checks in turn */
+	if (p->graph_only && (ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_EXIT)) {
 		note_time(p, ev->ts);
+		if ((ev->ip & NOP_UKEY_MASK) == NOP_UKEY)
+			return on_user_call(p, ev);
 		p->saw_graph = true;
 		p->saw_entry |= ev->type == NOP_EV_ENTRY;
 		return engine_result(p, nop_graph_feed(p->graph, ev, on_call, p));

@@ -570,6 +570,29 @@ static int take_args(void *ctx, const struct nop_event *ev)
 	return 0;
 }
 
+/* one page of data len long (its header's commit word set here) as
+ * CPU 0's raw file in dir, decoded through a stream to fn */
+static void drain_page(const char *dir, struct nop_decoder *d, unsigned char *page, size_t size,
+		       unsigned long long len, nop_emit_fn fn, void *ctx)
+{
+	char path[300];
+	const char *paths[1] = { path };
+	int cpus[1] = { 0 };
+	struct nop_stream *st = NULL;
+	struct nop_error err;
+	FILE *f;
+
+	memcpy(page + 8, &len, 8);
+	snprintf(path, sizeof(path), "%s/cpu0.raw", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fwrite(page, 1, size, f);
+	fclose(f);
+	assert_int_equal(nop_stream_open_files(&st, d, paths, cpus, 1, &err), 0);
+	for (bool more = true; more;)
+		assert_int_equal(nop_stream_drain(st, fn, ctx, &more, &err), 0);
+	nop_stream_close(st);
+}
+
 static void arguments_kept_per_event(void **state)
 {
 	/* two calls' arguments on one page: the stream decodes a page before
@@ -581,11 +604,8 @@ static void arguments_kept_per_event(void **state)
 	struct nop_uprobe v = { .kind = NOP_PROBE_FARGS, .sym = "do_sys_openat2", .event = "do_sys_openat2__kargs" };
 	struct nop_uprobes u = { .v = &v, .n = 1 };
 	struct nop_decoder *d;
-	struct nop_stream *st;
 	struct nop_error err;
 	struct got g = { .n = 0 };
-	const char *paths[1];
-	int cpus[1] = { 0 };
 	FILE *f;
 
 	assert_non_null(mkdtemp(dir));
@@ -604,22 +624,134 @@ static void arguments_kept_per_event(void **state)
 	assert_int_equal(nop_decoder_add_probes(d, dir, "nopctl_1", &u, &err), 0);
 	len += kargs_record(page + 16, 10, "/etc/hostname");
 	len += kargs_record(page + 16 + len, 10, "/nonexistent/nopctl");
-	memcpy(page + 8, &len, 8);
-	snprintf(path, sizeof(path), "%s/cpu0.raw", dir);
-	assert_non_null(f = fopen(path, "w"));
-	fwrite(page, 1, sizeof(page), f);
-	fclose(f);
-	paths[0] = path;
-	assert_int_equal(nop_stream_open_files(&st, d, paths, cpus, 1, &err), 0);
-	for (bool more = true; more;)
-		assert_int_equal(nop_stream_drain(st, take_args, &g, &more, &err), 0);
-	nop_stream_close(st);
+	drain_page(dir, d, page, sizeof(page), len, take_args, &g);
 	nop_decoder_free(d);
 	assert_int_equal(g.n, 2);
 	assert_string_equal(g.args[0], "dfd=-100, filename=\"/etc/hostname\", how=0");
 	assert_string_equal(g.args[1], "dfd=-100, filename=\"/nonexistent/nopctl\", how=0");
 	snprintf(path, sizeof(path), "rm -r %s", dir);
 	assert_int_equal(system(path), 0);
+}
+
+/* user probes' formats (uprobes.c's, as a recording holds them): f's
+ * entry, f's uretprobe with its value typed, g's entry, and g's exit on
+ * its ret instruction with a 4-byte value (not one the in-place path reads) */
+static const char *const uprobe_fmt[][2] = {
+	{ "f", "ID: 2000\nformat:\n%s"
+	       "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	       "\tfield:u64 sp;\toffset:16;\tsize:8;\tsigned:0;\n"
+	       "\tfield:u64 caller;\toffset:24;\tsize:8;\tsigned:0;\n\n"
+	       "print fmt: \"(%%lx) sp=0x%%Lx caller=0x%%Lx\", REC->__probe_ip, REC->sp, REC->caller\n" },
+	{ "f__return", "ID: 2001\nformat:\n%s"
+		       "\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
+		       "\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
+		       "\tfield:u64 sp;\toffset:24;\tsize:8;\tsigned:0;\n"
+		       "\tfield:u64 rv_s4;\toffset:32;\tsize:8;\tsigned:0;\n\n"
+		       "print fmt: \"(%%lx <- %%lx) sp=0x%%Lx rv_s4=0x%%Lx\", REC->__probe_func, REC->__probe_ret_ip, "
+		       "REC->sp, REC->rv_s4\n" },
+	{ "g", "ID: 2002\nformat:\n%s"
+	       "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	       "\tfield:u64 sp;\toffset:16;\tsize:8;\tsigned:0;\n"
+	       "\tfield:u64 caller;\toffset:24;\tsize:8;\tsigned:0;\n\n"
+	       "print fmt: \"(%%lx) sp=0x%%Lx caller=0x%%Lx\", REC->__probe_ip, REC->sp, REC->caller\n" },
+	{ "g__return", "ID: 2003\nformat:\n%s"
+		       "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+		       "\tfield:u64 sp;\toffset:16;\tsize:8;\tsigned:0;\n"
+		       "\tfield:s32 rv_s4;\toffset:24;\tsize:4;\tsigned:1;\n\n"
+		       "print fmt: \"(%%lx) sp=0x%%Lx rv_s4=%%d\", REC->__probe_ip, REC->sp, REC->rv_s4\n" },
+};
+
+/* one user probe's record at p (words 4-byte words of data: type, pid,
+ * then the 8-byte fields from offset 8, the last cut at the record's
+ * end); returns its length */
+static size_t uprobe_record(unsigned char *p, uint16_t type, uint32_t words, const unsigned long long *f, int nf)
+{
+	uint32_t hdr = words | (10u << 5);
+	int pid = 7;
+
+	memcpy(p, &hdr, 4);
+	memset(p + 4, 0, words * 4);
+	memcpy(p + 4, &type, 2);
+	memcpy(p + 8, &pid, 4);
+	memcpy(p + 12, f, (size_t)nf * 8 < words * 4 - 8 ? (size_t)nf * 8 : words * 4 - 8);
+	return 4 + words * 4;
+}
+
+static int take_events(void *ctx, const struct nop_event *ev)
+{
+	struct got *g = ctx;
+
+	g->ev[g->n++] = *ev;
+	return 0;
+}
+
+static void user_probe_records_decoded(void **state)
+{
+	/* what each record becomes, through the stream (decoded into its
+	 * array) and page by page (emitted), fields read in place or not */
+	char dir[] = "/tmp/nopctl-uprobes-XXXXXX", path[300], cmd[400];
+	static unsigned char page[4096];
+	unsigned long long len = 0;
+	const unsigned long long fent[] = { 0x401000, 0x7ffc0000, 0x402000 },
+				 fret[] = { 0x401000, 0x402000, 0x7ffc0008, 0xfffffffeULL },
+				 gent[] = { 0x401100, 0x7ffbfff0, 0x401010 }, gret[] = { 0x401180, 0x7ffbfff0, 0xfffffffbULL };
+	struct nop_uprobe v[4] = {
+		{ .kind = NOP_PROBE_USER, .event = "f", .func = 0 },
+		{ .kind = NOP_PROBE_USER, .event = "f__return", .func = 0, .ret = true, .uret = true },
+		{ .kind = NOP_PROBE_USER, .event = "g", .func = 2 },
+		{ .kind = NOP_PROBE_USER, .event = "g__return", .func = 2, .ret = true },
+	};
+	struct nop_uprobes u = { .v = v, .n = 4 };
+	struct nop_decoder *d;
+	struct nop_error err;
+	struct got *g = calloc(2, sizeof(*g));
+	FILE *f;
+
+	assert_non_null(g);
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < ARRAY_SIZE(uprobe_fmt); i++) {
+		snprintf(cmd, sizeof(cmd), "mkdir -p %s/events/nopctl_1/%s", dir, uprobe_fmt[i][0]);
+		assert_int_equal(system(cmd), 0);
+		snprintf(path, sizeof(path), "%s/events/nopctl_1/%s/format", dir, uprobe_fmt[i][0]);
+		assert_non_null(f = fopen(path, "w"));
+		fprintf(f, "name: %s\n", uprobe_fmt[i][0]);
+		fprintf(f, uprobe_fmt[i][1],
+			"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+			"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+			"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+			"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n");
+		fclose(f);
+	}
+	assert_non_null(d = nop_decoder_new("fixtures/6.12", &err));
+	assert_int_equal(nop_decoder_add_probes(d, dir, "nopctl_1", &u, &err), 0);
+	len += uprobe_record(page + 16 + len, 2000, 8, fent, 3);
+	len += uprobe_record(page + 16 + len, 2002, 8, gent, 3);
+	len += uprobe_record(page + 16 + len, 2003, 7, gret, 3); /* rv_s4: 4 bytes at 24 */
+	len += uprobe_record(page + 16 + len, 2001, 10, fret, 4);
+	drain_page(dir, d, page, sizeof(page), len, take_events, &g[0]);
+	assert_int_equal(nop_decode_page(d, 0, page, take_events, &g[1]), 0);
+	nop_decoder_free(d);
+	for (int k = 0; k < 2; k++) {
+		const struct nop_event *e = g[k].ev;
+
+		assert_int_equal(g[k].n, 4);
+		for (int i = 0; i < 4; i++)
+			assert_true(e[i].pid == 7 && e[i].depth == -1 && e[i].ts == e[0].ts + 10 * (unsigned)i &&
+				    !e[i].args && !e[i].nstack);
+		assert_true(e[0].type == NOP_EV_ENTRY && e[0].ip == (NOP_UKEY | 0) && e[0].uip == 0x401000 &&
+			    e[0].ucaller == 0x402000 && e[0].usp == 0x7ffc0000 && !e[0].has_retval);
+		assert_true(e[1].type == NOP_EV_ENTRY && e[1].ip == (NOP_UKEY | 2) && e[1].uip == 0x401100 &&
+			    e[1].ucaller == 0x401010 && e[1].usp == 0x7ffbfff0);
+		/* g's exit on its ret: the return address not popped yet (+8);
+		 * an exit's value rides in rettime (ucalls.c moves it) */
+		assert_true(e[2].type == NOP_EV_EXIT && e[2].ip == (NOP_UKEY | 2) && e[2].usp == 0x7ffbfff8 &&
+			    e[2].has_retval && (long long)e[2].rettime == -5);
+		assert_true(e[3].type == NOP_EV_EXIT && e[3].ip == (NOP_UKEY | 0) && e[3].usp == 0x7ffc0008 &&
+			    e[3].has_retval && (long long)e[3].rettime == -2);
+	}
+	free(g);
+	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 /* diff runs as nopctl graph's JSON: runs first .. first + runs - 1, in
@@ -884,6 +1016,7 @@ int main(void)
 		cmocka_unit_test(catch_counts_a_tree_too_big),
 		cmocka_unit_test(arguments_formatted),
 		cmocka_unit_test(arguments_kept_per_event),
+		cmocka_unit_test(user_probe_records_decoded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
