@@ -68,12 +68,13 @@ bool nop_upattern(const char *pat);
 /* BINARY:GLOB into bin (len bytes) and *glob (inside pat); -1 with err if malformed */
 int nop_upattern_split(const char *pat, char *bin, size_t len, const char **glob,
 		       struct nop_error *err);
-/* pid > 0: from its /proc/PID/maps; else for command (may be NULL) as the
- * dynamic loader finds it */
 /* Does command, or a library it links (transitively, resolved as the
  * loader would), name the library at path lib in DT_NEEDED? A library it
  * does not may still be opened at run time (dlopen). */
 bool nop_ubin_loaded_by(const char *command, const char *lib);
+/* bin's path into out (len bytes): pid > 0, from its /proc/PID/maps; else
+ * for command (may be NULL) as the dynamic loader finds it; 0, or -1 with
+ * err */
 int nop_ubin_find(const char *bin, pid_t pid, const char *command, char *out, size_t len,
 		  struct nop_error *err);
 
@@ -135,7 +136,7 @@ struct nop_uprobe {
 	bool shared;
 	size_t nshared; /* a shared event's first probe: how many it has */
 	unsigned char rv; /* an exit where %rax is the return value: its type
-			     (NOP_RV_*, internal.h); 0: none shown */
+			     (NOP_RV_*, base/base.h); 0: none shown */
 	size_t func;	/* the function's key: the index of its entry probe */
 };
 struct nop_strmap;
@@ -191,7 +192,7 @@ struct nop_probe_info {
 typedef void (*nop_probe_fn)(void *ctx, const struct nop_probe_info *p);
 /* fn called for every probe event defined now; returns how many */
 int nop_probes_list(const char *tracing_dir, nop_probe_fn fn, void *ctx);
-/* nopctl's event group for pid's probes, and the owner of a group name */
+/* nopctl's event group for pid's probes, into buf (len bytes) */
 void nop_probe_group(char *buf, size_t len, pid_t pid);
 
 /* ---- traceable functions (available_filter_functions) --------------- */
@@ -249,7 +250,6 @@ struct nop_cpuset {
 int nop_cpuset_parse(const char *list, int ncpus, struct nop_cpuset *set, struct nop_error *err);
 /* true if cpu is in set */
 bool nop_cpuset_has(const struct nop_cpuset *set, int cpu);
-/* The kernel's tracing_cpumask form: hex, comma every 32 bits. */
 
 /* ---- tracefs -------------------------------------------------------- */
 /* Find tracefs, mounting it if needed. Returns the directory or NULL. */
@@ -409,7 +409,7 @@ int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
  * journals "<pid>.journal". A walk visits each entry once:
  *	struct nop_walk w = { 0 };
  *	while (nop_walk_instances(&w, dir)) use(w.name, w.path, w.owner);
- * (nop_walk_end only to stop early). */
+ * to its end (one stopped early is closed by nop_walk_end, session.h). */
 bool nop_owner_alive(pid_t pid); /* its journal is held by a running session */
 bool nop_tag_alive(const char *tag); /* the same for a journal's tag (struct nop_walk) */
 struct nop_walk {
