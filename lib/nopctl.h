@@ -627,6 +627,11 @@ struct nop_sink_cfg {
 	struct nop_stats_cfg stats; /* NOP_VIEW_STATS */
 	bool quiet;		    /* no text summary */
 	struct nop_profile *profile; /* NOP_VIEW_PROFILE: filled, the caller's */
+	/* NOP_VIEW_PROFILE: after each timed call put in the profile (NULL:
+	 * none); the caller may take the durations gathered out of it (diff
+	 * keeps bounded summaries). 0, or -1 out of memory */
+	int (*profile_timed)(void *ctx, struct nop_profile *p);
+	void *profile_ctx;
 };
 
 /* ---- sources: where events come from ---------------------------------

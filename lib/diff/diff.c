@@ -8,33 +8,15 @@
 
 #include "diff/diff.h"
 
-/* one run's figures of a function or path; its timed calls are the last
- * n pooled in the side's (pool) */
+/* one run's figures of a function or path */
 struct runfig {
 	unsigned long long calls, total, self, errors, pcalls;
 	bool own; /* some call the program's own (nop_dagg.own) */
-	size_t n;
 	long long errv[4];
 	unsigned long long errn[4];
+	struct nop_dist selfs; /* a function's: its timed calls' self times in the run */
 	struct nop_dagg *agg; /* the side's figures of the function */
 };
-
-/* src's k values after v's n; v's first size is what it is given (most
- * functions and paths are called a few times, and nop_grow makes room
- * for 16 at the least), doubling after */
-static int append(unsigned long long **v, size_t *cap, size_t n, const unsigned long long *src, size_t k)
-{
-	if (!*cap && k) {
-		if (!(*v = malloc(k * sizeof(**v))))
-			return -1;
-		*cap = k;
-	}
-	if (nop_grow((void **)v, cap, n + k, sizeof(**v)))
-		return -1;
-	if (k)
-		memcpy(*v + n, src, k * sizeof(*src));
-	return 0;
-}
 
 static void errs_add(long long *errv, unsigned long long *errn, const long long *v, const unsigned long long *n)
 {
@@ -58,24 +40,15 @@ static void range(double *lo, double *hi, double x, bool first)
 		*hi = x;
 }
 
-/* k timed calls into a's pool, after those there */
-static int pool(struct nop_dagg *a, const unsigned long long *selfs, const unsigned long long *dur, size_t k)
-{
-	if (append(&a->selfs, &a->cap, a->n, selfs, k) || append(&a->dur, &a->dcap, a->n, dur, k))
-		return -1;
-	a->n += k;
-	return 0;
-}
-
-/* a run's figures into a side's: sums (means later), ranges; its timed
- * calls are pooled already */
-static int agg_run(struct nop_dagg *a, const struct runfig *f, bool aggregate, unsigned long long p50,
-		   unsigned long long p99)
+/* a run's figures into a side's: sums (means later), ranges; selfs: the
+ * run's timed calls' self times (its median) */
+static void agg_run(struct nop_dagg *a, const struct runfig *f, struct nop_dist *selfs, bool aggregate,
+		    unsigned long long p50, unsigned long long p99)
 {
 	double med;
 
 	if (!f->calls)
-		return 0;
+		return;
 	a->own |= f->own;
 	range(&a->cmin, &a->cmax, (double)f->calls / (double)(f->pcalls ? f->pcalls : 1), !a->runs);
 	range(&a->nmin, &a->nmax, (double)f->calls, !a->runs);
@@ -90,27 +63,16 @@ static int agg_run(struct nop_dagg *a, const struct runfig *f, bool aggregate, u
 		med = (double)f->self / (double)f->calls;
 		a->p50 += p50;
 		a->p99 += p99;
-	} else if (f->n) {
-		/* the run's own calls, the pool's last: sorted in place (the
-		 * pool is a set: its order means nothing) */
-		med = (double)nop_median(a->selfs + a->n - f->n, f->n);
+	} else if (selfs->n) {
+		med = (double)nop_dist_median(selfs);
 	} else {
-		return 0;
+		return;
 	}
 	range(&a->mmin, &a->mmax, med, !a->mruns++);
 	double lm = log1p(med);
 
 	a->lmsum += lm;
 	a->lmsq += lm * lm;
-	return 0;
-}
-
-/* the nearest-rank percentile of sorted v */
-static unsigned long long pct(const unsigned long long *v, size_t n, double p)
-{
-	size_t k = (size_t)ceil(p * (double)n);
-
-	return n ? v[k ? k - 1 : 0] : 0;
 }
 
 /* sums to means per run; a run without calls of it had 0 of them */
@@ -124,9 +86,10 @@ static void agg_finish(struct nop_dagg *a, size_t nrun, bool aggregate)
 		a->p50 /= a->runs;
 		a->p99 /= a->runs;
 	} else {
-		nop_median(a->dur, a->n); /* sorts */
-		a->p50 = pct(a->dur, a->n, 0.5);
-		a->p99 = pct(a->dur, a->n, 0.99);
+		a->n = (size_t)a->selfs.n;
+		a->p50 = nop_dist_pct(&a->dur, 0.5);
+		a->p99 = nop_dist_pct(&a->dur, 0.99);
+		a->med = (double)nop_dist_median(&a->selfs);
 	}
 	a->calls /= (double)nrun;
 	a->total /= (double)nrun;
@@ -146,64 +109,134 @@ static bool own_call(const struct nop_profile *p, size_t i)
 	return n->user || !n->parent || p->node[n->parent].user;
 }
 
-/* run r of a side: its paths into the side's tree, its figures into the
- * side's per path and per function */
-static int side_run(struct nop_dside *sd, const struct nop_profile *p)
-{
-	size_t *map = calloc(p->nnodes, sizeof(*map)), cap;
-	struct nop_strmap *rf = nop_strmap_new(sizeof(struct runfig));
-	int ret = -1;
+/* a run being read into a side: where each of its profile's nodes is in
+ * the side's tree, its figures per function, and per node its timed
+ * calls' self times (the run's medians). The profile's durations are
+ * taken out as they come (nop_diff_take), so a run's memory is its
+ * paths', not its calls'. */
+struct run {
+	struct nop_dside *sd;
+	size_t *map; /* profile node -> the side's */
+	struct runnode {
+		struct nop_dist selfs;
+		struct runfig *f;
+	} *node;
+	size_t mapped, cap; /* nodes mapped; room */
+	struct nop_strmap *rf; /* name -> struct runfig */
+	unsigned long long pending; /* timed calls in the profile not taken yet */
+};
 
-	if (!map || !rf)
-		goto out;
-	for (size_t i = 1; i < p->nnodes; i++) {
+/* the durations the profile holds into the side's rows (path and
+ * function) and the run's (node and function); the profile keeps its
+ * counts and sums, its arrays emptied */
+static int run_take(struct run *r, struct nop_profile *p)
+{
+	struct nop_dside *sd = r->sd;
+	size_t had = r->cap, cap;
+
+	if (nop_grow((void **)&r->map, &r->cap, p->nnodes, sizeof(*r->map)))
+		return -1;
+	if (r->cap != had) { /* node has map's room */
+		void *v = realloc(r->node, r->cap * sizeof(*r->node));
+
+		if (!v)
+			return -1;
+		r->node = v;
+	}
+	r->map[0] = 0;
+	for (size_t i = r->mapped ? r->mapped : 1; i < p->nnodes; i++) {
 		const struct nop_pnode *n = &p->node[i];
 		struct runfig *f;
 
-		if (!(map[i] = nop_profile_child(sd->tree, map[n->parent], n->name, true)) ||
-		    !(f = nop_strmap_get(rf, n->name)) || (!f->agg && !(f->agg = nop_strmap_get(sd->funcs, n->name))))
-			goto out;
-		f->own |= own_call(p, i);
+		memset(&r->node[i], 0, sizeof(r->node[i]));
+		if (!(r->map[i] = nop_profile_child(sd->tree, n->parent ? r->map[n->parent] : 0, n->name, true)) ||
+		    !(f = nop_strmap_get(r->rf, n->name)) || (!f->agg && !(f->agg = nop_strmap_get(sd->funcs, n->name))))
+			return -1;
+		r->node[i].f = f;
+	}
+	r->mapped = p->nnodes;
+	cap = sd->pathcap;
+	if (nop_grow((void **)&sd->path, &sd->pathcap, sd->tree->nnodes, sizeof(*sd->path)))
+		return -1;
+	memset(sd->path + cap, 0, (sd->pathcap - cap) * sizeof(*sd->path));
+	for (size_t i = 1; i < p->nnodes; i++) {
+		struct nop_pnode *n = &p->node[i];
+		struct nop_dagg *pa = &sd->path[r->map[i]], *fa = r->node[i].f->agg;
+
+		for (size_t k = 0; k < n->timed; k++)
+			if (nop_dist_add(&pa->dur, n->dur[k], false) || nop_dist_add(&pa->selfs, n->selfs[k], true) ||
+			    nop_dist_add(&fa->dur, n->dur[k], false) || nop_dist_add(&fa->selfs, n->selfs[k], true) ||
+			    nop_dist_add(&r->node[i].selfs, n->selfs[k], false) ||
+			    nop_dist_add(&r->node[i].f->selfs, n->selfs[k], false))
+				return -1;
+		n->timed = 0;
+		/* what a node holds between takes: a node called often gives
+		 * its room back (nop_profile_add makes it again) */
+		if (n->cap > 64) {
+			free(n->dur);
+			free(n->selfs);
+			n->dur = n->selfs = NULL;
+			n->cap = 0;
+		}
+	}
+	r->pending = 0;
+	return 0;
+}
+
+/* nop_diff_load's timed: the durations taken every so many calls, the
+ * more nodes the fewer times (a take visits each) */
+static int run_timed(void *ctx, struct nop_profile *p)
+{
+	struct run *r = ctx;
+
+	return ++r->pending < (p->nnodes > 65536 ? p->nnodes : 65536) ? 0 : run_take(r, p);
+}
+
+/* the run read whole: what the profile still holds taken, and its
+ * figures into the side's per path and per function */
+static int run_end(struct run *r, const struct nop_profile *p)
+{
+	struct nop_dside *sd = r->sd;
+
+	if (run_take(r, (struct nop_profile *)p))
+		return -1;
+	for (size_t i = 1; i < p->nnodes; i++) {
+		const struct nop_pnode *n = &p->node[i];
+		struct runfig *f = r->node[i].f, pf = {
+			.calls = n->calls, .total = n->total, .self = n->self, .errors = n->errors, .own = own_call(p, i),
+			.pcalls = n->parent ? p->node[n->parent].calls : 1,
+		};
+
+		f->own |= pf.own;
 		f->calls += n->calls;
 		f->total += n->total;
 		f->self += n->self;
 		f->errors += n->errors;
 		f->pcalls = 1;
 		errs_add(f->errv, f->errn, n->errv, n->errn);
-		if (pool(f->agg, n->selfs, n->dur, n->timed))
-			goto out;
-		f->n += n->timed;
+		memcpy(pf.errv, n->errv, sizeof(pf.errv));
+		memcpy(pf.errn, n->errn, sizeof(pf.errn));
+		agg_run(&sd->path[r->map[i]], &pf, &r->node[i].selfs, p->aggregate, n->p50, n->p99);
 	}
-	cap = sd->pathcap;
-	if (nop_grow((void **)&sd->path, &sd->pathcap, sd->tree->nnodes, sizeof(*sd->path)))
-		goto out;
-	memset(sd->path + cap, 0, (sd->pathcap - cap) * sizeof(*sd->path));
-	for (size_t i = 1; i < p->nnodes; i++) {
-		const struct nop_pnode *n = &p->node[i];
-		struct runfig f = {
-			.calls = n->calls, .total = n->total, .self = n->self, .errors = n->errors, .own = own_call(p, i),
-			.pcalls = n->parent ? p->node[n->parent].calls : 1, .n = n->timed,
-		};
-
-		memcpy(f.errv, n->errv, sizeof(f.errv));
-		memcpy(f.errn, n->errn, sizeof(f.errn));
-		if (pool(&sd->path[map[i]], n->selfs, n->dur, n->timed) ||
-		    agg_run(&sd->path[map[i]], &f, p->aggregate, n->p50, n->p99))
-			goto out;
-	}
-	for (size_t i = 0; i < nop_strmap_size(rf); i++) {
+	for (size_t i = 0; i < nop_strmap_size(r->rf); i++) {
 		const char *name;
-		struct runfig *f = nop_strmap_at(rf, i, &name);
+		struct runfig *f = nop_strmap_at(r->rf, i, &name);
 		size_t at = p->aggregate ? nop_profile_child((struct nop_profile *)p, 0, name, false) : 0;
 
-		if (agg_run(f->agg, f, p->aggregate, p->node[at].p50, p->node[at].p99))
-			goto out;
+		agg_run(f->agg, f, &f->selfs, p->aggregate, p->node[at].p50, p->node[at].p99);
 	}
-	ret = 0;
-out:
-	free(map);
-	nop_strmap_free(rf);
-	return ret;
+	return 0;
+}
+
+static void run_free(struct run *r)
+{
+	for (size_t i = 1; i < r->mapped; i++)
+		nop_dist_free(&r->node[i].selfs);
+	for (size_t i = 0; r->rf && i < nop_strmap_size(r->rf); i++)
+		nop_dist_free(&((struct runfig *)nop_strmap_at(r->rf, i, NULL))->selfs);
+	nop_strmap_free(r->rf);
+	free(r->map);
+	free(r->node);
 }
 
 /* the sides' figures for judging children of (pa, pb): their callers'
@@ -473,21 +506,30 @@ static int side_load(struct nop_dside *sd, const char *const *files, size_t n, s
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct nop_profile *p;
+		struct run r = { .sd = sd, .rf = nop_strmap_new(sizeof(struct runfig)) };
+		int ret;
 
-		if (nop_diff_load(files[i], &p, err))
+		if (!r.rf) {
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 			return -1;
+		}
+		if (nop_diff_load(files[i], &p, run_timed, &r, err)) {
+			run_free(&r);
+			return -1;
+		}
 		sd->nrun++;
 		sd->aggregate |= p->aggregate;
 		sd->lost += p->lost;
 		sd->untimed += p->untimed;
 		/* the run's figures are in the side's now, its names in the
 		 * side's tree and map: the run itself goes */
-		if (side_run(sd, p)) {
-			nop_profile_free(p);
+		ret = run_end(&r, p);
+		run_free(&r);
+		nop_profile_free(p);
+		if (ret) {
 			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory comparing %s", files[i]);
 			return -1;
 		}
-		nop_profile_free(p);
 	}
 	/* the side is whole: its paths' figures take no more room than its
 	 * paths (grown by doubling, up to half was spare) */
@@ -508,13 +550,13 @@ static int side_load(struct nop_dside *sd, const char *const *files, size_t n, s
 
 static void agg_free(struct nop_dagg *a)
 {
-	free(a->dur);
-	free(a->selfs);
+	nop_dist_free(&a->dur);
+	nop_dist_free(&a->selfs);
 }
 
 static void side_free(struct nop_dside *sd)
 {
-	for (size_t i = 0; sd->path && i < sd->tree->nnodes; i++)
+	for (size_t i = 0; sd->path && i < sd->tree->nnodes && i < sd->pathcap; i++)
 		agg_free(&sd->path[i]);
 	free(sd->path);
 	nop_profile_free(sd->tree);

@@ -10,12 +10,37 @@
 
 /* a file's calls as a profile (load.c): a trace.dat through the pipeline,
  * or nopctl's JSON lines (graph's calls, or stats' rows: then a profile
- * of rows only, aggregate set); 0, or -1 with err */
-int nop_diff_load(const char *path, struct nop_profile **p, struct nop_error *err);
+ * of rows only, aggregate set); timed(ctx, p) after each timed call put
+ * in it (it may take the durations out of it). 0, or -1 with err */
+int nop_diff_load(const char *path, struct nop_profile **p, int (*timed)(void *ctx, struct nop_profile *p),
+		  void *ctx, struct nop_error *err);
+
+/* A row's call times in bounded memory (dist.c): the first NOP_DIST_KEEP
+ * exactly; past them, quantiles within NOP_DIST_ERROR of a true value of
+ * their rank (log-wide buckets) and, where kept, a uniform sample of
+ * NOP_DIST_KEEP of the values (fixed seed: reproducible). Zeroed: empty. */
+#define NOP_DIST_KEEP 4096
+#define NOP_DIST_ERROR 0.01
+struct nop_sketch;
+struct nop_dist {
+	unsigned long long n;  /* values added */
+	unsigned long long *v; /* the first NOP_DIST_KEEP, then the sample (NULL: none kept) */
+	struct nop_sketch *q; /* NULL while v holds every value */
+};
+/* x added; sample: a sample kept past NOP_DIST_KEEP. 0, or -1 out of memory */
+int nop_dist_add(struct nop_dist *d, unsigned long long x, bool sample);
+/* the nearest-rank p-quantile, 0 < p <= 1 (0 when empty); sorts v */
+unsigned long long nop_dist_pct(struct nop_dist *d, double p);
+/* the median (of an even number of values kept: the mean of the two
+ * middle ones); sorts v */
+unsigned long long nop_dist_median(struct nop_dist *d);
+/* the values kept: all of them, or the sample (*n 0: none) */
+const unsigned long long *nop_dist_sample(const struct nop_dist *d, size_t *n);
+void nop_dist_free(struct nop_dist *d);
 
 /* One function, or one path, on one side over its runs: the mean per run
  * of calls and times, the range over runs of what is tested, and every
- * timed call's durations pooled. */
+ * timed call's times pooled (struct nop_dist: bounded). */
 struct nop_dagg {
 	unsigned long long runs;     /* runs it had calls in */
 	bool own; /* some call the program's own: a user function, or a kernel function it
@@ -27,8 +52,9 @@ struct nop_dagg {
 	double lmsum, lmsq; /* over those runs: sums of log(1 + median), of its square */
 	double emin, emax; /* failed calls per call, per run */
 	unsigned long long mruns; /* runs it had timed calls in (the median's range) */
-	unsigned long long *dur, *selfs; /* pooled */
-	size_t n, cap, dcap;
+	struct nop_dist dur, selfs; /* pooled: durations, self times (sampled) */
+	size_t n; /* timed calls pooled */
+	double med; /* their median self time */
 	unsigned long long p50, p99; /* of the durations (a summary's: its own) */
 	long long errv[4];
 	unsigned long long errn[4];

@@ -264,9 +264,12 @@ void nop_diff_judge(const struct nop_dagg *a, const struct nop_dagg *b, const st
 	    apart(a->emin, a->emax, b->emin, b->emax))
 		v->change |= NOP_DCH_ERRORS;
 	if (a->n && b->n) {
-		v->med_a = (double)nop_median(a->selfs, a->n);
-		v->med_b = (double)nop_median(b->selfs, b->n);
-		v->p = nop_mann_whitney(a->selfs, a->n, b->selfs, b->n);
+		size_t na, nb;
+		const unsigned long long *sa = nop_dist_sample(&a->selfs, &na), *sb = nop_dist_sample(&b->selfs, &nb);
+
+		v->med_a = a->med;
+		v->med_b = b->med;
+		v->p = nop_mann_whitney(sa, na, sb, nb);
 	} else if (a->calls && b->calls) { /* summaries' rows: the means per call, no calls to test */
 		v->med_a = a->self / a->calls;
 		v->med_b = b->self / b->calls;

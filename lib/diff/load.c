@@ -13,7 +13,13 @@
 
 #include "diff/diff.h"
 
-static int load_dat(const char *path, struct nop_profile *p, struct nop_error *err)
+/* what nop_diff_load was given: whom to tell of each timed call */
+struct timed {
+	int (*fn)(void *ctx, struct nop_profile *p);
+	void *ctx;
+};
+
+static int load_dat(const char *path, struct nop_profile *p, const struct timed *tm, struct nop_error *err)
 {
 	struct nop_source *src = NULL;
 	struct nop_resolver *res = NULL;
@@ -23,7 +29,8 @@ static int load_dat(const char *path, struct nop_profile *p, struct nop_error *e
 
 	if (nop_source_file(&src, path, &res, err) == 0) {
 		struct nop_pipeline_cfg pc = {
-			.sink = { .view = NOP_VIEW_PROFILE, .res = res, .quiet = true, .profile = p },
+			.sink = { .view = NOP_VIEW_PROFILE, .res = res, .quiet = true, .profile = p,
+				  .profile_timed = tm->fn, .profile_ctx = tm->ctx },
 			.graph = true,
 			.recorded = true,
 		};
@@ -85,6 +92,7 @@ struct jtask {
 
 struct jload {
 	struct nop_profile *p;
+	const struct timed *tm;
 	struct jtask *task;
 	size_t ntask, cap;
 	size_t *slot, nslot; /* pid -> its task's index + 1, open addressing */
@@ -211,8 +219,9 @@ static int jline(struct jload *l, struct json_object *o)
 		p->node[at].user = json_object_object_get_ex(o, "binary", NULL); /* a user function's call */
 		if (!timed)
 			p->untimed++;
-		return nop_profile_add(p, at, timed, (unsigned long long)dur, (unsigned long long)self, has_ret,
-				       retval);
+		if (nop_profile_add(p, at, timed, (unsigned long long)dur, (unsigned long long)self, has_ret, retval))
+			return -1;
+		return timed && l->tm->fn ? l->tm->fn(l->tm->ctx, p) : 0;
 	}
 }
 
@@ -236,9 +245,10 @@ static ssize_t line_read(FILE *f, char *buf, size_t cap)
 	return (ssize_t)n;
 }
 
-static int load_json(const char *path, FILE *f, struct nop_profile *p, struct nop_error *err)
+static int load_json(const char *path, FILE *f, struct nop_profile *p, const struct timed *tm,
+		     struct nop_error *err)
 {
-	struct jload l = { .p = p };
+	struct jload l = { .p = p, .tm = tm };
 	char *line = malloc(JSON_LINE_MAX + 1);
 	struct json_tokener *tok = json_tokener_new();
 	ssize_t len;
@@ -314,8 +324,10 @@ static int load_json(const char *path, FILE *f, struct nop_profile *p, struct no
 	return ret;
 }
 
-int nop_diff_load(const char *path, struct nop_profile **pp, struct nop_error *err)
+int nop_diff_load(const char *path, struct nop_profile **pp, int (*timed)(void *ctx, struct nop_profile *p),
+		  void *ctx, struct nop_error *err)
 {
+	const struct timed tm = { timed, ctx };
 	struct nop_profile *p = nop_profile_new();
 	FILE *f = NULL;
 	struct stat st;
@@ -353,11 +365,11 @@ int nop_diff_load(const char *path, struct nop_profile **pp, struct nop_error *e
 	 * lines, nopctl's JSON objects among them */
 	c = getc(f);
 	if (c == 0x17) {
-		ret = load_dat(path, p, err);
+		ret = load_dat(path, p, &tm, err);
 	} else {
 		if (c != EOF)
 			ungetc(c, f);
-		ret = load_json(path, f, p, err);
+		ret = load_json(path, f, p, &tm, err);
 	}
 	fclose(f);
 	if (ret) {

@@ -9,7 +9,8 @@
 # show the two changes of counts (time needs five); a run against itself
 # or against another run of the same build shows none; the JSON of graph
 # and of stats read as the recordings are; bad input is refused; many
-# tasks and many names cost time and memory in proportion.
+# tasks and many names cost time and memory in proportion, and many
+# calls no more memory than a few.
 set -u
 . "$(dirname "$0")/lib.sh"
 fx=$top/tests/fixtures/diff
@@ -184,18 +185,40 @@ timeout 120 "$n" diff -j "$tmp/pids.json" "$tmp/pids.json" > "$tmp/j" 2> "$tmp/e
 	bad "400,000 pids of one call: exit $rc (124: still running after 120 s): $(head -c 300 "$tmp/err")"
 rm -f "$tmp/pids.json"
 
+# peak_kb CMD...: CMD's peak resident size in KiB (a process doing
+# nothing else); negative: its exit status, when not 0
+peak_kb() {
+	python3 -c 'import resource, subprocess, sys
+rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else -rc)' "$@"
+}
+
 # many names: 100,000 functions called once each, a side's memory per
 # name (its peak resident size, of a process doing nothing else) held
 # to 3.6 KiB a name; every call's times were pooled in arrays of 16 at
 # the least, four a name, and copied once more per run (4.4 KiB a name)
 awk 'BEGIN { for (i = 1; i <= 100000; i++)
 	printf "{\"type\":\"call\",\"pid\":%d,\"func\":\"some_module_function_name_%d\",\"depth\":0,\"duration_ns\":%d,\"self_ns\":%d,\"binary\":\"/usr/bin/prog\"}\n", 1000 + i % 50, i, 100 + i % 97, 100 + i % 97 }' > "$tmp/names.json"
-kb=$(python3 -c 'import resource, subprocess, sys
-rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else -rc)' "$n" diff -q "$tmp/names.json" "$tmp/names.json")
+kb=$(peak_kb "$n" diff -q "$tmp/names.json" "$tmp/names.json")
 [ "$kb" -gt 0 ] && [ "$kb" -le $((100000 * 36 / 10)) ] && ok ||
 	bad "100,000 names: peak $kb KiB (wanted 360,000 KiB at most; negative: the exit)"
 rm -f "$tmp/names.json"
+
+# many calls: a day's recording diffs in a fixed memory. Two functions
+# called 50,000 and 500,000 times (durations spread over a few us): ten
+# times the calls cost no more memory than the first (each call's two
+# times were kept: 13.8 MB for the first, 67.7 MB for the second)
+calls_json() {
+	awk -v n="$1" 'BEGIN { for (i = 1; i <= n; i++)
+		printf "{\"type\":\"call\",\"pid\":7,\"func\":\"f%d\",\"depth\":0,\"duration_ns\":%d,\"self_ns\":%d,\"binary\":\"/usr/bin/prog\"}\n", i % 2, 1000 + (i * 7919) % 5003, 500 + (i * 104729) % 3001 }'
+}
+calls_json 50000 > "$tmp/calls1.json"
+calls_json 500000 > "$tmp/calls10.json"
+kb1=$(peak_kb "$n" diff -q "$tmp/calls1.json" "$tmp/calls1.json")
+kb10=$(peak_kb "$n" diff -q "$tmp/calls10.json" "$tmp/calls10.json")
+[ "$kb1" -gt 0 ] && [ "$kb10" -gt 0 ] && [ "$kb10" -le $((kb1 + 4096)) ] && ok ||
+	bad "50,000 calls a side peak at $kb1 KiB, 500,000 at $kb10 KiB (wanted at most 4 MiB more; negative: the exit)"
+rm -f "$tmp/calls1.json" "$tmp/calls10.json"
 
 # hostile input is refused, exit 2, before it costs memory: what is no
 # regular file (a device, a pipe: /dev/zero grew past 5 GB), a line
