@@ -187,12 +187,18 @@ void nop_decoder_append_to(struct nop_decoder *d, struct nop_event **arr, size_t
 	d->caparr = cap;
 }
 
+/* the common type read in place (d->need_type set) */
+static inline int type_in_place(const struct nop_decoder *d, const struct rec *rec)
+{
+	return rec->size >= d->need_type ? AT(uint16_t, d->c_type) : -1;
+}
+
 /* the common fields: in place where the format allows (the walk gives
  * records of at least 8 bytes), through libtraceevent when it lacks them */
 static int rec_type(const struct nop_decoder *d, const struct rec *rec)
 {
 	if (d->need_type)
-		return rec->size >= d->need_type ? AT(uint16_t, d->c_type) : -1;
+		return type_in_place(d, rec);
 	return d->c_type ? (int)num(d, d->c_type, rec)
 			 : tep_data_type(d->tep, &(struct tep_record){ .data = (void *)rec->data,
 								  .size = rec->size });
@@ -286,12 +292,17 @@ static int kevent(struct nop_decoder *d, const struct rec *rec, int type, nop_em
 NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, const char *end,
 			 nop_emit_fn emit, void *ctx)
 {
-	int type = rec_type(d, rec), ret;
+	int type, ret;
 	struct nop_event ev;
 	const struct nop_uev *u;
 
-	if (d->fast && !decode_graph_fast(d, rec, type, emit, ctx, &ret))
-		return ret;
+	if (d->fast) { /* (which the type in place is part of) */
+		type = type_in_place(d, rec);
+		if (!decode_graph_fast(d, rec, type, emit, ctx, &ret))
+			return ret;
+	} else {
+		type = rec_type(d, rec);
+	}
 	u = (unsigned int)(type - d->uev_base) < (unsigned int)d->nuev ? &d->uev[type - d->uev_base] : NULL;
 	if (u && u->fast && rec->size >= u->need)
 		return decode_user_fast(d, u, rec, emit, ctx);

@@ -144,7 +144,8 @@ static int parse_kallsyms(struct nop_resolver *r, const char *p, const char *end
 		struct nop_kline l;
 
 		/* text only: the addresses events carry are code */
-		if (!nop_kallsyms_line(&p, end, &l) || !nop_ksym_is_text(l.type) || !l.nlen || l.nlen > 511)
+		if (nop_kallsyms_skip_other(&p, end) || !nop_kallsyms_line(&p, end, &l) ||
+		    !nop_ksym_is_text(l.type) || !l.nlen || l.nlen > 511)
 			continue;
 		if ((r->nksyms == cap && nop_grow((void **)&r->ksyms, &cap, r->nksyms + 1, sizeof(*r->ksyms))) ||
 		    (alen + l.nlen + 1 > acap && nop_grow((void **)&r->arena, &acap, alen + l.nlen + 1, 1)))

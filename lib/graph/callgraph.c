@@ -127,7 +127,35 @@ NOP_HOT int cg_emit(struct nop_graph *g, struct task *t, struct nop_gitem *gi, i
 	return fn(ctx, gi);
 }
 
-/* a user function's entry address and return address, from its frame */
+/* An item of kind at ts on cpu: every field a consumer reads set once
+ * (pid, path, npath and depth by cg_emit), the ones its kind fills later
+ * cleared, the off-CPU arrays left to from_frame or gi_no_off: the item
+ * is not zeroed whole first (the assertion: a field added to nop_gitem
+ * is added here) */
+_Static_assert(sizeof(struct nop_gitem) == 184, "gi_init sets every field of nop_gitem");
+static inline void gi_init(struct nop_gitem *gi, enum nop_gi_kind kind, int cpu, unsigned long long ts,
+			   unsigned long long func)
+{
+	gi->kind = kind;
+	gi->cpu = cpu;
+	gi->ts = ts;
+	gi->func = func;
+	gi->timed = gi->at_end = gi->unwound = gi->no_entry = gi->has_retval = gi->other_task = false;
+	gi->began = gi->duration = gi->self = 0;
+	gi->retval = 0;
+	gi->args = gi->event = NULL;
+	gi->uip = gi->ucaller = 0;
+}
+
+/* an item's off-CPU time: none */
+static inline void gi_no_off(struct nop_gitem *gi)
+{
+	memset(gi->off, 0, sizeof(gi->off));
+	memset(gi->off_self, 0, sizeof(gi->off_self));
+}
+
+/* a user function's entry address and return address, and the call's
+ * off-CPU time, from its frame */
 static void from_frame(struct nop_gitem *gi, const struct task *t, int i)
 {
 	const struct frame *f = &t->f[i];
@@ -148,14 +176,12 @@ static void credit(struct task *t, const struct nop_gitem *gi)
 NOP_HOT static int show_pending(struct nop_graph *g, nop_gitem_fn fn, void *ctx)
 {
 	struct task *t = g->pending;
-	struct nop_gitem gi = { .kind = NOP_GI_ENTER };
+	struct nop_gitem gi;
 
 	if (!t)
 		return 0;
 	g->pending = NULL;
-	gi.cpu = g->pend_cpu;
-	gi.ts = g->pend_ts;
-	gi.func = g->pend_ip;
+	gi_init(&gi, NOP_GI_ENTER, g->pend_cpu, g->pend_ts, g->pend_ip);
 	from_frame(&gi, t, t->n - 1);
 	return cg_emit(g, t, &gi, t->n - 1, fn, ctx);
 }
@@ -181,14 +207,12 @@ static int drop_to(struct nop_graph *g, struct task *t, int keep, int cpu, unsig
 	int ret = 0;
 
 	while (t->n > keep && !ret) {
-		struct nop_gitem gi = { .kind = NOP_GI_RETURN, .cpu = cpu, .ts = ts,
-					.at_end = cpu < 0 };
+		struct nop_gitem gi;
 
 		t->n--;
-		if (cpu < 0)
-			gi.cpu = t->f[t->n].cpu;
+		gi_init(&gi, NOP_GI_RETURN, cpu < 0 ? t->f[t->n].cpu : cpu, ts, t->func[t->n]);
+		gi.at_end = cpu < 0;
 		gi.began = t->f[t->n].entry_ts;
-		gi.func = t->func[t->n];
 		from_frame(&gi, t, t->n);
 		ret = cg_emit(g, t, &gi, t->n, fn, ctx);
 	}
@@ -231,16 +255,18 @@ NOP_HOT static int graph_entry(struct nop_graph *g, const struct nop_event *ev, 
 NOP_HOT int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
 {
 	struct task *t = cg_task(g, ev->pid);
-	struct nop_gitem gi = {
-		.cpu = ev->cpu, .func = ev->ip, .timed = true,
-		.duration = cg_duration(ev->calltime, ev->rettime),
-		.retval = ev->retval, .has_retval = ev->has_retval, .unwound = ev->unwound,
-	};
+	struct nop_gitem gi;
 	int i, ret;
 	long long lag = (long long)(ev->ts - ev->rettime);
 
 	if (!t)
 		return -ENOMEM;
+	gi_init(&gi, NOP_GI_RETURN, ev->cpu, ev->rettime, ev->ip);
+	gi.timed = true;
+	gi.duration = cg_duration(ev->calltime, ev->rettime);
+	gi.retval = ev->retval;
+	gi.has_retval = ev->has_retval;
+	gi.unwound = ev->unwound;
 	if (ev->rettime && (!g->lag_known || lag < g->lag)) {
 		g->lag = lag;
 		g->lag_known = true;
@@ -280,14 +306,13 @@ NOP_HOT int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_g
 		gi.began = cg_began(ev->rettime && lag > g->lag ? ev->ts - (unsigned long long)(lag - g->lag) : ev->ts,
 				    gi.duration);
 		gi.self = gi.duration;
+		gi_no_off(&gi);
 		ret = cg_emit(g, t, &gi, t->n, fn, ctx);
 		credit(t, &gi);
 		return ret;
 	}
 	if (t->n > i + 1 && (ret = drop_to(g, t, i + 1, ev->cpu, ev->rettime, fn, ctx)))
 		return ret;
-	gi.kind = NOP_GI_RETURN;
-	gi.ts = ev->rettime;
 	gi.self = cg_self(&t->f[i], gi.duration);
 	from_frame(&gi, t, i);
 	t->n--;
@@ -301,12 +326,16 @@ NOP_HOT int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_g
 static int graph_event(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
 {
 	struct task *t = cg_task(g, ev->pid);
-	struct nop_gitem gi = { .kind = NOP_GI_EVENT, .cpu = ev->cpu, .ts = ev->ts, .pid = ev->pid,
-				.args = ev->args, .event = ev->ename };
+	struct nop_gitem gi;
 	int ret;
 
 	if (!t)
 		return -ENOMEM;
+	gi_init(&gi, NOP_GI_EVENT, ev->cpu, ev->ts, 0);
+	gi.pid = ev->pid;
+	gi.args = ev->args;
+	gi.event = ev->ename;
+	gi_no_off(&gi);
 	if (g->pending == t && (ret = show_pending(g, fn, ctx)))
 		return ret;
 	gi.path = t->func;
@@ -470,41 +499,50 @@ unsigned long long nop_graph_unpaired_out(const struct nop_graph *g)
 	return g ? g->unpaired_out : 0;
 }
 
+/* A traced task's entry or exit once switches are seen: where it runs */
+static int task_seen(struct nop_graph *g, const struct nop_event *ev)
+{
+	struct task *t = cg_task(g, ev->pid);
+	int ret = 0;
+	struct cpu_tasks *c = cpu_tasks(g, ev->cpu, &ret);
+
+	if (ret)
+		return ret;
+	/* on a CPU no kernel has (a damaged file), not placed */
+	if (t && seen_on(g, t, c, ev->cpu, ev->ts) && c) {
+		t->run_cpu = ev->cpu + 1;
+		t->seen = ev->ts;
+		t->ran = true;
+		c->run = t->pid;
+	}
+	return 0;
+}
+
 NOP_HOT int nop_graph_feed(struct nop_graph *g, const struct nop_event *ev, nop_gitem_fn fn, void *ctx)
 {
-	int ret = 0;
+	int ret;
 
+	/* entries and exits first: nearly every event of a graph is one */
+	if (__builtin_expect(ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_EXIT, 1)) {
+		if (g->switches && ev->pid && (ret = task_seen(g, ev)))
+			return ret;
+		/* (a summary takes no other kind of event) */
+		if (g->sum_fn && cg_summary_feed(g, ev, &ret))
+			return ret;
+		if (ev->type == NOP_EV_EXIT)
+			return g->holding ? cg_held_exit(g, ev, fn, ctx) : cg_graph_exit(g, ev, fn, ctx);
+		if (g->pending && (ret = show_pending(g, fn, ctx)))
+			return ret;
+		if (g->find_exits_only && !g->seen_entry && (ret = cg_replay_held(g, fn, ctx)))
+			return ret;
+		return graph_entry(g, ev, fn, ctx);
+	}
 	if (ev->type == NOP_EV_KEVENT)
 		return graph_event(g, ev, fn, ctx);
 	if (ev->type == NOP_EV_SWITCH)
 		return graph_switch(g, ev);
-	if (g->switches && ev->pid && (ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_EXIT)) {
-		struct task *t = cg_task(g, ev->pid);
-		struct cpu_tasks *c = cpu_tasks(g, ev->cpu, &ret);
-
-		if (ret)
-			return ret;
-		/* on a CPU no kernel has (a damaged file), not placed */
-		if (t && seen_on(g, t, c, ev->cpu, ev->ts) && c) {
-			t->run_cpu = ev->cpu + 1;
-			t->seen = ev->ts;
-			t->ran = true;
-			c->run = t->pid;
-		}
-	}
-	if (g->sum_fn && cg_summary_feed(g, ev, &ret))
-		return ret;
-	if (ev->type == NOP_EV_EXIT)
-		return g->exits_only || (g->find_exits_only && !g->seen_entry) ? cg_held_exit(g, ev, fn, ctx)
-										 : cg_graph_exit(g, ev, fn, ctx);
-	if (g->pending && (ret = show_pending(g, fn, ctx)))
-		return ret;
-	if (ev->type == NOP_EV_ENTRY && g->find_exits_only && !g->seen_entry &&
-	    (ret = cg_replay_held(g, fn, ctx)))
-		return ret;
-	if (ev->type == NOP_EV_ENTRY)
-		return graph_entry(g, ev, fn, ctx);
-	return 0; /* LOST: the next events' depths resynchronize each task */
+	/* LOST: the next events' depths resynchronize each task */
+	return g->pending ? show_pending(g, fn, ctx) : 0;
 }
 
 int nop_graph_finish(struct nop_graph *g, nop_gitem_fn fn, void *ctx)

@@ -90,6 +90,9 @@ struct nop_graph {
 	/* a recording: returns are held until the first entry shows it is
 	 * not a tracing_thresh capture; if none ever comes, it was one */
 	bool find_exits_only, seen_entry, returns_only;
+	/* exits_only, or find_exits_only before seen_entry: returns are held
+	 * (kept so by cg_holding at each change of the three) */
+	bool holding;
 	/* the least lag of an exit's time stamp after its return time (the
 	 * buffer's clock less function_graph's, without a stall between) */
 	long long lag;
@@ -109,6 +112,13 @@ struct nop_graph {
 	nop_gcall_fn sum_fn;
 	void *sum_ctx;
 };
+
+/* returns held or not, after a change of exits_only, find_exits_only or
+ * seen_entry */
+static inline void cg_holding(struct nop_graph *g)
+{
+	g->holding = g->exits_only || (g->find_exits_only && !g->seen_entry);
+}
 
 /* an entry's frame on its task's stack (room made for it) */
 static inline void cg_push(struct task *t, const struct nop_event *ev)
@@ -130,12 +140,16 @@ static inline unsigned long long cg_self(const struct frame *f, unsigned long lo
 	return duration > f->child_ns ? duration - f->child_ns : 0;
 }
 
-/* a returned call's off-CPU time, from its frame */
+/* a returned call's off-CPU time, from its frame: none before the
+ * task's first switch (t->off NULL) */
 static inline void cg_off(unsigned long long *off, unsigned long long *self, const struct task *t, int i)
 {
 	if (t->off) {
 		memcpy(off, t->off[i].off, sizeof(t->off[i].off));
 		memcpy(self, t->off[i].self, sizeof(t->off[i].self));
+	} else {
+		memset(off, 0, sizeof(t->off[i].off));
+		memset(self, 0, sizeof(t->off[i].self));
 	}
 }
 

@@ -13,6 +13,7 @@
 void nop_graph_find_exits_only(struct nop_graph *g)
 {
 	g->find_exits_only = true;
+	cg_holding(g);
 }
 
 bool nop_graph_returns_only(const struct nop_graph *g)
@@ -23,6 +24,7 @@ bool nop_graph_returns_only(const struct nop_graph *g)
 void nop_graph_exits_only(struct nop_graph *g)
 {
 	g->exits_only = true;
+	cg_holding(g);
 }
 
 /* The held returns h[lo..i] are call i and, before it, its callees at or
@@ -104,6 +106,7 @@ int cg_replay_held(struct nop_graph *g, nop_gitem_fn fn, void *ctx)
 	int ret = 0;
 
 	g->seen_entry = true;
+	cg_holding(g);
 	for (size_t i = 0; i < g->cap && !ret; i++) {
 		struct task *t = g->slots[i];
 

@@ -17,6 +17,7 @@ void nop_graph_summarize(struct nop_graph *g, nop_gcall_fn fn, void *ctx)
 	g->sum_ctx = ctx;
 }
 
+_Static_assert(sizeof(struct nop_gcall) == 56, "cg_summary_feed sets every field of nop_gcall");
 NOP_HOT bool cg_summary_feed(struct nop_graph *g, const struct nop_event *ev, int *ret)
 {
 	struct nop_gcall c;
@@ -24,9 +25,9 @@ NOP_HOT bool cg_summary_feed(struct nop_graph *g, const struct nop_event *ev, in
 	struct frame *f;
 
 	/* an entry held back is shown by the items' way first; so are the
-	 * returns a recording holds until its first entry */
-	if (g->pending || g->exits_only || (g->find_exits_only && !g->seen_entry) ||
-	    (ev->type != NOP_EV_ENTRY && ev->type != NOP_EV_EXIT))
+	 * returns a recording holds until its first entry (an entry or an
+	 * exit: nop_graph_feed sends no other event here) */
+	if (g->pending || g->holding)
 		return false;
 	if (!(t = cg_task(g, ev->pid))) {
 		*ret = -ENOMEM;
@@ -46,10 +47,16 @@ NOP_HOT bool cg_summary_feed(struct nop_graph *g, const struct nop_event *ev, in
 	if (!t->n || t->func[t->n - 1] != ev->ip || t->f[t->n - 1].kdepth != ev->depth)
 		return false;
 	f = &t->f[--t->n];
-	c = (struct nop_gcall){ .func = ev->ip, .duration = cg_duration(ev->calltime, ev->rettime),
-				.retval = ev->retval, .depth = t->n, .has_retval = ev->has_retval };
-	cg_off(c.off, c.off_self, t, t->n);
+	/* each field set once; the off-CPU time where the frame keeps it,
+	 * not copied (the frame's slot stays as it is until the next entry) */
+	c.func = ev->ip;
+	c.duration = cg_duration(ev->calltime, ev->rettime);
 	c.self = cg_self(f, c.duration);
+	c.off = t->off ? t->off[t->n].off : NULL;
+	c.off_self = t->off ? t->off[t->n].self : NULL;
+	c.retval = ev->retval;
+	c.depth = t->n;
+	c.has_retval = ev->has_retval;
 	if (t->n)
 		t->f[t->n - 1].child_ns += c.duration;
 	*ret = g->sum_fn(g->sum_ctx, &c);

@@ -116,7 +116,9 @@ void nop_graph_free(struct nop_graph *g);
  * nothing of (callgraph_summary.c) */
 struct nop_gcall {
 	unsigned long long func, duration, self;
-	unsigned long long off[NOP_OFF_STATES], off_self[NOP_OFF_STATES]; /* as nop_gitem's */
+	/* as nop_gitem's off and off_self, for the call of fn only; NULL:
+	 * none (no switch of its task seen yet) */
+	const unsigned long long *off, *off_self;
 	long long retval;
 	int depth; /* in its task's tree, 0 outermost */
 	bool has_retval;

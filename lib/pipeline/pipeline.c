@@ -20,6 +20,7 @@ struct nop_pipeline {
 	/* user functions' calls: their own engine (their depths are not the
 	 * kernel's), fed through the per-task stacks of ucalls.c */
 	struct nop_graph *ugraph;
+	bool ufed;	/* a user call went to ugraph: only then has it tasks */
 	struct nop_ucalls *ucalls;
 	struct nop_join *join;	/* kernel probes' values to their calls */
 	struct nop_errf *errf;	/* --errors */
@@ -350,10 +351,10 @@ static int under_user_calls(struct nop_pipeline *p, const struct nop_gitem *gi, 
 	return 1;
 }
 
-/* A call out of the call-graph engine: filtered, counted, then to the sink. */
-NOP_HOT static int on_call(void *ctx, const struct nop_gitem *gi)
+/* on_call's item when it has user calls to join, roots, tasks or failed
+ * calls to filter by */
+static __attribute__((noinline)) int on_call_filtered(struct nop_pipeline *p, const struct nop_gitem *gi)
 {
-	struct nop_pipeline *p = ctx;
 	struct nop_gitem other, joined;
 	int ret;
 
@@ -366,7 +367,7 @@ NOP_HOT static int on_call(void *ctx, const struct nop_gitem *gi)
 	/* user calls come from ucalls.c inside their roots only (a forked
 	 * child's from the fork point, under no root of its own); an event
 	 * outside any call is in no root's tree */
-	if (!gi->npath ? p->cfg.nroots > 0 : (gi->path[0] & NOP_UKEY_MASK) != NOP_UKEY && !root_wanted(p, gi))
+	if (p->cfg.nroots && (!gi->npath || ((gi->path[0] & NOP_UKEY_MASK) != NOP_UKEY && !root_wanted(p, gi))))
 		return NOP_FLOW_GO;
 	if (p->cfg.by_task && !traced_task(p, gi->pid)) {
 		/* shown, marked, in the tree view; left out of sums and pictures */
@@ -404,11 +405,12 @@ static int on_catch(void *ctx, const struct nop_caught *c)
 	return nop_catch_write(&p->sink, c, path[0] ? path : NULL) ? sink_failed(p) : NOP_FLOW_GO;
 }
 
-/* a root call's time, and its task's off-CPU time in it, to the summary */
+/* a root call's time, and its task's off-CPU time in it (NULL: none), to
+ * the summary */
 static void root_time(struct nop_pipeline *p, unsigned long long duration, const unsigned long long *off)
 {
 	p->sum.root_ns += duration;
-	for (int i = 0; i < NOP_OFF_STATES; i++)
+	for (int i = 0; off && i < NOP_OFF_STATES; i++)
 		p->sum.root_off[i] += off[i];
 }
 
@@ -434,6 +436,18 @@ NOP_HOT static int show_call(void *ctx, const struct nop_gitem *gi)
 		return sink_failed(p);
 	/* catch: counted once its tree is out whole (on_call) */
 	return p->cfg.catching ? NOP_FLOW_GO : count_reached(p);
+}
+
+/* A call out of the call-graph engine: filtered, counted, then to the
+ * sink; with nothing to filter by (most reports), shown at once
+ * (no user call fed, the user engine has no calls to join: ufed) */
+NOP_HOT static int on_call(void *ctx, const struct nop_gitem *gi)
+{
+	struct nop_pipeline *p = ctx;
+
+	if (!p->ufed && !p->cfg.nroots && !p->cfg.by_task && !p->errf)
+		return show_call(p, gi);
+	return on_call_filtered(p, gi);
 }
 
 /* a call of a summary (nop_graph_summarize): counted, to the table, as
@@ -470,6 +484,7 @@ static int on_placed_call(void *ctx, struct nop_event *e)
 	 * of calls that lasted that long, trees built from them */
 	if (p->cfg.thresh_ns && (e->type == NOP_EV_ENTRY || e->rettime - e->calltime < p->cfg.thresh_ns))
 		return NOP_FLOW_GO;
+	p->ufed = true;
 	return nop_graph_feed(p->ugraph, e, on_call, p);
 }
 
@@ -526,6 +541,19 @@ static inline void note_time(struct nop_pipeline *p, unsigned long long ts)
 		p->last = ts;
 }
 
+/* on_event's events but a kernel function's entry or exit in a graph:
+ * a user function's placed first (graph only), the rest joined and routed */
+static __attribute__((noinline)) int other_event(struct nop_pipeline *p, const struct nop_event *ev)
+{
+	if (p->graph_only && (ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_EXIT)) {
+		note_time(p, ev->ts);
+		return on_user_call(p, ev);
+	}
+	if (p->join && !p->cfg.recording)
+		return nop_join_event(p->join, ev, route, p);
+	return route(p, ev);
+}
+
 /* Every decoded event: hits to the sink, graph events through the call
  * engine, losses to both; when recording, only counted. Kernel probes'
  * values first join their calls' events. */
@@ -535,20 +563,17 @@ NOP_HOT static int on_event(void *ctx, const struct nop_event *ev)
 
 	if (p->counted)
 		return NOP_FLOW_STOP;
-	/* most events of a graph capture: a function's entry or exit, to the
-	 * engine (a user function's placed first) as route() would send it,
-	 * without its checks in turn */
-	if (p->graph_only && (ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_EXIT)) {
+	/* most events of a graph capture: a kernel function's entry or exit,
+	 * to the engine as route() would send it, without its checks in
+	 * turn (the rest: other_event) */
+	if (p->graph_only && (ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_EXIT) &&
+	    (ev->ip & NOP_UKEY_MASK) != NOP_UKEY) {
 		note_time(p, ev->ts);
-		if ((ev->ip & NOP_UKEY_MASK) == NOP_UKEY)
-			return on_user_call(p, ev);
 		p->saw_graph = true;
 		p->saw_entry |= ev->type == NOP_EV_ENTRY;
 		return engine_result(p, nop_graph_feed(p->graph, ev, on_call, p));
 	}
-	if (p->join && !p->cfg.recording)
-		return nop_join_event(p->join, ev, route, p);
-	return route(p, ev);
+	return other_event(p, ev);
 }
 
 NOP_HOT static int route(void *ctx, const struct nop_event *ev)

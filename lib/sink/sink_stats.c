@@ -200,7 +200,7 @@ NOP_HOT static int stats_add(struct nop_sink *s, struct stats *st, const struct 
 	if (c->depth > f->max_depth)
 		f->max_depth = c->depth;
 	f->hist[bucket(c->duration)]++;
-	if (nop_off_total(c->off)) {
+	if (c->off && nop_off_total(c->off)) {
 		st->offcpu = true;
 		for (int i = 0; i < NOP_OFF_STATES; i++)
 			f->off[i] += c->off[i];
@@ -236,11 +236,10 @@ NOP_HOT static int stats_graph(struct nop_sink *s, const struct nop_gitem *gi)
 		st->max_depth = gi->depth + 1;
 	if (gi->kind == NOP_GI_ENTER || !gi->timed)
 		return 0;
-	struct nop_gcall c = { .func = gi->func, .duration = gi->duration, .self = gi->self, .retval = gi->retval,
+	struct nop_gcall c = { .func = gi->func, .duration = gi->duration, .self = gi->self,
+			       .off = gi->off, .off_self = gi->off_self, .retval = gi->retval,
 			       .depth = gi->depth, .has_retval = gi->has_retval };
 
-	memcpy(c.off, gi->off, sizeof(c.off));
-	memcpy(c.off_self, gi->off_self, sizeof(c.off_self));
 	return stats_add(s, st, &c);
 }
 

@@ -47,6 +47,32 @@ static inline __attribute__((always_inline)) long long hex8(const char *s)
 	return (long long)((v | v >> 16) & 0xffffffffULL);
 }
 
+/* a byte of the 8 at s is c */
+static inline bool has_byte(const char *s, unsigned char c)
+{
+	const uint64_t L = 0x0101010101010101ULL, H = 0x8080808080808080ULL;
+	uint64_t x;
+
+	memcpy(&x, s, 8);
+	x ^= c * L;
+	return ((x - L) & ~x & H) != 0;
+}
+
+bool nop_kallsyms_skip_other(const char **pp, const char *end)
+{
+	const char *p = *pp, *nl;
+
+	/* 16 characters, neither space nor newline, then " T ": whether or
+	 * not they are hex digits, nop_kallsyms_line takes T for the type or
+	 * fails */
+	if (end - p < 19 || p[16] != ' ' || p[18] != ' ' || nop_ksym_is_text(p[17]) ||
+	    has_byte(p, ' ') || has_byte(p + 8, ' ') || has_byte(p, '\n') || has_byte(p + 8, '\n'))
+		return false;
+	nl = memchr(p + 17, '\n', (size_t)(end - p - 17)); /* (the type may be one) */
+	*pp = nl ? nl + 1 : end;
+	return true;
+}
+
 bool nop_kallsyms_line(const char **pp, const char *end, struct nop_kline *l)
 {
 	const char *p = *pp, *nl = memchr(p, '\n', (size_t)(end - p)), *tab, *digits = p;

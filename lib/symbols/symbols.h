@@ -58,6 +58,11 @@ struct nop_kline {
 /* the line at *p (text up to end) into *l, *p moved past it; false: a
  * line of another form, skipped (ksyms.c) */
 bool nop_kallsyms_line(const char **p, const char *end, struct nop_kline *l);
+/* The line at *p if it is surely no text symbol's (a 64-bit kernel's
+ * address, a type nop_ksym_is_text refuses): skipped, *p past it as
+ * nop_kallsyms_line would put it, true; else false, *p unchanged. Most
+ * of the cost of reading kallsyms is in the lines then left out. */
+bool nop_kallsyms_skip_other(const char **p, const char *end);
 
 static inline bool nop_ksym_is_text(char type)
 {

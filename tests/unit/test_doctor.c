@@ -71,6 +71,41 @@ static void kallsyms_lines(void **state)
 	assert_true(p == end);
 }
 
+/* a line skipped before it is parsed (nop_kallsyms_skip_other) is one
+ * the parse fails on or finds no text symbol in, and the next line is
+ * the same; text symbols and lines it cannot judge are left to the parse */
+static void kallsyms_other_lines_skipped(void **state)
+{
+	static const char *const lines[] = {
+		"ffffffff82000000 d some_data\n",     /* skipped: data */
+		"ffffffff82000000 r ro\tx\n",         /* skipped: read-only */
+		"ffffffff82000000 b bss",              /* skipped: the last line */
+		"zzzzzzzzzzzzzzzz D nothex\n",         /* skipped: the parse fails too */
+		"ffffffff82000000 \n d x\n",           /* skipped: the type is the newline */
+		"ffffffff81000000 T text_fn\n",        /* parsed: text */
+		"ffffffff81000000 w weak_fn\n",        /* parsed: text */
+		"x\nffffffff810000 d name\n",          /* parsed: a short line first */
+		"ffff ffff8100000 d spaced\n",         /* parsed: a space among the digits */
+		"ffffffff8100 d x\n",                  /* parsed: 32-bit form */
+		"ffffffff82000000 d",                  /* parsed: too short to judge */
+	};
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		const char *text = lines[i], *end = text + strlen(text), *p = text, *q = text;
+		struct nop_kline l;
+		bool skipped = nop_kallsyms_skip_other(&p, end);
+		bool parsed = nop_kallsyms_line(&q, end, &l);
+
+		assert_int_equal(skipped, i < 5);
+		if (skipped) {
+			assert_false(parsed && nop_ksym_is_text(l.type));
+			assert_ptr_equal(p, q);
+		} else {
+			assert_ptr_equal(p, text);
+		}
+	}
+}
+
 /* the reference: kallsyms' address digit by digit, as the parser's slow path */
 static bool ref_addr(const char *p, const char *nl, unsigned long long *addr, const char **after)
 {
@@ -167,6 +202,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lookup_exact_and_clones),
 		cmocka_unit_test(kallsyms_lines),
+		cmocka_unit_test(kallsyms_other_lines_skipped),
 		cmocka_unit_test(kallsyms_address_digits),
 		cmocka_unit_test(symbol_at_address),
 		cmocka_unit_test(kcore_segments),

@@ -702,6 +702,8 @@ static int keep_item(void *ctx, const struct nop_gitem *gi)
 
 struct gkept {
 	struct nop_gcall v[16];
+	/* a call's off-CPU time, kept (nop_gcall's holds for the call only) */
+	unsigned long long off[16][NOP_OFF_STATES], off_self[16][NOP_OFF_STATES];
 	int n;
 };
 
@@ -709,8 +711,16 @@ static int keep_gcall(void *ctx, const struct nop_gcall *c)
 {
 	struct gkept *k = ctx;
 
-	if (k->n < 16)
-		k->v[k->n++] = *c;
+	if (k->n < 16) {
+		k->v[k->n] = *c;
+		for (int i = 0; i < NOP_OFF_STATES; i++) {
+			k->off[k->n][i] = c->off ? c->off[i] : 0;
+			k->off_self[k->n][i] = c->off_self ? c->off_self[i] : 0;
+		}
+		k->v[k->n].off = k->off[k->n];
+		k->v[k->n].off_self = k->off_self[k->n];
+		k->n++;
+	}
 	return 0;
 }
 
