@@ -207,15 +207,6 @@ static int catch_up(struct run *r)
 	return 0;
 }
 
-/* a file of a recording in several is about to be finished: its events
- * counted into the summary */
-static int count_file(void *ctx, struct nop_dat *w)
-{
-	struct run *r = ctx;
-
-	return nop_pipeline_count_saved(r->pipe, r->src, w, &r->err) == NOP_FLOW_FAIL ? -1 : 0;
-}
-
 /* why a file name was skipped (nop_dat_skipped) */
 static const char *skip_why(int e)
 {
@@ -633,8 +624,7 @@ static int open_pipeline(struct run *r)
 
 		snprintf(first, sizeof(first), numbered ? "%s.1" : "%s", o->output);
 		if (nop_dat_open(&r->dat, first, o->overwrite, r->tdir, NULL, nop_source_page_size(r->src), &r->err) ||
-		    nop_dat_bound(r->dat, o->output, o->max_size, numbered, o->rotate, o->overwrite, count_file, r,
-				  &r->err))
+		    nop_dat_bound(r->dat, o->output, o->max_size, numbered, o->rotate, o->overwrite, &r->err))
 			return -1;
 		nop_source_record_to(r->src, r->dat, o->count > 0);
 		if (o->npids || o->command)

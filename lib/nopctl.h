@@ -470,16 +470,13 @@ int nop_dat_events(struct nop_dat *w, const struct nop_kevent *k, size_t n);
  * numbered: a name found taken then is skipped for the next number);
  * keep: false removes it even then */
 void nop_dat_free(struct nop_dat *w, bool keep);
-/* Bounded recordings. done(ctx, w): a file is about to be finished (its
- * pages there to count); 0, or -1 to fail the page that came. */
-typedef int (*nop_dat_done_fn)(void *ctx, struct nop_dat *w);
-/* Before the first page: files of at most max_size bytes (0: no limit).
+/* Bounded recordings. Before the first page: files of at most max_size bytes (0: no limit).
  * numbered: w was opened as base.1 and a file base.N+1 begins past
  * max_size or at nop_dat_next, the newest keep files stay (0: all);
  * not numbered: pages past max_size are left out (nop_dat_full). 0, or
  * -1 with err (max_size too small for the header). */
 int nop_dat_bound(struct nop_dat *w, const char *base, unsigned long long max_size, bool numbered,
-		  unsigned keep, bool overwrite, nop_dat_done_fn done, void *ctx, struct nop_error *err);
+		  unsigned keep, bool overwrite, struct nop_error *err);
 /* pages were left out at max_size: the recording is full */
 bool nop_dat_full(const struct nop_dat *w);
 /* numbered: the file written so far finished, the next one begun; 0, or

@@ -2,6 +2,7 @@
  * without blocking and merged by time (stream.c); for record, each page
  * goes whole to a trace.dat and is counted (then, or after the capture). */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -90,6 +91,8 @@ int nop_source_record_to(struct nop_source *src, struct nop_dat *dat, bool count
 
 	nop_stream_set_raw(st, (nop_raw_fn)nop_dat_page, dat);
 	nop_stream_set_pages(st, count_now ? NOP_PAGES_COUNT : NOP_PAGES_SAVE);
+	if (!count_now) /* the capture does not decode: a file's writer counts with it */
+		nop_dat_count_with(dat, ((struct nop_stream_source *)src)->dec);
 	return 0;
 }
 
@@ -116,7 +119,23 @@ int nop_source_count_saved(struct nop_source *src, struct nop_dat *dat, nop_emit
 			   struct nop_error *err)
 {
 	struct count_saved c = { ((struct nop_stream_source *)src)->dec, emit, ctx };
-	int ret = nop_dat_each_page(dat, count_one, &c);
+	struct nop_dat_counts n;
+	int ret;
+
+	/* a rotated recording's finished files, counted as each was written:
+	 * their figures first, as one page's, then the current file's pages */
+	if (nop_dat_counted(dat, &n, err))
+		return -1;
+	if (n.nfunc || n.nexit || n.nkev || n.first_ts) {
+		struct nop_event k = { .type = NOP_EV_COUNTS, .cpu = -1, .ts = n.first_ts, .nfunc = n.nfunc,
+				       .nexit = n.nexit, .nkev = n.nkev },
+				 last = { .type = NOP_EV_COUNTS, .cpu = -1, .ts = n.last_ts },
+				 lost = { .type = NOP_EV_LOST, .cpu = -1, .lost = (long long)(n.lost > LLONG_MAX ? LLONG_MAX : n.lost) };
+
+		if ((ret = emit(ctx, &k)) || (ret = emit(ctx, &last)) || (n.lost && (ret = emit(ctx, &lost))))
+			return ret;
+	}
+	ret = nop_dat_each_page(dat, count_one, &c);
 
 	if (ret < 0) {
 		int e = ret == -1 ? errno : -ret;

@@ -14,14 +14,28 @@
 #include <signal.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 /* the one file that reaches an area above its own: it decodes its pages
  * once, after the capture, to keep the kernel symbols they name */
 #include "events/events.h"
+
+/* Finished files waiting for their writer, at most: the reader hands a
+ * file over and reads on; it waits only when this many are behind */
+#define NJOBS 8
+
+/* the writers of a rotated recording's files, one at a time, in the
+ * order the files were begun (ticket); the number the last one took */
+struct dat_jobs {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned long long turn, next, last_seq;
+};
 
 struct nop_dat {
 	int fd;
@@ -57,10 +71,15 @@ struct nop_dat {
 	bool numbered, full;
 	unsigned keep;
 	char base[4096];
-	nop_dat_done_fn done;
-	void *done_ctx;
+	/* numbered: each finished file's pages counted on its writer's
+	 * thread with count_dec (only read there: the capture saves pages
+	 * without decoding them); the counts of files finished so far */
+	struct nop_decoder *count_dec;
+	struct nop_dat_counts counted;
 	struct nop_error err; /* why a new file could not be begun */
-	struct dat_file { unsigned long long seq, size; } *files; /* finished, kept, oldest first */
+	/* finished, kept, oldest first; pending: its job has not been
+	 * reaped, seq is the number it was begun as */
+	struct dat_file { unsigned long long seq, size; bool pending; } *files;
 	size_t nfiles, capfiles;
 	unsigned long long seq, removed;
 	/* numbered: kallsyms and a decoder, read once for every file (a
@@ -72,12 +91,21 @@ struct nop_dat {
 	struct nop_ksyms *kidx;
 	unsigned long long kmods;
 	struct nop_decoder *dec;
-	/* the file a writer thread finishes (job_main), and in a job: its result */
-	struct nop_dat *job;
+	/* the files writer threads finish (job_main), oldest first, and
+	 * in a job: its thread, turn, result */
+	struct nop_dat *jobs[NJOBS];
+	size_t njobs;
+	struct dat_jobs *q;
 	pthread_t job_th;
 	bool job_threaded; /* job_main runs on job_th (else it has run) */
 	bool cut_end; /* a job's file: the next file goes on from its end */
 	unsigned long long seq0; /* a job's file: the number it was begun as */
+	unsigned long long ticket;
+	bool job_done, discard, abandoned; /* under q->mu */
+	/* kept files rotated away, removed by the next job before it links
+	 * its own (freeing a file's pages took the reader 50-190 ms) */
+	char (*drop)[4200];
+	size_t ndrop, capdrop;
 	int job_ret;
 	unsigned long long job_size;
 };
@@ -314,10 +342,40 @@ static void name_error(struct nop_error *err, int e, const char *path)
 		err->remedy = NOP_REMEDY_OVERWRITE;
 }
 
+static int publish_name(struct nop_dat *w, struct nop_error *err);
+
+/* the kept files rotated away when w was begun, removed as w takes their
+ * place (not before: a run killed meanwhile keeps them) */
+static void drop_rotated(struct nop_dat *w)
+{
+	for (size_t i = 0; i < w->ndrop; i++)
+		unlink(w->drop[i]);
+	w->ndrop = 0;
+}
+
+/* a job's file is linked under the writers' lock: the reader, removing
+ * the oldest file, either finds it linked (and unlinks it) or marks it
+ * discarded (never linked): never more files than kept */
+static int publish(struct nop_dat *w, struct nop_error *err)
+{
+	int ret;
+
+	if (!w->q || !w->cut_end)
+		return publish_name(w, err);
+	/* the lock at the reader's priority: held by a thread that runs
+	 * only when nothing else would, it kept the reader waiting */
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &(struct sched_param){ 0 });
+	pthread_mutex_lock(&w->q->mu);
+	drop_rotated(w);
+	ret = w->discard ? 0 : publish_name(w, err);
+	pthread_mutex_unlock(&w->q->mu);
+	return ret;
+}
+
 /* Numbered files: a name refused (something put there meanwhile) is
  * skipped for the next number, up to 16 in a row; a name refused ends one
  * file, never the run. 0, or -1 with err */
-static int publish(struct nop_dat *w, struct nop_error *err)
+static int publish_name(struct nop_dat *w, struct nop_error *err)
 {
 	char dir[4096];
 	int dfd;
@@ -381,20 +439,70 @@ int nop_dat_open(struct nop_dat **wp, const char *path, bool overwrite, const ch
 	return 0;
 }
 
+/* what is written goes through buf, OUT_BUF bytes a write: a header is a
+ * few hundred small fields, each a system call otherwise */
+#define OUT_BUF 65536
+
 struct out {
 	int fd;
 	unsigned long long off;
 	int err;
+	char *buf; /* NULL: written at once */
+	size_t len;
 };
+
+static void out_flush(struct out *o)
+{
+	if (!o->err && o->len && nop_write_all(o->fd, o->buf, o->len) < 0)
+		o->err = errno;
+	o->len = 0;
+}
 
 /* fd -1: nothing written, only counted (a header's size) */
 static void put(struct out *o, const void *p, size_t n)
 {
 	if (o->err)
 		return;
-	if (o->fd >= 0 && nop_write_all(o->fd, p, n) < 0)
-		o->err = errno;
 	o->off += n;
+	if (o->fd < 0)
+		return;
+	if (o->buf && o->len + n <= OUT_BUF) {
+		memcpy(o->buf + o->len, p, n);
+		o->len += n;
+		return;
+	}
+	out_flush(o);
+	if (!o->err && nop_write_all(o->fd, p, n) < 0)
+		o->err = errno;
+}
+
+/* n bytes of fd from its start, after what o holds: copied in the
+ * kernel where it can (no pass through this process), else read and
+ * written */
+static void put_fd(struct out *o, int fd, unsigned long long n)
+{
+	static _Thread_local char buf[1 << 16]; /* per thread: files are written beside the capture */
+	loff_t in = 0;
+	ssize_t k = 0;
+
+	out_flush(o);
+	while (!o->err && (unsigned long long)in < n &&
+	       (k = copy_file_range(fd, &in, o->fd, NULL, (size_t)(n - (unsigned long long)in), 0)) > 0)
+		o->off += (unsigned long long)k;
+	if (o->err || (unsigned long long)in >= n)
+		return;
+	if (k < 0 && errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) {
+		o->err = errno;
+		return;
+	}
+	while (!o->err && (unsigned long long)in < n && (k = pread(fd, buf, sizeof(buf), in)) > 0) {
+		put(o, buf, (size_t)k);
+		in += k;
+	}
+	if (k < 0)
+		o->err = errno;
+	else if ((unsigned long long)in < n)
+		o->err = EIO; /* the saved pages are shorter than counted */
 }
 
 static void put32(struct out *o, unsigned int v) { put(o, &v, 4); }
@@ -630,6 +738,7 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 
 	if (job_wait(w, err))
 		return -1;
+	o.buf = malloc(OUT_BUF); /* none: written at once */
 	if (w->numbered && !w->cut_end) /* the last file, not a job's */
 		fresh_symbols(w);
 	for (int c = 0; c < w->ncpus; c++) {
@@ -640,28 +749,24 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 	}
 	note_syms(w);
 	if (header(&o, w, ncpus)) {
+		free(o.buf);
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return -1;
 	}
 	for (int c = 0; c < ncpus && !o.err; c++) {
-		/* per thread: a rotated recording's files are written beside
-		 * the capture */
-		static _Thread_local char buf[1 << 16];
-		ssize_t n;
+		static const char zeros[512];
 
 		if (!w->size[c])
 			continue;
-		while (o.off % (unsigned long long)w->page_size)
-			put(&o, "", 1);
-		if (lseek(w->tmp[c], 0, SEEK_SET) < 0) {
-			o.err = errno;
-			break;
+		while (o.off % (unsigned long long)w->page_size) {
+			size_t pad = (size_t)((unsigned long long)w->page_size - o.off % (unsigned long long)w->page_size);
+
+			put(&o, zeros, pad < sizeof(zeros) ? pad : sizeof(zeros));
 		}
-		while ((n = read(w->tmp[c], buf, sizeof(buf))) > 0)
-			put(&o, buf, (size_t)n);
-		if (n < 0)
-			o.err = errno;
+		put_fd(&o, w->tmp[c], w->size[c]);
 	}
+	out_flush(&o);
+	free(o.buf);
 	if (!o.err && fsync(w->fd) < 0 && errno != EINVAL)
 		o.err = errno;
 	if (o.err) {
@@ -723,6 +828,12 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 	free(w->npend);
 	free(w->events);
 	free(w->files);
+	free(w->drop); /* rotated away when the run failed: kept */
+	if (w->q) {
+		pthread_mutex_destroy(&w->q->mu);
+		pthread_cond_destroy(&w->q->cv);
+		free(w->q);
+	}
 	nop_ksyms_free(w->kidx);
 	free(w->ktext);
 	nop_decoder_free(w->dec);
@@ -766,7 +877,7 @@ static int header_size(struct nop_dat *w, unsigned long long *n)
 }
 
 int nop_dat_bound(struct nop_dat *w, const char *base, unsigned long long max_size, bool numbered,
-		  unsigned keep, bool overwrite, nop_dat_done_fn done, void *ctx, struct nop_error *err)
+		  unsigned keep, bool overwrite, struct nop_error *err)
 {
 	unsigned long long fixed;
 
@@ -775,8 +886,6 @@ int nop_dat_bound(struct nop_dat *w, const char *base, unsigned long long max_si
 	w->numbered = numbered;
 	w->keep = keep;
 	w->overwrite = overwrite;
-	w->done = done;
-	w->done_ctx = ctx;
 	w->seq = 1;
 	/* numbered: kallsyms read and indexed (by the header's count) and
 	 * the decoder made once, for every file */
@@ -801,6 +910,33 @@ int nop_dat_bound(struct nop_dat *w, const char *base, unsigned long long max_si
 		return -1;
 	}
 	return 0;
+}
+
+void nop_dat_counts_add(struct nop_dat_counts *to, const struct nop_dat_counts *c)
+{
+	to->nfunc += c->nfunc;
+	to->nexit += c->nexit;
+	to->nkev += c->nkev;
+	if (__builtin_add_overflow(to->lost, c->lost, &to->lost))
+		to->lost = ~0ULL;
+	if (c->first_ts && (!to->first_ts || c->first_ts < to->first_ts))
+		to->first_ts = c->first_ts;
+	if (c->last_ts > to->last_ts)
+		to->last_ts = c->last_ts;
+}
+
+void nop_dat_count_with(struct nop_dat *w, struct nop_decoder *d)
+{
+	w->count_dec = w->numbered ? d : NULL;
+}
+
+int nop_dat_counted(struct nop_dat *w, struct nop_dat_counts *c, struct nop_error *err)
+{
+	int ret = job_wait(w, err);
+
+	*c = w->counted;
+	w->counted = (struct nop_dat_counts){ 0 };
+	return ret;
 }
 
 bool nop_dat_full(const struct nop_dat *w)
@@ -842,19 +978,90 @@ bool nop_dat_file(struct nop_dat *w, size_t i, char *buf, size_t len, unsigned l
 	return true;
 }
 
-/* A finished file is written on a thread of its own (its symbols noted,
- * its header and pages assembled, synced) while the capture reads on:
- * done in the reader's turn, that work let the buffers overflow (Linux
- * 6.12 under emulation, 1 MB files). The job owns the file's descriptor,
- * temporary files and symbols; it shares what does not change (formats'
- * sources, kallsyms and its index, the decoder: one job at a time). */
+/* a counted page's figures added to the job's */
+static int add_count(void *ctx, const struct nop_event *ev)
+{
+	struct nop_dat_counts *c = ctx;
+
+	if (ev->type == NOP_EV_COUNTS) {
+		c->nfunc += ev->nfunc;
+		c->nexit += ev->nexit;
+		c->nkev += ev->nkev;
+	} else if (ev->type == NOP_EV_LOST &&
+		   __builtin_add_overflow(c->lost, ev->lost > 0 ? (unsigned long long)ev->lost : 1ULL, &c->lost)) {
+		c->lost = ~0ULL;
+	}
+	if (ev->ts && (!c->first_ts || ev->ts < c->first_ts))
+		c->first_ts = ev->ts;
+	if (ev->ts > c->last_ts)
+		c->last_ts = ev->ts;
+	return 0;
+}
+
+static int count_page(void *ctx, int cpu, void *page)
+{
+	struct nop_dat *j = ctx;
+
+	return nop_page_events(j->count_dec, cpu, page, true, add_count, &j->counted);
+}
+
+/* A finished file is written on a thread of its own (its events counted,
+ * its symbols noted, its header and pages assembled, synced) while the
+ * capture reads on: done in the reader's turn, or waited for by it, that
+ * work let the buffers overflow. Files are written one at a time, in
+ * order (their turn); the reader waits only when NJOBS are behind. The
+ * job owns the file's descriptor, temporary files and symbols; it shares
+ * what does not change (formats' sources, kallsyms and its index, the
+ * decoders: one job at a time). */
 static void *job_main(void *arg)
 {
 	struct nop_dat *j = arg;
+	struct dat_jobs *q = j->q;
 	struct stat st;
+	bool discard, abandoned;
 
-	j->job_ret = nop_dat_finish(j, &j->err);
+	pthread_mutex_lock(&q->mu);
+	while (q->turn != j->ticket)
+		pthread_cond_wait(&q->cv, &q->mu);
+	abandoned = j->abandoned; /* the run failed before its turn: its pages are gone */
+	/* a name an earlier file skipped to is taken: the next free one */
+	if (q->last_seq >= j->seq)
+		j->seq = q->last_seq + 1;
+	pthread_mutex_unlock(&q->mu);
+	j->counted = (struct nop_dat_counts){ 0 };
+	if (!abandoned && j->count_dec && nop_dat_each_page(j, count_page, j)) {
+		nop_error_set(&j->err, NOP_EINTERNAL, errno, "cannot count the pages of %s", j->path);
+		j->job_ret = -1;
+	}
+	pthread_mutex_lock(&q->mu);
+	discard = j->discard; /* rotated away before it was written: counted only */
+	pthread_mutex_unlock(&q->mu);
+	if (!j->job_ret && !discard && !abandoned)
+		j->job_ret = nop_dat_finish(j, &j->err);
 	j->job_size = fstat(j->fd, &st) == 0 ? (unsigned long long)st.st_size : 0;
+	if (discard && !abandoned) /* a newer file took their place */
+		drop_rotated(j);
+	/* its files closed here: the last close of a file not linked frees
+	 * its pages, work the reader is not to do */
+	for (int c = 0; c < j->ncpus; c++)
+		if (j->tmp[c] >= 0) {
+			close(j->tmp[c]);
+			j->tmp[c] = -1;
+		}
+	close(j->fd);
+	j->fd = -1;
+	if (j->part[0])
+		unlink(j->part);
+	j->part[0] = 0;
+	/* its end at the reader's priority: the reader joins it */
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &(struct sched_param){ 0 });
+	pthread_mutex_lock(&q->mu);
+	if (j->published && j->seq > q->last_seq)
+		q->last_seq = j->seq;
+	j->job_done = true;
+	q->turn++;
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
 	return NULL;
 }
 
@@ -872,38 +1079,42 @@ static void job_free(struct nop_dat *j)
 	free(j->size);
 	free(j->pend);
 	free(j->npend);
+	free(j->drop);
 	nop_addrset_free(&j->syms);
 	free(j);
 }
 
-/* the file being written by a job, finished: its size known, the next
- * file's symbol reserve from what it took; 0, or -1 with err */
-static int job_wait(struct nop_dat *w, struct nop_error *err)
+/* a job finished: its counts, its file's number and size, the next
+ * files' symbol reserve from what it took; 0, or -1 with err */
+static int job_reaped(struct nop_dat *w, struct nop_dat *j, struct nop_error *err)
 {
-	struct nop_dat *j = w->job;
-	int ret;
+	int ret = j->job_ret;
 
-	if (!j)
-		return 0;
-	if (w->job_threaded)
-		pthread_join(w->job_th, NULL);
-	w->job = NULL;
-	if (!w->ktext && j->ktext) { /* read again (fresh_symbols): the next files' */
-		w->ktext = j->ktext;
-		w->klen = j->klen;
-		w->kidx = j->kidx;
+	if (j->ktext != w->ktext) { /* read again (fresh_symbols): the next files' */
+		if (!w->ktext) {
+			w->ktext = j->ktext;
+			w->klen = j->klen;
+			w->kidx = j->kidx;
+		} else {
+			free(j->ktext);
+			nop_ksyms_free(j->kidx);
+		}
 	}
-	ret = j->job_ret;
 	if (ret)
 		*err = j->err;
-	/* its number: the next free one from where it began; failed, it
-	 * was never under a name */
+	nop_dat_counts_add(&w->counted, &j->counted);
+	/* its number: the next free one from where it began; failed or
+	 * discarded, it was never under a name */
 	for (size_t i = 0; i < w->nfiles; i++)
-		if (w->files[i].seq == j->seq0 && ret)
-			memmove(w->files + i, w->files + i + 1, (--w->nfiles - i) * sizeof(*w->files));
-		else if (w->files[i].seq == j->seq0) {
-			w->files[i].seq = j->seq;
-			w->files[i].size = j->job_size;
+		if (w->files[i].pending && w->files[i].seq == j->seq0) {
+			if (ret || !j->published) {
+				memmove(w->files + i, w->files + i + 1, (--w->nfiles - i) * sizeof(*w->files));
+			} else {
+				w->files[i].seq = j->seq;
+				w->files[i].size = j->job_size;
+				w->files[i].pending = false;
+			}
+			break;
 		}
 	if (j->seq >= w->seq) {
 		w->seq = j->seq + 1;
@@ -915,7 +1126,7 @@ static int job_wait(struct nop_dat *w, struct nop_error *err)
 		snprintf(w->skipped_name, sizeof(w->skipped_name), "%s", j->skipped_name);
 	}
 	/* the symbols it took: the next files' reserve, and some */
-	if (!ret && w->max_size && j->job_size > data_size(j)) {
+	if (!ret && j->published && w->max_size && j->job_size > data_size(j)) {
 		unsigned long long fixed = w->reserve - w->ksyms_reserve, took = j->job_size - data_size(j);
 		unsigned long long syms = took > fixed ? took - fixed : 0;
 
@@ -927,6 +1138,78 @@ static int job_wait(struct nop_dat *w, struct nop_error *err)
 	return ret;
 }
 
+/* the jobs that finished, oldest first, taken in; waiting while more than
+ * leave are left. 0, or -1 with err (the first failure) */
+static int job_reap(struct nop_dat *w, size_t leave, struct nop_error *err)
+{
+	int ret = 0;
+
+	while (w->njobs) {
+		struct nop_dat *j = w->jobs[0];
+
+		pthread_mutex_lock(&w->q->mu);
+		while (!j->job_done && w->njobs > leave)
+			pthread_cond_wait(&w->q->cv, &w->q->mu);
+		bool done = j->job_done;
+
+		pthread_mutex_unlock(&w->q->mu);
+		if (!done)
+			break;
+		if (j->job_threaded)
+			pthread_join(j->job_th, NULL);
+		memmove(w->jobs, w->jobs + 1, --w->njobs * sizeof(*w->jobs));
+		if (job_reaped(w, j, ret ? &(struct nop_error){ 0 } : err))
+			ret = -1;
+	}
+	return ret;
+}
+
+/* every file handed to a job written (or failed) */
+static int job_wait(struct nop_dat *w, struct nop_error *err)
+{
+	return w->q ? job_reap(w, 0, err) : 0;
+}
+
+/* the oldest kept file, removed: unlinked, or its job's file never linked */
+static void remove_oldest(struct nop_dat *w)
+{
+	char path[4200];
+	struct dat_file *f = &w->files[0];
+	struct nop_dat *j = NULL;
+
+	for (size_t i = 0; f->pending && i < w->njobs; i++)
+		if (w->jobs[i]->seq0 == f->seq)
+			j = w->jobs[i];
+	if (j) {
+		pthread_mutex_lock(&w->q->mu);
+		if (j->published)
+			unlink(j->path);
+		else
+			j->discard = true;
+		pthread_mutex_unlock(&w->q->mu);
+	} else {
+		file_path(w, f->seq, path, sizeof(path));
+		if (nop_grow((void **)&w->drop, &w->capdrop, w->ndrop + 1, sizeof(*w->drop)))
+			unlink(path); /* no memory: here */
+		else
+			snprintf(w->drop[w->ndrop++], sizeof(*w->drop), "%s", path);
+	}
+	memmove(w->files, w->files + 1, --w->nfiles * sizeof(*w->files));
+	w->removed++;
+}
+
+/* the disk cannot hold the files behind, this one and the next as
+ * well: the writers are waited for, as a full disk would fail them all */
+static bool disk_short(struct nop_dat *w)
+{
+	struct statvfs v;
+	unsigned long long need = data_size(w) * 2 + (w->max_size > data_size(w) ? w->max_size : data_size(w));
+
+	for (size_t i = 0; i < w->njobs; i++)
+		need += data_size(w->jobs[i]);
+	return fstatvfs(w->fd, &v) == 0 && (unsigned long long)v.f_bavail * v.f_frsize < need;
+}
+
 int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 {
 	struct nop_dat *j;
@@ -935,13 +1218,18 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 
 	if (!w->numbered)
 		return 0;
-	if (job_wait(w, err))
-		return -1;
-	fresh_symbols(w);
-	if (w->done && w->done(w->done_ctx, w)) {
-		nop_error_set(err, NOP_EINTERNAL, errno, "cannot count the pages of %s", w->path);
-		return -1;
+	if (!w->q) {
+		if (!(w->q = calloc(1, sizeof(*w->q)))) {
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			return -1;
+		}
+		pthread_mutex_init(&w->q->mu, NULL);
+		pthread_cond_init(&w->q->cv, NULL);
 	}
+	if (job_reap(w, disk_short(w) ? 0 : NJOBS - 1, err))
+		return -1;
+	if (!w->njobs) /* no job shares kallsyms now */
+		fresh_symbols(w);
 	for (int c = 0; c < w->ncpus; c++)
 		if (flush_cpu(w, c)) {
 			nop_error_io(err, "write", "a recording's temporary file", errno);
@@ -951,15 +1239,11 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return -1;
 	}
-	w->files[w->nfiles++] = (struct dat_file){ w->seq, data_size(w) };
+	w->files[w->nfiles++] = (struct dat_file){ w->seq, data_size(w), true };
 	/* the oldest go before the next is made: with it, keep files (2 or
-	 * more: the one written now stays). The previous job is done. */
-	while (w->keep && w->nfiles + 1 > w->keep) {
-		file_path(w, w->files[0].seq, path, sizeof(path));
-		unlink(path);
-		memmove(w->files, w->files + 1, --w->nfiles * sizeof(*w->files));
-		w->removed++;
-	}
+	 * more: the one written now stays) */
+	while (w->keep && w->nfiles + 1 > w->keep)
+		remove_oldest(w);
 	file_path(w, w->seq + 1, path, sizeof(path));
 	if ((fd = open_unnamed(path, part, sizeof(part))) < 0) {
 		nop_error_io(err, "create", path, errno);
@@ -979,8 +1263,9 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 	j->skipped = 0;
 	j->files = NULL;
 	j->capfiles = 0;
-	j->job = NULL;
-	j->done = NULL;
+	j->njobs = 0;
+	j->job_done = j->discard = j->abandoned = j->published = false;
+	j->job_ret = 0;
 	j->pend = calloc((size_t)w->ncpus, sizeof(*j->pend));
 	j->npend = calloc((size_t)w->ncpus, sizeof(*j->npend));
 	w->tmp = malloc((size_t)w->ncpus * sizeof(*w->tmp));
@@ -990,13 +1275,13 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 		free(w->size);
 		w->tmp = j->tmp;
 		w->size = j->size;
-		j->tmp = NULL;
 		free(j->pend);
 		free(j->npend);
 		free(j);
 		close(fd);
 		if (part[0])
 			unlink(part);
+		w->nfiles--;
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return -1;
 	}
@@ -1008,12 +1293,40 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 	snprintf(w->part, sizeof(w->part), "%s", part);
 	w->seq++;
 	snprintf(w->path, sizeof(w->path), "%s", path);
-	w->job = j;
-	if (!(w->job_threaded = pthread_create(&w->job_th, NULL, job_main, j) == 0)) {
-		job_main(j); /* no thread: written here */
+	w->drop = NULL; /* the job's now */
+	w->ndrop = w->capdrop = 0;
+	j->ticket = w->q->next++;
+	w->jobs[w->njobs++] = j;
+	if (!(j->job_threaded = pthread_create(&j->job_th, NULL, job_main, j) == 0)) {
+		job_main(j); /* no thread: written here, after those before it */
 		return job_wait(w, err);
 	}
+	/* the CPU the reader wants is the reader's: a file is written while
+	 * nothing else would run (the reader waits for one only when NJOBS
+	 * are behind) */
+	pthread_setschedparam(j->job_th, SCHED_IDLE, &(struct sched_param){ 0 });
 	return 0;
+}
+
+/* the jobs not yet begun give up their pages (the run fails) */
+static void abandon_waiting(struct nop_dat *w)
+{
+	if (!w->q)
+		return;
+	pthread_mutex_lock(&w->q->mu);
+	for (size_t i = 0; i < w->njobs; i++) {
+		struct nop_dat *j = w->jobs[i];
+
+		if (j->ticket <= w->q->turn)
+			continue;
+		j->abandoned = true;
+		for (int c = 0; c < j->ncpus; c++) {
+			if (j->tmp[c] >= 0)
+				close(j->tmp[c]);
+			j->tmp[c] = -1;
+		}
+	}
+	pthread_mutex_unlock(&w->q->mu);
 }
 
 int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len)
@@ -1042,5 +1355,21 @@ int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len)
 	memset(w->pend[cpu] + w->npend[cpu] + len, 0, ps - len);
 	w->npend[cpu] += ps;
 	w->size[cpu] += ps;
-	return w->npend[cpu] == ps * BATCH ? flush_cpu(w, cpu) : 0;
+	if (w->npend[cpu] < ps * BATCH || !flush_cpu(w, cpu))
+		return 0;
+	/* this file cannot be whole: its pages go, and those of the files
+	 * whose writer has not begun, for the space they took is the files'
+	 * being written (a full disk) */
+	int e = errno;
+
+	abandon_waiting(w);
+	for (int c = 0; c < w->ncpus; c++) {
+		if (w->tmp[c] >= 0)
+			close(w->tmp[c]);
+		w->tmp[c] = -1;
+		w->size[c] = 0;
+		w->npend[c] = 0;
+	}
+	errno = e;
+	return -1;
 }

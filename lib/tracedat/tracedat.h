@@ -24,6 +24,23 @@ void nop_dat_in_free(struct nop_dat_in *in);
  * saved pages cannot be read back */
 int nop_dat_each_page(struct nop_dat *w, int (*fn)(void *ctx, int cpu, void *page), void *ctx);
 
+/* Events counted in a rotated recording's finished files (their pages
+ * walked by nop_count_page on the thread that writes each file) */
+struct nop_dat_counts {
+	unsigned long long nfunc, nexit, nkev, lost; /* lost: page headers' counts, saturated */
+	unsigned long long first_ts, last_ts;
+};
+struct nop_decoder;
+/* numbered (after nop_dat_bound): each finished file's pages counted
+ * with d, which must stay valid and which no one else may decode with
+ * meanwhile (read only by the count) */
+void nop_dat_count_with(struct nop_dat *w, struct nop_decoder *d);
+/* the counts of the files finished before the current one (their writer
+ * waited for), taken once (*c then zeroed in w); 0, or -1 with err (a
+ * writer failed; its counts are in *c) */
+int nop_dat_counted(struct nop_dat *w, struct nop_dat_counts *c, struct nop_error *err);
+void nop_dat_counts_add(struct nop_dat_counts *to, const struct nop_dat_counts *c);
+
 /* A set of addresses (tracedat_syms.c): those a recording's events name */
 struct nop_addrset {
 	unsigned long long *v;
