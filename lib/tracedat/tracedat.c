@@ -1226,7 +1226,12 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 		pthread_mutex_init(&w->q->mu, NULL);
 		pthread_cond_init(&w->q->cv, NULL);
 	}
-	if (job_reap(w, disk_short(w) ? 0 : NJOBS - 1, err))
+	/* a disk short of room: the writers are waited for, and this file is
+	 * written here, before the reader writes the next one's pages (a
+	 * writer behind, sharing the disk with them, failed) */
+	bool short_room = disk_short(w);
+
+	if (job_reap(w, short_room ? 0 : NJOBS - 1, err))
 		return -1;
 	if (!w->njobs) /* no job shares kallsyms now */
 		fresh_symbols(w);
@@ -1297,7 +1302,8 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 	w->ndrop = w->capdrop = 0;
 	j->ticket = w->q->next++;
 	w->jobs[w->njobs++] = j;
-	if (!(j->job_threaded = pthread_create(&j->job_th, NULL, job_main, j) == 0)) {
+	j->job_threaded = !short_room && pthread_create(&j->job_th, NULL, job_main, j) == 0;
+	if (!j->job_threaded) {
 		job_main(j); /* no thread: written here, after those before it */
 		return job_wait(w, err);
 	}

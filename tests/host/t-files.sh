@@ -88,9 +88,14 @@ rc=0
 "$bin" record --overwrite --max-size 1M --rotate 3 -o "$T/pl/r.dat" "$h/libubench.so:bench_fn" -- \
 	"$h/ubench" 400000 200000 > /dev/null 2> "$T/pl.err" || rc=$?
 n=$(ls "$T/pl" | grep -c '^r\.dat\.[0-9]*$')
-[ "$rc" = 0 ] && [ -L "$T/pl/r.dat.2" ] && [ ! -e "$T/victim" ] && [ "$n" -ge 3 ] &&
+# (a file rotated away before its writer's turn is never written: then
+# its name was never reached, and the link is left as it is, unsaid)
+said() {
 	grep -q "skipped, the last $T/pl/r.dat.2 (a symbolic link there)" "$T/pl.err" &&
-	grep -q "^nopctl: skipped $T/pl/r.dat.2: a symbolic link there; the recording goes on" "$T/pl.err" && ok ||
+		grep -q "^nopctl: skipped $T/pl/r.dat.2: a symbolic link there; the recording goes on" "$T/pl.err"
+}
+[ "$rc" = 0 ] && [ -L "$T/pl/r.dat.2" ] && [ ! -e "$T/victim" ] && [ "$n" -ge 3 ] &&
+	{ said || { ! grep -q "r\.dat\.2\($\|[^0-9]\)" "$T/pl.err" && grep -q "^nopctl: files: .* older removed" "$T/pl.err"; }; } && ok ||
 	no "a link at the next rotation name: exit $rc, $n files: $(ls -l "$T/pl") $(tail -3 "$T/pl.err")"
 w=$(whole $(ls "$T"/pl/r.dat.* | grep -v 'r\.dat\.2$')) && ok || no "rotation past a link: $w"
 # catch --overwrite: a link at one catch file's name, the others written
