@@ -8,17 +8,6 @@
 
 #include "events/events.h"
 
-void nop_pagepool_init(struct nop_pagepool *p, size_t page_size)
-{
-	size_t free_now = nop_mem_free();
-
-	*p = (struct nop_pagepool){ .page_size = page_size, .max = SPOOL_FLOOR };
-	/* never more than half of the memory free now */
-	p->cap = free_now ? free_now / 2 : (size_t)1 << 30;
-	if (p->max > p->cap)
-		p->max = p->cap;
-}
-
 /* The pool's bound is the kernel's buffers again, at least SPOOL_FLOOR:
  * what a run keeps in memory does not grow with its length, and a larger
  * kernel buffer, asked for to lose less, buys a larger spool too. */
@@ -28,6 +17,16 @@ void nop_pagepool_allow(struct nop_pagepool *p, size_t bytes)
 	p->max = p->kernel > SPOOL_FLOOR ? p->kernel : SPOOL_FLOOR;
 	if (p->max > p->cap)
 		p->max = p->cap;
+}
+
+void nop_pagepool_init(struct nop_pagepool *p, size_t page_size)
+{
+	size_t free_now = nop_mem_free();
+
+	/* never more than half of the memory free now */
+	*p = (struct nop_pagepool){ .page_size = page_size,
+				    .cap = free_now ? free_now / 2 : (size_t)1 << 30 };
+	nop_pagepool_allow(p, 0);
 }
 
 char *nop_pagepool_get(struct nop_pagepool *p, bool past_max)
