@@ -12,7 +12,7 @@
 #     200 MB: the most files and the largest one seen while it ran (a
 #     look every 20 ms), each file read by nopctl report and trace-cmd
 #     report, the newest holding the last calls.
-# Prints one JSON object per figure.
+# Prints one JSON object per figure (B10_ONLY=record: the third alone).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=${NOPCTL_BUILD:-$top/build}
@@ -27,6 +27,8 @@ fn="$h/libubench.so:bench_fn"
 cpu_of() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 
+# B10_ONLY=record: the third alone
+if [ "${B10_ONLY:-}" != record ]; then
 # 1. stats with and without -i: RSS each second, CPU per call
 for iv in "-i 1s" ""; do
 	rm -f "$T/ru"
@@ -87,6 +89,8 @@ for what in top stats; do
 	pkill -f "ubench $calls" 2> /dev/null || true
 	sleep 1
 done
+
+fi
 
 # 3. record --max-size 8M --rotate 3 over about 200 MB
 mkdir "$T/rec"

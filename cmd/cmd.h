@@ -25,6 +25,7 @@ enum {
 #define O_NOISE (1ULL << 36)   /* diff --alpha, --min-change */
 #define O_INTERVAL (1ULL << 37) /* stats, top: -i TIME */
 #define O_BOUNDED (1ULL << 38)	/* record --max-size, --rotate, --split */
+#define O_COMPRESS (1ULL << 39) /* record, catch: --compression */
 
 /* catch --outliers: calls of a root function before its p99 judges */
 #define OUTLIERS_WARMUP 1000
@@ -44,6 +45,7 @@ struct opts {
 	size_t buffer_kb;
 	const char *cpus;
 	bool stack, quiet, force, top_level, overwrite;
+	bool uncompressed; /* --compression none: trace.dat version 6 */
 	const char *output;
 	enum nop_encoding enc; /* -j, -F text|json */
 	enum nop_view view;    /* -F folded|dot|chrome (lines otherwise) */

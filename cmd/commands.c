@@ -15,7 +15,7 @@ const struct cmd nop_commands[] = {
 	  "Trace calls of kernel functions (function tracer) or of a program's, BINARY:GLOB (uprobes)." },
 	{ "graph", cmd_graph, GRAPH_OPTS | O_GRAPHFMT | O_ARGS | O_ERRORS, "[OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
 	  "Show call trees with durations (function_graph; uprobes for BINARY:GLOB); PATTERN sets the roots." },
-	{ "catch", cmd_catch, GRAPH_OPTS | O_GRAPHFMT | O_ARGS | O_ERRORS | O_SLOWER | O_OUTLIERS | O_BEFORE,
+	{ "catch", cmd_catch, GRAPH_OPTS | O_GRAPHFMT | O_ARGS | O_ERRORS | O_SLOWER | O_OUTLIERS | O_BEFORE | O_COMPRESS,
 	  "--slower-than TIME|--errors|--outliers [OPTIONS] PATTERN... [-- COMMAND [ARG...]]",
 	  "Show only the call trees whose root call (a PATTERN's) was slow or failed, whole." },
 	{ "stats", cmd_stats, GRAPH_OPTS | O_FORMAT | O_SORT | O_HIST | O_CALLERS | O_INTERVAL,
@@ -24,7 +24,7 @@ const struct cmd nop_commands[] = {
 	{ "top", cmd_top, (GRAPH_OPTS & ~(O_OUTPUT | O_OVERWRITE)) | O_FORMAT | O_SORT | O_INTERVAL,
 	  "[OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
 	  "Show stats' figures live, every second: a key sorts them, Enter shows a function's histogram." },
-	{ "record", cmd_record, GRAPH_OPTS | O_STACK | O_GRAPHFLAG | O_ARGS | O_BOUNDED, "-o FILE [OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
+	{ "record", cmd_record, GRAPH_OPTS | O_STACK | O_GRAPHFLAG | O_ARGS | O_BOUNDED | O_COMPRESS, "-o FILE [OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",
 	  "Record raw events into a trace.dat (trace-cmd's format) to look at later or elsewhere." },
 	{ "report", cmd_report, O_PATTERNS | O_GRAPHFMT | O_OUTPUT | O_OVERWRITE | O_QUIET | O_COUNT | O_STATSFLAG |
 	  O_SORT | O_HIST | O_ERRORS | O_CALLERS, "[OPTIONS] FILE",

@@ -58,6 +58,7 @@ static const struct optdef defs[] = {
 	{ O_BOUNDED, { "max-size", required_argument, 0, 317 }, "SIZE", "a file holds at most SIZE bytes (K, M, G): the recording ends there (COMMAND runs on untraced), or with --rotate a new file begins" },
 	{ O_BOUNDED, { "rotate", required_argument, 0, 318 }, "N", "keep the newest N files (FILE.1, FILE.2, ...), the oldest removed" },
 	{ O_BOUNDED, { "split", required_argument, 0, 319 }, "TIME", "begin a new file every TIME (FILE.1, FILE.2, ...)" },
+	{ O_COMPRESS, { "compression", required_argument, 0, 320 }, "ALG", "zstd (a trace.dat of version 7, as trace-cmd 3 writes; the default) or none (version 6, uncompressed: trace-cmd 2 reads it)" },
 	{ ~0ULL, { "help", no_argument, 0, 'h' }, NULL, "show this help" },
 };
 
@@ -290,6 +291,11 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o, str
 		case 317:
 			if (size_arg(optarg, &o->max_size) || o->max_size < (1ULL << 20))
 				return bad(err, name, optarg, "give a size of 1M or more, such as 8M or 2G");
+			break;
+		case 320:
+			if (strcmp(optarg, "zstd") && strcmp(optarg, "none"))
+				return bad(err, name, optarg, "give zstd or none");
+			o->uncompressed = !strcmp(optarg, "none");
 			break;
 		case 318:
 			if (number(optarg, 100000, &v) || v < 2)

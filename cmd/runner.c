@@ -532,6 +532,8 @@ static int write_catch(void *ctx, unsigned long long seq, unsigned long long fro
 	from = from > r->o->before_ns ? from - r->o->before_ns : 0;
 	if (nop_dat_open(&w, path, r->o->overwrite, r->tdir, NULL, nop_source_page_size(r->src), &r->err))
 		goto failed;
+	if (r->o->uncompressed)
+		nop_dat_uncompressed(w);
 	if (r->o->npids || r->o->command)
 		nop_dat_follows(w);
 	if (r->o->before_ns)
@@ -623,8 +625,11 @@ static int open_pipeline(struct run *r)
 		char first[4200];
 
 		snprintf(first, sizeof(first), numbered ? "%s.1" : "%s", o->output);
-		if (nop_dat_open(&r->dat, first, o->overwrite, r->tdir, NULL, nop_source_page_size(r->src), &r->err) ||
-		    nop_dat_bound(r->dat, o->output, o->max_size, numbered, o->rotate, o->overwrite, &r->err))
+		if (nop_dat_open(&r->dat, first, o->overwrite, r->tdir, NULL, nop_source_page_size(r->src), &r->err))
+			return -1;
+		if (o->uncompressed) /* before the bound: its header's share is counted */
+			nop_dat_uncompressed(r->dat);
+		if (nop_dat_bound(r->dat, o->output, o->max_size, numbered, o->rotate, o->overwrite, &r->err))
 			return -1;
 		nop_source_record_to(r->src, r->dat, o->count > 0);
 		if (o->npids || o->command)

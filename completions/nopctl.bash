@@ -11,10 +11,10 @@ _nopctl() {
 	case $cmd in
 	trace) opts="--event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --stack --output --overwrite --format --json --quiet --user --top-level --force --retval --args --errors --help" ;;
 	graph) opts="--event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --errors --no-sleep-time --no-irqs --help" ;;
-	catch) opts="--event --filter --slower-than --errors --outliers --before --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --help" ;;
+	catch) opts="--event --filter --slower-than --errors --outliers --before --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --compression --help" ;;
 	stats) opts="--callers --event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --sort --hist --interval --help" ;;
 	top) opts="--event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --format --json --quiet --user --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --sort --interval --help" ;;
-	record) opts="--event --filter --output --overwrite --graph --pid --module --notrace --duration --count --buffer-kb --cpus --stack --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --max-size --rotate --split --help" ;;
+	record) opts="--event --filter --output --overwrite --graph --pid --module --notrace --duration --count --buffer-kb --cpus --stack --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --max-size --rotate --split --compression --help" ;;
 	report) opts="--callers --format --json --output --overwrite --quiet --count --stats --sort --hist --errors --help" ;;
 	diff) opts="--format --json --output --overwrite --quiet --all --alpha --min-change --help" ;;
 	list) opts="--module --format --json --help" ;;
@@ -35,6 +35,7 @@ _nopctl() {
 		else COMPREPLY=($(compgen -W "text json" -- "$cur")); fi
 		return ;;
 	--sort) COMPREPLY=($(compgen -W "total self calls avg max name" -- "$cur")); return ;;
+	--compression) COMPREPLY=($(compgen -W "zstd none" -- "$cur")); return ;;
 	--hist) [[ ${#cur} -ge 2 ]] && COMPREPLY=($(nopctl list "$cur*" 2>/dev/null | cut -d' ' -f1 | head -n 500)); return ;;
 	-D | --depth | -t | --threshold | --slower-than | --before | --filter | --alpha | --min-change) return ;;
 	-e | --event) COMPREPLY=($(compgen -W "$(cat /sys/kernel/tracing/available_events 2>/dev/null)" -- "$cur"))

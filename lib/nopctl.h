@@ -449,12 +449,15 @@ void nop_resolver_set_probes(struct nop_resolver *r, const struct nop_uprobes *u
 void nop_resolver_free(struct nop_resolver *r);
 
 
-/* ---- trace.dat (trace-cmd's format, version 6) ----------------------- */
+/* ---- trace.dat (trace-cmd's format, version 7 or 6) ------------------ */
 struct nop_dat;
 /* page_size: the ring buffer's; formats are read from tracing_dir at the
  * end, symbols from kallsyms (NULL: /proc/kallsyms) */
 int nop_dat_open(struct nop_dat **w, const char *path, bool overwrite, const char *tracing_dir,
 		 const char *kallsyms, int page_size, struct nop_error *err);
+/* before the first page: a version 6 file, uncompressed (what trace-cmd
+ * before 3.0 reads), instead of version 7 with zstd chunks */
+void nop_dat_uncompressed(struct nop_dat *w);
 /* the trace.dat written whole (formats, symbols, options, pages); 0, or -1 with err */
 int nop_dat_finish(struct nop_dat *w, struct nop_error *err);
 /* the session's probe events (group nopctl_<pid>): their formats kept */

@@ -1,9 +1,11 @@
-/* tracedat.c - writing trace-cmd's trace.dat (version 6, documented in
- * trace-cmd.dat.v6(5)), so that trace-cmd report and KernelShark open what
- * nopctl records. libtracecmd only reads this format; writing it is this
- * file. Pages go to unlinked per-CPU files beside the output while the
- * capture runs; the header is written at the end, when the task names are
- * known, followed by each CPU's pages at page-aligned offsets. The file is
+/* tracedat.c - writing trace-cmd's trace.dat (version 7 with zstd chunks,
+ * as trace-cmd 3 records by default, trace-cmd.dat.v7(5); or version 6,
+ * uncompressed, trace-cmd.dat.v6(5)), so that trace-cmd report and
+ * KernelShark open what nopctl records. libtracecmd only reads this
+ * format; writing it is this file. Pages go to unlinked per-CPU files
+ * beside the output while the capture runs (version 7: compressed on
+ * compress.c's thread as they come); the metadata is written at the end,
+ * when the task names are known, with each CPU's pages. The file is
  * written without a name (O_TMPFILE, or a hidden .NAME.nopctl-part-XXXXXX.TAG
  * where the file system has none) and linked under its name only once
  * whole and synced: a file under its final name is always whole, whatever
@@ -37,8 +39,21 @@ struct dat_jobs {
 	unsigned long long turn, next, last_seq;
 };
 
+/* a CPU's chunks (version 7) and its first and last pages' times */
+struct dat_cpu {
+	struct nop_zcpu z;
+	unsigned long long first_ts, last_ts;
+};
+
 struct nop_dat {
 	int fd;
+	bool v6;		 /* version 6, uncompressed (else 7, zstd) */
+	struct nop_zq *zq;	 /* version 7: compresses the pages as they are taken */
+	/* a job's file: its chunks still queued at the cut, waited for by
+	 * its writer (the reader reads on) */
+	struct nop_zq *zwait;
+	unsigned long long zmark;
+	struct dat_cpu *dc;	 /* per CPU */
 	char path[4096];
 	char part[4200];	 /* the fallback's temporary name ("": O_TMPFILE) */
 	bool overwrite;
@@ -124,6 +139,23 @@ static int note(void *ctx, const struct nop_event *ev)
 	return ret ? -ENOMEM : 0;
 }
 
+struct each_chunk {
+	int (*fn)(void *ctx, int cpu, void *page);
+	void *ctx;
+	int cpu;
+	size_t ps;
+};
+
+static int chunk_pages(void *ctx, const char *raw, size_t len)
+{
+	struct each_chunk *e = ctx;
+	int ret = 0;
+
+	for (size_t off = 0; !ret && off + e->ps <= len; off += e->ps)
+		ret = e->fn(e->ctx, e->cpu, (void *)(raw + off));
+	return ret;
+}
+
 static int flush_cpu(struct nop_dat *w, int cpu);
 
 int nop_dat_each_page(struct nop_dat *w, int (*fn)(void *ctx, int cpu, void *page), void *ctx)
@@ -143,6 +175,12 @@ int nop_dat_each_page(struct nop_dat *w, int (*fn)(void *ctx, int cpu, void *pag
 		}
 		if (w->tmp[c] < 0)
 			continue;
+		if (!w->v6) {
+			struct each_chunk e = { fn, ctx, c, ps };
+
+			ret = nop_zq_drain(w->zq) ? -1 : nop_zchunks_each(w->tmp[c], chunk_pages, &e);
+			continue;
+		}
 		if (lseek(w->tmp[c], 0, SEEK_SET) < 0) {
 			ret = -1;
 			break;
@@ -215,7 +253,14 @@ static int flush_cpu(struct nop_dat *w, int cpu)
 		return 0;
 	if (w->tmp[cpu] < 0 && (w->tmp[cpu] = tmp_beside(w->path)) < 0)
 		return -1;
-	return nop_write_all(w->tmp[cpu], w->pend[cpu], n);
+	if (w->v6)
+		return nop_write_all(w->tmp[cpu], w->pend[cpu], n);
+	if (!w->zq && !(w->zq = nop_zq_new()))
+		return -1;
+	char *batch = w->pend[cpu];
+
+	w->pend[cpu] = NULL; /* the compressor's now */
+	return nop_zq_push(w->zq, w->tmp[cpu], &w->dc[cpu].z, batch, n);
 }
 
 /* path's name free for a new file: absent, or (overwrite) a regular
@@ -414,6 +459,7 @@ int nop_dat_open(struct nop_dat **wp, const char *path, bool overwrite, const ch
 		w->fd = -1;
 	if (!w || !(w->tmp = calloc((size_t)ncpus, sizeof(int))) ||
 	    !(w->size = calloc((size_t)ncpus, sizeof(*w->size))) ||
+	    !(w->dc = calloc((size_t)ncpus, sizeof(*w->dc))) ||
 	    !(w->pend = calloc((size_t)ncpus, sizeof(*w->pend))) ||
 	    !(w->npend = calloc((size_t)ncpus, sizeof(*w->npend)))) {
 		nop_dat_free(w, true);
@@ -449,10 +495,14 @@ struct out {
 	int err;
 	char *buf; /* NULL: written at once */
 	size_t len;
+	bool mem; /* kept in buf (grown), not written */
+	size_t cap;
 };
 
 static void out_flush(struct out *o)
 {
+	if (o->mem)
+		return;
 	if (!o->err && o->len && nop_write_all(o->fd, o->buf, o->len) < 0)
 		o->err = errno;
 	o->len = 0;
@@ -464,6 +514,15 @@ static void put(struct out *o, const void *p, size_t n)
 	if (o->err)
 		return;
 	o->off += n;
+	if (o->mem) {
+		if (nop_grow((void **)&o->buf, &o->cap, o->len + n, 1)) {
+			o->err = ENOMEM;
+			return;
+		}
+		memcpy(o->buf + o->len, p, n);
+		o->len += n;
+		return;
+	}
 	if (o->fd < 0)
 		return;
 	if (o->buf && o->len + n <= OUT_BUF) {
@@ -599,58 +658,28 @@ static void fresh_symbols(struct nop_dat *w)
  * its first event): between them every CPU's events are in the file */
 static void complete_span(const struct nop_dat *w, unsigned long long *from, unsigned long long *to)
 {
-	unsigned long long ts;
-	off_t last;
-
 	*from = 0;
 	*to = ~0ULL;
 	for (int c = 0; c < w->ncpus; c++) {
-		if (!w->size[c] || w->tmp[c] < 0)
+		if (!w->size[c])
 			continue;
-		if (pread(w->tmp[c], &ts, sizeof(ts), 0) == (ssize_t)sizeof(ts) && ts > *from)
-			*from = ts;
-		last = (off_t)(w->size[c] - (unsigned long long)w->page_size);
-		if (pread(w->tmp[c], &ts, sizeof(ts), last) == (ssize_t)sizeof(ts) && ts < *to)
-			*to = ts;
+		if (w->dc[c].first_ts > *from)
+			*from = w->dc[c].first_ts;
+		if (w->dc[c].last_ts < *to)
+			*to = w->dc[c].last_ts;
 	}
 	if (*to == ~0ULL)
 		*to = 0;
 }
 
-/* Everything before the pages: magic, formats, symbols, task names, the
- * CPUs' offsets; -1: out of memory */
-static int header(struct out *o, struct nop_dat *w, int ncpus)
+/* the process events where tasks are followed, the context switches
+ * where they were recorded (catch --before), the kernel events asked
+ * for: each once, in the system of each. -1: out of memory */
+static int put_event_formats(struct out *o, struct nop_dat *w)
 {
 	char path[4200];
-	unsigned int nevents = 0;
-	unsigned long long off;
-
-	put(o, "\x17\x08\x44tracing", 10);
-	put(o, "6", 2);
-	put(o, (char[]){ __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, (char)sizeof(long) }, 2);
-	put32(o, (unsigned int)w->page_size);
-	put(o, "header_page", 12);
-	put_file(o, nop_path(path, sizeof(path), w->tracing_dir, "events/header_page"), 8);
-	put(o, "header_event", 13);
-	put_file(o, nop_path(path, sizeof(path), w->tracing_dir, "events/header_event"), 8);
-	for (size_t i = 0; i < ARRAY_SIZE(ftrace_events); i++) {
-		snprintf(path, sizeof(path), "%s/events/ftrace/%s/format", w->tracing_dir, ftrace_events[i]);
-		nevents += access(path, R_OK) == 0;
-	}
-	put32(o, nevents);
-	for (size_t i = 0; i < ARRAY_SIZE(ftrace_events); i++) {
-		snprintf(path, sizeof(path), "%s/events/ftrace/%s/format", w->tracing_dir, ftrace_events[i]);
-		if (access(path, R_OK) == 0)
-			put_file(o, path, 8);
-	}
-	/* user functions' probe events: their own system, their formats; where
-	 * tasks are followed, the events that tell a fork, an exec or a
-	 * rename (the session enables them then), each in its system */
 	bool probes = w->group[0] && w->uprobes && w->uprobes->n;
 	unsigned int nproc = 0;
-	/* the process events where tasks are followed, the context switches
-	 * where they were recorded (catch --before), the kernel events asked
-	 * for: each once */
 	const char **evs = calloc(NOP_NPROCESS_EVENTS + NOP_NSWITCH_EVENTS + w->nevents, sizeof(*evs));
 	size_t nevs = 0;
 
@@ -685,6 +714,7 @@ static int header(struct out *o, struct nop_dat *w, int ncpus)
 		put_file(o, path, 8);
 	}
 	free(evs);
+	/* user functions' probe events: their own system, their formats */
 	if (probes) {
 		put(o, w->group, strlen(w->group) + 1);
 		put32(o, (unsigned int)w->uprobes->n);
@@ -694,18 +724,64 @@ static int header(struct out *o, struct nop_dat *w, int ncpus)
 			put_file(o, path, 8);
 		}
 	}
-	put_kallsyms(o, w);
-	put_file(o, nop_path(path, sizeof(path), w->tracing_dir, "printk_formats"), 4);
-	put_file(o, nop_path(path, sizeof(path), w->tracing_dir, "saved_cmdlines"), 8);
-	put32(o, (unsigned int)ncpus);
-	/* an options section, with no option in it: trace-cmd convert (3.1.6,
-	 * 3.3.1 and 3.4, tried in the guest) refuses a version 6 file without
-	 * one ("error writing") */
-	put(o, "options  ", 10);
-	if (probes)
+	return 0;
+}
+
+/* The metadata both versions hold, one part each (version 7's section
+ * ids; version 6 has them in this order without sections): -1 out of
+ * memory */
+enum { META_HEADERS = 16, META_FTRACE, META_EVENTS, META_KALLSYMS, META_PRINTK, META_CMDLINES };
+
+static int put_meta(struct out *o, struct nop_dat *w, int id)
+{
+	char path[4200];
+	unsigned int nftrace = 0;
+
+	switch (id) {
+	case META_HEADERS:
+		put(o, "header_page", 12);
+		put_file(o, nop_path(path, sizeof(path), w->tracing_dir, "events/header_page"), 8);
+		put(o, "header_event", 13);
+		put_file(o, nop_path(path, sizeof(path), w->tracing_dir, "events/header_event"), 8);
+		return 0;
+	case META_FTRACE:
+		for (int pass = 0; pass < 2; pass++) {
+			if (pass)
+				put32(o, nftrace);
+			for (size_t i = 0; i < ARRAY_SIZE(ftrace_events); i++) {
+				snprintf(path, sizeof(path), "%s/events/ftrace/%s/format", w->tracing_dir,
+					 ftrace_events[i]);
+				if (access(path, R_OK))
+					continue;
+				if (pass)
+					put_file(o, path, 8);
+				else
+					nftrace++;
+			}
+		}
+		return 0;
+	case META_EVENTS:
+		return put_event_formats(o, w);
+	case META_KALLSYMS:
+		put_kallsyms(o, w);
+		return 0;
+	case META_PRINTK:
+		put_file(o, nop_path(path, sizeof(path), w->tracing_dir, "printk_formats"), 4);
+		return 0;
+	default:
+		put_file(o, nop_path(path, sizeof(path), w->tracing_dir, "saved_cmdlines"), 8);
+		return 0;
+	}
+}
+
+/* nopctl's options of both versions: the binaries user probes name; in a
+ * later file of a rotation, which begins at a cut, or one rotated away or
+ * that stopped taking pages at its size, which ends at one, the span
+ * every CPU's events cover */
+static void put_own_options(struct out *o, struct nop_dat *w)
+{
+	if (w->group[0] && w->uprobes && w->uprobes->n)
 		put_binaries(o, w->uprobes);
-	/* a later file of a rotation begins at a cut; one rotated away, or
-	 * one that stopped taking pages at its size, ends at one */
 	if ((w->numbered && w->seq > 1) || w->cut_end || w->full) {
 		unsigned short id = NOP_DAT_OPT_COMPLETE;
 		unsigned long long from, to;
@@ -716,6 +792,33 @@ static int header(struct out *o, struct nop_dat *w, int ncpus)
 		put64(o, w->numbered && w->seq > 1 ? from : 0);
 		put64(o, w->cut_end || w->full ? to : 0);
 	}
+}
+
+static void put_magic(struct out *o, struct nop_dat *w, const char *version)
+{
+	put(o, "\x17\x08\x44tracing", 10);
+	put(o, version, 2);
+	put(o, (char[]){ __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, (char)sizeof(long) }, 2);
+	put32(o, (unsigned int)w->page_size);
+}
+
+/* Version 6: everything before the pages (magic, formats, symbols, task
+ * names, the CPUs' offsets, each CPU's pages at a page-aligned offset
+ * after it); -1: out of memory */
+static int header(struct out *o, struct nop_dat *w, int ncpus)
+{
+	unsigned long long off;
+
+	put_magic(o, w, "6");
+	for (int id = META_HEADERS; id <= META_CMDLINES; id++)
+		if (put_meta(o, w, id))
+			return -1;
+	put32(o, (unsigned int)ncpus);
+	/* an options section, with no option in it: trace-cmd convert (3.1.6,
+	 * 3.3.1 and 3.4, tried in the guest) refuses a version 6 file without
+	 * one ("error writing") */
+	put(o, "options  ", 10);
+	put_own_options(o, w);
 	put(o, (char[2]){ 0, 0 }, 2);
 	put(o, "flyrecord", 10);
 	off = o->off + 16ULL * (unsigned long long)ncpus;
@@ -726,6 +829,150 @@ static int header(struct out *o, struct nop_dat *w, int ncpus)
 		put64(o, w->size[c]);
 		off += w->size[c];
 	}
+	return 0;
+}
+
+/* version 7's section descriptions: a STRINGS section, each named by
+ * its offset in it */
+static const char v7_strings[] = "strings\0headers\0ftrace events\0events format\0kallsyms\0"
+				 "printk\0command lines\0buffer flyrecord \0options";
+
+static unsigned int v7_desc(const char *name)
+{
+	for (size_t i = 0; i < sizeof(v7_strings); i += strlen(v7_strings + i) + 1)
+		if (!strcmp(v7_strings + i, name))
+			return (unsigned int)i;
+	return ~0u;
+}
+
+static void put_section(struct out *o, unsigned short id, unsigned short flags, const char *desc,
+			unsigned long long size)
+{
+	put(o, &id, 2);
+	put(o, &flags, 2);
+	put32(o, v7_desc(desc));
+	put64(o, size);
+}
+
+/* the clock the pages' times were taken with, as trace_clock shows it
+ * ("[local] global ..."): local where it cannot be read */
+static void buffer_clock(const struct nop_dat *w, char *clock, size_t len)
+{
+	char path[4200], *v, *b, *e;
+
+	snprintf(clock, len, "local");
+	if (!(v = nop_read_file(nop_path(path, sizeof(path), w->tracing_dir, "trace_clock"), NULL, NULL)))
+		return;
+	if ((b = strchr(v, '[')) && (e = strchr(b, ']')))
+		snprintf(clock, len, "%.*s", (int)(e - b - 1), b + 1);
+	free(v);
+}
+
+/* Version 7: the magic and the compression's name; the sections (their
+ * strings, the metadata each compressed, the CPUs' chunks); last the
+ * options saying where each is, the file's first options offset then
+ * set to theirs. -1: out of memory */
+static int write_v7(struct out *o, struct nop_dat *w, int ncpus)
+{
+	static const char *const desc[] = { "headers", "ftrace events", "events format", "kallsyms",
+					    "printk", "command lines" };
+	const char *ver = nop_zstd_version();
+	unsigned long long sec[6], optpos, bufsec, data, *cpuoff;
+	unsigned long long ps = (unsigned long long)w->page_size;
+	struct out m = { .fd = -1, .mem = true };
+	char clock[64];
+
+	if (!(cpuoff = calloc((size_t)ncpus + 1, sizeof(*cpuoff))))
+		return -1;
+	put_magic(o, w, "7");
+	put(o, "zstd", 5);
+	put(o, ver, strlen(ver) + 1);
+	optpos = o->off;
+	put64(o, 0);
+	put_section(o, 15, 0, "strings", sizeof(v7_strings));
+	put(o, v7_strings, sizeof(v7_strings));
+	for (int id = META_HEADERS; id <= META_CMDLINES; id++) {
+		size_t zl = 0;
+		void *z = NULL;
+
+		m.len = 0;
+		m.off = 0;
+		if (put_meta(&m, w, id) || m.err || !(z = nop_zcompress(m.buf, m.len, &zl))) {
+			free(m.buf);
+			free(cpuoff);
+			return -1;
+		}
+		sec[id - META_HEADERS] = o->off;
+		put_section(o, (unsigned short)id, 1, desc[id - META_HEADERS], 8 + zl);
+		put32(o, (unsigned int)zl);
+		put32(o, (unsigned int)m.len);
+		put(o, z, zl);
+		free(z);
+	}
+	/* the CPUs' chunks, the first page-aligned as trace-cmd puts them:
+	 * each its count of chunks, then the chunks compress.c wrote */
+	bufsec = o->off;
+	data = (o->off + 16 + ps - 1) / ps * ps;
+	unsigned long long size = data - (o->off + 16);
+
+	for (int c = 0; c < ncpus; c++)
+		if (w->size[c])
+			size += 4 + w->dc[c].z.size;
+	put_section(o, 3, 1, "buffer flyrecord ", size);
+	while (!o->err && o->off < data) {
+		static const char zeros[512];
+		unsigned long long pad = data - o->off;
+
+		put(o, zeros, pad < sizeof(zeros) ? (size_t)pad : sizeof(zeros));
+	}
+	for (int c = 0; c < ncpus && !o->err; c++) {
+		cpuoff[c] = o->off;
+		if (!w->size[c])
+			continue;
+		put32(o, w->dc[c].z.chunks);
+		put_fd(o, w->tmp[c], w->dc[c].z.size);
+	}
+	/* the options: where each section is, the CPUs, nopctl's own */
+	m.len = 0;
+	m.off = 0;
+	for (int i = 0; i < 6; i++) {
+		put(&m, &(unsigned short){ (unsigned short)(META_HEADERS + i) }, 2);
+		put32(&m, 8);
+		put64(&m, sec[i]);
+	}
+	put(&m, &(unsigned short){ 8 }, 2); /* CPUCOUNT */
+	put32(&m, 4);
+	put32(&m, (unsigned int)ncpus);
+	put_own_options(&m, w);
+	buffer_clock(w, clock, sizeof(clock));
+	put(&m, &(unsigned short){ 3 }, 2); /* BUFFER: the top instance's */
+	put32(&m, (unsigned int)(8 + 1 + strlen(clock) + 1 + 8 + 20 * (size_t)ncpus));
+	put64(&m, bufsec);
+	put(&m, "", 1);
+	put(&m, clock, strlen(clock) + 1);
+	put32(&m, (unsigned int)w->page_size);
+	put32(&m, (unsigned int)ncpus);
+	for (int c = 0; c < ncpus; c++) {
+		put32(&m, (unsigned int)c);
+		put64(&m, cpuoff[c]);
+		put64(&m, w->size[c] ? 4 + w->dc[c].z.size : 0);
+	}
+	put(&m, &(unsigned short){ 0 }, 2); /* DONE: no options section after this one */
+	put32(&m, 8);
+	put64(&m, 0);
+	free(cpuoff);
+	if (m.err) {
+		free(m.buf);
+		return -1;
+	}
+	unsigned long long opts = o->off;
+
+	put_section(o, 0, 0, "options", m.len);
+	put(o, m.buf, m.len);
+	free(m.buf);
+	out_flush(o);
+	if (!o->err && o->fd >= 0 && pwrite(o->fd, &opts, 8, (off_t)optpos) != 8)
+		o->err = errno ? errno : EIO;
 	return 0;
 }
 
@@ -747,13 +994,15 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 		if (w->size[c])
 			ncpus = c + 1;
 	}
+	if (nop_zq_drain(w->zq) && !o.err)
+		o.err = errno ? errno : EIO;
 	note_syms(w);
-	if (header(&o, w, ncpus)) {
+	if (w->v6 ? header(&o, w, ncpus) : write_v7(&o, w, ncpus)) {
 		free(o.buf);
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return -1;
 	}
-	for (int c = 0; c < ncpus && !o.err; c++) {
+	for (int c = 0; c < ncpus && !o.err && w->v6; c++) {
 		static const char zeros[512];
 
 		if (!w->size[c])
@@ -774,6 +1023,11 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 		return -1;
 	}
 	return publish(w, err);
+}
+
+void nop_dat_uncompressed(struct nop_dat *w)
+{
+	w->v6 = true;
 }
 
 void nop_dat_follows(struct nop_dat *w)
@@ -810,6 +1064,7 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 	if (!w)
 		return;
 	job_wait(w, &e);
+	nop_zq_free(w->zq); /* before the files it writes to are closed */
 	for (int c = 0; c < w->ncpus && w->tmp; c++) {
 		if (w->tmp[c] >= 0)
 			close(w->tmp[c]);
@@ -824,6 +1079,7 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 		unlink(w->path);
 	free(w->tmp);
 	free(w->size);
+	free(w->dc);
 	free(w->pend);
 	free(w->npend);
 	free(w->events);
@@ -841,13 +1097,23 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 	free(w);
 }
 
+/* the bytes of pages the file holds so far; version 7: compressed as
+ * written, and the pages waiting for the compressor as much as the
+ * chunks so far say they can take (nop_zq_bound): the reader never waits
+ * for the compressor to know a file's size */
 static unsigned long long data_size(const struct nop_dat *w)
 {
-	unsigned long long n = 0;
+	unsigned long long n = 0, raw = 0;
 
-	for (int c = 0; c < w->ncpus; c++)
+	for (int c = 0; c < w->ncpus && w->v6; c++)
 		n += w->size[c];
-	return n;
+	for (int c = 0; c < w->ncpus && !w->v6; c++) {
+		/* queued read first: a chunk is counted written before it is
+		 * unqueued, so it is counted once or twice, never missed */
+		raw += __atomic_load_n(&w->dc[c].z.queued, __ATOMIC_ACQUIRE) + w->npend[c];
+		n += __atomic_load_n(&w->dc[c].z.size, __ATOMIC_ACQUIRE);
+	}
+	return w->v6 ? n : n + nop_zq_bound(w->zq, raw);
 }
 
 static void file_path(const struct nop_dat *w, unsigned long long seq, char *buf, size_t len)
@@ -860,19 +1126,22 @@ static void file_path(const struct nop_dat *w, unsigned long long seq, char *buf
  * and a page of alignment in */
 static int header_size(struct nop_dat *w, unsigned long long *n)
 {
-	struct out o = { .fd = -1 };
+	/* version 7: written to memory, its metadata compressed (the task
+	 * names, a page of alignment and each CPU's count of chunks beside) */
+	struct out o = { .fd = -1, .mem = !w->v6 };
 	struct nop_addrset none = { 0 }, keep = w->syms;
 	bool failed = w->syms_failed;
+	int ret;
 
 	w->syms = none;
 	w->syms_failed = false;
-	if (header(&o, w, w->ncpus)) {
-		w->syms = keep;
-		return -1;
-	}
+	ret = w->v6 ? header(&o, w, w->ncpus) : write_v7(&o, w, w->ncpus);
+	free(o.buf);
 	w->syms = keep;
 	w->syms_failed = failed;
-	*n = o.off + (unsigned long long)w->page_size;
+	if (ret || o.err)
+		return -1;
+	*n = o.off + (unsigned long long)w->page_size + (w->v6 ? 0 : 4096 + 4ULL * (unsigned long long)w->ncpus);
 	return 0;
 }
 
@@ -899,8 +1168,8 @@ int nop_dat_bound(struct nop_dat *w, const char *base, unsigned long long max_si
 	if (!max_size)
 		return 0;
 	/* the symbols the events name: a sixteenth of a file until a file
-	 * says what they take */
-	w->ksyms_reserve = max_size / 16;
+	 * says what they take (compressed: a sixty-fourth) */
+	w->ksyms_reserve = max_size / (w->v6 ? 16 : 64);
 	w->reserve = fixed + w->ksyms_reserve;
 	if (w->reserve + 64ULL * (unsigned long long)w->page_size > max_size) {
 		nop_error_set(err, NOP_EUSAGE, 0,
@@ -1029,7 +1298,11 @@ static void *job_main(void *arg)
 		j->seq = q->last_seq + 1;
 	pthread_mutex_unlock(&q->mu);
 	j->counted = (struct nop_dat_counts){ 0 };
-	if (!abandoned && j->count_dec && nop_dat_each_page(j, count_page, j)) {
+	if (!abandoned && nop_zq_wait(j->zwait, j->zmark)) {
+		nop_error_io(&j->err, "write", "a recording's temporary file", errno);
+		j->job_ret = -1;
+	}
+	if (!abandoned && !j->job_ret && j->count_dec && nop_dat_each_page(j, count_page, j)) {
 		nop_error_set(&j->err, NOP_EINTERNAL, errno, "cannot count the pages of %s", j->path);
 		j->job_ret = -1;
 	}
@@ -1077,6 +1350,7 @@ static void job_free(struct nop_dat *j)
 		unlink(j->part);
 	free(j->tmp);
 	free(j->size);
+	free(j->dc);
 	free(j->pend);
 	free(j->npend);
 	free(j->drop);
@@ -1273,13 +1547,19 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 	j->job_ret = 0;
 	j->pend = calloc((size_t)w->ncpus, sizeof(*j->pend));
 	j->npend = calloc((size_t)w->ncpus, sizeof(*j->npend));
+	j->zq = NULL; /* w's: its next chunks are the next file's */
+	j->zwait = w->zq;
+	j->zmark = nop_zq_mark(w->zq);
 	w->tmp = malloc((size_t)w->ncpus * sizeof(*w->tmp));
 	w->size = calloc((size_t)w->ncpus, sizeof(*w->size));
-	if (!j->pend || !j->npend || !w->tmp || !w->size) {
+	w->dc = calloc((size_t)w->ncpus, sizeof(*w->dc));
+	if (!j->pend || !j->npend || !w->tmp || !w->size || !w->dc) {
 		free(w->tmp);
 		free(w->size);
+		free(w->dc);
 		w->tmp = j->tmp;
 		w->size = j->size;
+		w->dc = j->dc;
 		free(j->pend);
 		free(j->npend);
 		free(j);
@@ -1359,6 +1639,14 @@ int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len)
 	/* every page whole: trace-cmd reads the data page by page */
 	memcpy(w->pend[cpu] + w->npend[cpu], page, len);
 	memset(w->pend[cpu] + w->npend[cpu] + len, 0, ps - len);
+	if (len >= 8) { /* a page's header begins with its first event's time */
+		unsigned long long ts;
+
+		memcpy(&ts, page, sizeof(ts));
+		if (!w->size[cpu])
+			w->dc[cpu].first_ts = ts;
+		w->dc[cpu].last_ts = ts;
+	}
 	w->npend[cpu] += ps;
 	w->size[cpu] += ps;
 	if (w->npend[cpu] < ps * BATCH || !flush_cpu(w, cpu))
@@ -1368,12 +1656,14 @@ int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len)
 	 * being written (a full disk) */
 	int e = errno;
 
+	nop_zq_drain(w->zq); /* nothing writes to the files closed below */
 	abandon_waiting(w);
 	for (int c = 0; c < w->ncpus; c++) {
 		if (w->tmp[c] >= 0)
 			close(w->tmp[c]);
 		w->tmp[c] = -1;
 		w->size[c] = 0;
+		w->dc[c] = (struct dat_cpu){ 0 };
 		w->npend[c] = 0;
 	}
 	errno = e;

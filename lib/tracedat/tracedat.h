@@ -116,6 +116,40 @@ int nop_zalg_by_name(const char *name); /* -1: none nopctl reads */
 
 int nop_decompress(int alg, const void *in, size_t n, void *out, size_t want);
 
+/* a recording's pages compressed in chunks as trace-cmd's version 7 files
+ * hold them, on a thread of its own (compress.c). A CPU's figures: bytes
+ * written (chunks with their sizes), raw bytes written, raw bytes handed
+ * over and not yet written (all three read with atomic loads), chunks
+ * (read only after the wait for them) */
+struct nop_zcpu {
+	unsigned long long size, raw, queued;
+	unsigned chunks;
+};
+struct nop_zq;
+
+struct nop_zq *nop_zq_new(void); /* NULL: ENOMEM */
+/* buf (malloc'd, len bytes of whole pages) is the queue's, freed by it:
+ * compressed and appended to fd as one chunk, c counted; waits while the
+ * queue is full. 0, or -1 with errno (this or an earlier chunk failed) */
+int nop_zq_push(struct nop_zq *q, int fd, struct nop_zcpu *c, char *buf, size_t len);
+/* what raw bytes not yet compressed will take at most, as far as the
+ * chunks written say: the largest share any took, and a quarter more
+ * (raw itself before the first chunk, and never more than it) */
+unsigned long long nop_zq_bound(const struct nop_zq *q, unsigned long long raw);
+/* the batches handed over so far, a mark to wait for (0 for NULL) */
+unsigned long long nop_zq_mark(struct nop_zq *q);
+/* every batch handed over before mark written: 0, or -1 with the first
+ * failure's errno (NULL: 0) */
+int nop_zq_wait(struct nop_zq *q, unsigned long long mark);
+int nop_zq_drain(struct nop_zq *q); /* nop_zq_wait for every batch handed over */
+void nop_zq_free(struct nop_zq *q); /* what is queued is written first */
+/* the chunks of fd from its start, each decompressed: fn's nonzero
+ * return ends the walk and is returned; -1 with errno if one is damaged */
+int nop_zchunks_each(int fd, int (*fn)(void *ctx, const char *raw, size_t len), void *ctx);
+/* one zstd frame of n bytes (malloc'd, *outlen bytes; NULL: ENOMEM) */
+void *nop_zcompress(const void *in, size_t n, size_t *outlen);
+const char *nop_zstd_version(void);
+
 /* one CPU's pages of a trace.dat, a run of whole pages per call
  * (tracedat_pages.c): 1 with *run and *len, 0 at its end, -1 */
 struct nop_dat_pages;

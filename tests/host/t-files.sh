@@ -35,7 +35,7 @@ whole() {
 # ---- item 6: --max-size without --rotate ends the recording, not COMMAND
 rc=0
 "$bin" record --max-size 1M -o "$T/m.dat" "$h/libubench.so:bench_fn" -- \
-	sh -c "'$h/ubench' 300000 200000 > /dev/null; echo done; exit 7" > "$T/m.out" 2> "$T/m.err" || rc=$?
+	sh -c "'$h/ubench' 700000 > /dev/null; echo done; exit 7" > "$T/m.out" 2> "$T/m.err" || rc=$?
 [ "$rc" = 7 ] && grep -qx done "$T/m.out" && ok ||
 	no "--max-size: exit $rc (the command's own: 7), output '$(cat "$T/m.out")': $(tail -3 "$T/m.err")"
 grep -q "stopped at the size limit" "$T/m.err" && grep -q "command runs on untraced" "$T/m.err" && ok ||
@@ -43,6 +43,53 @@ grep -q "stopped at the size limit" "$T/m.err" && grep -q "command runs on untra
 w=$(whole "$T/m.dat") && ok || no "--max-size: $w"
 inst=$(sed -n 's/.* in instance \(nopctl-[0-9]*\).*/\1/p' "$T/m.err")
 [ -n "$inst" ] && [ ! -e "/sys/kernel/tracing/instances/$inst" ] && ok || no "--max-size left its instance '$inst'"
+
+# ---- item 7: files compressed as trace-cmd 3 writes them (version 7,
+# zstd chunks), version 6 with --compression none; every call in each, as
+# nopctl and trace-cmd read them
+calls() { # FILE: bench_fn's calls as nopctl report and trace-cmd report count them
+	c=$("$bin" report -q "$1" 2> /dev/null | grep -c ' bench_fn ')
+	has_tc && c="$c $(trace-cmd report "$1" 2> /dev/null | grep -c ' bench_fn: ')"
+	echo "$c"
+}
+for z in zstd none; do
+	rc=0
+	"$bin" record --compression $z -o "$T/z-$z.dat" "$h/libubench.so:bench_fn" -- "$h/ubench" 50000 \
+		> /dev/null 2> "$T/z.err" || rc=$?
+	got=$(calls "$T/z-$z.dat")
+	want=50000
+	has_tc && want="50000 50000"
+	[ "$rc" = 0 ] && [ "$got" = "$want" ] && ok || no "--compression $z: exit $rc, calls $got: $(tail -2 "$T/z.err")"
+done
+head=$(dd if="$T/z-zstd.dat" bs=1 skip=10 count=1 2> /dev/null)$(dd if="$T/z-zstd.dat" bs=1 skip=18 count=4 2> /dev/null)
+[ "$head" = 7zstd ] && [ "$(dd if="$T/z-none.dat" bs=1 skip=10 count=1 2> /dev/null)" = 6 ] && ok ||
+	no "versions: the default's '$head' (7zstd), --compression none's not 6"
+s7=$(stat -c %s "$T/z-zstd.dat")
+s6=$(stat -c %s "$T/z-none.dat")
+[ $((s7 * 4)) -lt "$s6" ] && ok || no "compressed: $s7 bytes against $s6 uncompressed (not 4x smaller)"
+rc=0
+"$bin" record --compression lz4 -o "$T/z-lz4.dat" "$h/libubench.so:bench_fn" -- "$h/ubench" 10 > /dev/null 2> "$T/z.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "give zstd or none" "$T/z.err" && [ ! -e "$T/z-lz4.dat" ] && ok ||
+	no "--compression lz4: exit $rc: $(cat "$T/z.err")"
+# the bound holds for the bytes on disk, and is used: every file but the
+# newest near 1M, none over it; every call in one of them
+rc=0
+"$bin" record --max-size 1M --rotate 100 -o "$T/zb/r.dat" "$h/libubench.so:bench_fn" -- "$h/ubench" 1000000 \
+	> /dev/null 2> "$T/zb.err" || rc=$?
+n=0 sum=0 sumtc=0 sizes=""
+for f in $(ls "$T"/zb/r.dat.* | sort -t. -k3 -n); do
+	n=$((n + 1))
+	set -- $(calls "$f") 0
+	sum=$((sum + $1))
+	sumtc=$((sumtc + $2))
+	sizes="$sizes $(stat -c %s "$f")"
+done
+over=$(echo "$sizes" | tr ' ' '\n' | awk '$1 > 1048576' | wc -l)
+small=$(echo "$sizes" | tr ' ' '\n' | sed '$d' | awk 'NF && $1 < 900000' | wc -l)
+has_tc || sumtc=1000000
+grep -q "nothing lost" "$T/zb.err" || sum=1000000 sumtc=1000000 # what was lost is counted, not judged here
+[ "$rc" = 0 ] && [ "$n" -ge 2 ] && [ "$over" = 0 ] && [ "$small" = 0 ] && [ "$sum" = 1000000 ] && [ "$sumtc" = 1000000 ] && ok ||
+	no "--max-size 1M, compressed: exit $rc, $n files of$sizes bytes, calls $sum (trace-cmd $sumtc): $(tail -2 "$T/zb.err")"
 
 # ---- item 2: catch -o DIR/ makes DIR (0700); a link, a shared directory refused
 rc=0
@@ -85,7 +132,7 @@ rc=0
 mkdir "$T/pl"
 ln -s "$T/victim" "$T/pl/r.dat.2"
 rc=0
-"$bin" record --overwrite --max-size 1M --rotate 3 -o "$T/pl/r.dat" "$h/libubench.so:bench_fn" -- \
+"$bin" record --compression none --overwrite --max-size 1M --rotate 3 -o "$T/pl/r.dat" "$h/libubench.so:bench_fn" -- \
 	"$h/ubench" 400000 200000 > /dev/null 2> "$T/pl.err" || rc=$?
 n=$(ls "$T/pl" | grep -c '^r\.dat\.[0-9]*$')
 # (a file rotated away before its writer's turn is never written: then
@@ -137,7 +184,7 @@ mkdir "$T/small"
 if mount -t tmpfs -o size=2m tmpfs "$T/small"; then
 	rc=0
 	"$bin" record --max-size 1M --rotate 5 -o "$T/small/r.dat" "$h/libubench.so:bench_fn" -- \
-		"$h/ubench" 600000 200000 > /dev/null 2> "$T/sp.err" || rc=$?
+		"$h/ubench" 1500000 > /dev/null 2> "$T/sp.err" || rc=$?
 	n=$(ls "$T/small" | grep -c '^r\.dat\.[0-9]*$')
 	w=$(whole "$T"/small/r.dat.*) && [ "$n" -ge 1 ] && [ "$rc" != 0 ] && grep -q "No space left" "$T/sp.err" && ok ||
 		no "ENOSPC mid-rotation: exit $rc, $n files ($(ls -la "$T/small")): $w $(tail -2 "$T/sp.err")"

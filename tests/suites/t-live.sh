@@ -148,7 +148,9 @@ t_record_rotate_bounded_and_every_file_read() {
 	# watch the directory while it is written: never more than 3 files
 	(while :; do files_of "$T/rec" | wc -l; usleep 20000; done) > "$T/counts" 2>/dev/null &
 	w=$!
-	expect_rc 0 nopctl record -G -b 4096 -o "$T/rec/r.dat" --max-size 1M --rotate 3 do_sys_openat2 -- opener 3000 /dev/null 300
+	# compressed (the default): 4 files of 1M take about 4 times the
+	# opens they took uncompressed
+	expect_rc 0 nopctl record -G -b 4096 -o "$T/rec/r.dat" --max-size 1M --rotate 3 do_sys_openat2 -- opener 8000 /dev/null 800
 	kill $w
 	[ "$(sort -n "$T/counts" | tail -1)" -le 3 ] || fail "more than 3 files at a time: $(sort -n "$T/counts" | uniq -c)"
 	grep -q '^nopctl: files: .*r\.dat\.[0-9]* (.*older removed' "$T/err" || { cat "$T/err"; fail "no file list with removed ones"; }
@@ -166,6 +168,25 @@ t_record_rotate_bounded_and_every_file_read() {
 	nopctl report -q -j "$T/rec/$last" | tail -n 40 | grep -q '"func":"do_sys_openat2"' || fail "$last does not end in opens"
 }
 
+# issue 54 #7: a recording compressed as trace-cmd 3's are (version 7,
+# zstd chunks), read by both with every open; version 6 on request
+t_record_compressed_read_by_both() {
+	for z in zstd none; do
+		expect_rc 0 nopctl record --compression $z -G -o "$T/$z.dat" do_sys_openat2 -- opener 300 /dev/null 300
+		n=$(opens_in "$T/$z.dat")
+		[ "$n" = 300 ] || fail "--compression $z: nopctl reads $n opens, not 300"
+		n=$(trace-cmd report "$T/$z.dat" 2> /dev/null | grep -c 'do_sys_openat2() {')
+		[ "$n" = 300 ] || fail "--compression $z: trace-cmd reads $n opens, not 300"
+	done
+	v=$(dd if="$T/zstd.dat" bs=1 skip=10 count=1 2> /dev/null)$(dd if="$T/zstd.dat" bs=1 skip=18 count=4 2> /dev/null)
+	[ "$v" = 7zstd ] || fail "the default file begins '$v', not version 7 with zstd"
+	[ "$(dd if="$T/none.dat" bs=1 skip=10 count=1 2> /dev/null)" = 6 ] || fail "--compression none: not version 6"
+	s7=$(wc -c < "$T/zstd.dat")
+	s6=$(wc -c < "$T/none.dat")
+	echo "# $KVER 300 opens: version 7 (zstd) $s7 bytes, version 6 $s6" >&3
+	[ $((s7 * 3)) -lt "$s6" ] || fail "compressed $s7 bytes, uncompressed $s6: not 3x smaller"
+}
+
 t_record_rotate_every_call_in_some_file() {
 	top_buffer_may_expand
 	mkdir "$T/rec"
@@ -174,7 +195,8 @@ t_record_rotate_every_call_in_some_file() {
 	# apart (a busy host), opener moving from the CPU cut later to the
 	# one cut sooner ends calls in one file that began in the next.
 	# -b 4096: the subject is rotation; a starved reader's loss is counted
-	expect_rc 0 nopctl record -G -b 4096 -o "$T/rec/r.dat" --max-size 1M --rotate 1000 do_sys_openat2 -- opener 1500 /dev/null 300
+	# (uncompressed: version 6 files, more of them for the opens)
+	expect_rc 0 nopctl record --compression none -G -b 4096 -o "$T/rec/r.dat" --max-size 1M --rotate 1000 do_sys_openat2 -- opener 1500 /dev/null 300
 	n=$(files_of "$T/rec" | wc -l)
 	[ "$n" -ge 3 ] || { ls -l "$T/rec"; fail "only $n files of 1M"; }
 	total=0

@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +18,7 @@
 #include "../../lib/internal.h"
 
 static const char *const kernels[] = { "fixtures/6.1", "fixtures/6.12" };
+static bool dat_v6; /* files written as version 6, uncompressed */
 
 /* a capture's pages written to out, each CPU's times over, each page
  * first given to edit (if not NULL), which returns 1 if it changed it;
@@ -30,6 +34,8 @@ static int write_dat_edited(const char *kdir, const char *capture, const char *o
 
 	snprintf(ks, sizeof(ks), "%s/kallsyms", kdir);
 	assert_int_equal(nop_dat_open(&w, out, true, kdir, ks, ps, &err), 0);
+	if (dat_v6)
+		nop_dat_uncompressed(w);
 	for (int cpu = 0; cpu < 2; cpu++) {
 		FILE *f;
 
@@ -91,17 +97,20 @@ static const char *nopctl(void)
 static void roundtrip(const char *capture, const char *kernel_grep, const char *peer_grep,
 		      const char *ours, long min)
 {
-	for (size_t k = 0; k < 2; k++) {
+	for (size_t k = 0; k < 4; k++) {
 		const char *dat = "/tmp/nopctl-test-roundtrip.dat";
 		long kernel;
 
-		write_dat(kernels[k], capture, dat);
-		kernel = count("grep -c '%s' %s/%s/trace.txt", kernel_grep, kernels[k], capture);
+		dat_v6 = k >= 2; /* version 7 (zstd), then 6 */
+		write_dat(kernels[k % 2], capture, dat);
+		kernel = count("grep -c '%s' %s/%s/trace.txt", kernel_grep, kernels[k % 2], capture);
 		assert_true(kernel >= min);
 		assert_int_equal(count("trace-cmd report %s 2>/dev/null | grep -c '%s'", dat, peer_grep), kernel);
 		assert_int_equal(count(ours, nopctl(), dat), kernel);
+		assert_int_equal(count("head -c 11 %s | tail -c 1", dat), dat_v6 ? 6 : 7);
 		unlink(dat);
 	}
+	dat_v6 = false;
 }
 
 static void function_capture_roundtrip(void **state)
@@ -128,7 +137,9 @@ static void compressed_data_larger_than_a_window(void **state)
 	const char *v6 = "/tmp/nopctl-test-w6.dat", *v7 = "/tmp/nopctl-test-w7.dat";
 	struct stat sb;
 
+	dat_v6 = true;
 	write_dat_times(kernels[1], "graph", v6, 1000);
+	dat_v6 = false;
 	/* trace-cmd convert refused nopctl's files (no options section) */
 	assert_int_equal(count("trace-cmd convert -i %s --file-version 7 --compression zstd %s"
 			       " >/dev/null 2>&1; echo $?", v6, v7), 0);
@@ -141,6 +152,63 @@ static void compressed_data_larger_than_a_window(void **state)
 	unlink("/tmp/nopctl-test-w6.out");
 	unlink(v6);
 	unlink(v7);
+}
+
+/* issue 54 #7: pages compressed on the compressor's thread come back
+ * whole, chunk by chunk, and its figures say what it wrote; a failure to
+ * write is said at the wait and at every later batch */
+static int collect(void *ctx, const char *raw, size_t len)
+{
+	FILE *f = ctx;
+
+	return fwrite(raw, 1, len, f) == len ? 0 : -1;
+}
+
+static void compressor_roundtrip_and_failure(void **state)
+{
+	const char *tmp = "/tmp/nopctl-test-z.chunks";
+	struct nop_zcpu c = { 0 };
+	struct nop_zq *q = nop_zq_new();
+	size_t total = 0, len = 16 * 4096;
+	char *want = NULL, *got = NULL;
+	size_t wantlen = 0, gotlen = 0;
+	FILE *w = open_memstream(&want, &wantlen), *g = open_memstream(&got, &gotlen);
+	int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+	assert_non_null(q);
+	assert_true(fd >= 0);
+	for (int b = 0; b < 200; b++) {
+		char *buf = malloc(len);
+
+		for (size_t i = 0; i < len; i++)
+			buf[i] = (char)((i / 64 + (size_t)b * 7) % 251);
+		fwrite(buf, 1, len, w);
+		total += len;
+		assert_int_equal(nop_zq_push(q, fd, &c, buf, len), 0);
+	}
+	assert_int_equal(nop_zq_drain(q), 0);
+	assert_int_equal(c.chunks, 200);
+	assert_int_equal(c.raw, total);
+	assert_int_equal(c.queued, 0);
+	assert_int_equal((long long)lseek(fd, 0, SEEK_END), (long long)c.size);
+	assert_true(c.size * 10 < total);
+	assert_int_equal(nop_zchunks_each(fd, collect, g), 0);
+	fclose(w);
+	fclose(g);
+	assert_int_equal(gotlen, wantlen);
+	assert_memory_equal(got, want, wantlen);
+	free(want);
+	free(got);
+	/* a batch for a file that cannot be written: said at the wait, and
+	 * by every later batch */
+	assert_int_equal(nop_zq_push(q, -1, &c, calloc(1, 4096), 4096), 0);
+	assert_int_equal(nop_zq_drain(q), -1);
+	assert_int_equal(errno, EBADF);
+	assert_int_equal(nop_zq_push(q, fd, &c, calloc(1, 4096), 4096), -1);
+	assert_int_equal(c.queued, 0);
+	nop_zq_free(q);
+	close(fd);
+	unlink(tmp);
 }
 
 /* issue 19 #14: a trace.dat keeps the symbols of the functions its events
@@ -369,6 +437,7 @@ int main(void)
 		cmocka_unit_test(graph_capture_roundtrip), cmocka_unit_test(compressed_data_larger_than_a_window),
 		cmocka_unit_test(tracedat_is_private), cmocka_unit_test(damaged_compressed_tracedat),
 		cmocka_unit_test(crafted_lost_counts_saturate),
+		cmocka_unit_test(compressor_roundtrip_and_failure),
 		cmocka_unit_test(not_a_tracedat),
 		cmocka_unit_test(damaged_tracedat),
 		cmocka_unit_test(hostile_files_refused),
