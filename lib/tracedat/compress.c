@@ -2,12 +2,14 @@
  * files hold them (trace-cmd.dat.v7(5), "COMPRESSION FORMAT OF THE TRACE
  * DATA"): each CPU's pages in chunks, each chunk its compressed size, its
  * size (whole pages) and one zstd frame, the frames Debian's libzstd
- * makes. Chunks are made on a thread of their own: the capture's reader
- * hands a batch of pages over and reads on, the CPU time compressing
- * takes is not the reader's, and it never waits for the compressor to
+ * makes. A file with a size bound has its chunks made as the pages are
+ * read, on a thread of their own: the capture's reader hands a batch of
+ * pages over and reads on, the CPU time compressing takes is not the
+ * reader's, and it never waits for the compressor to
  * know a file's size: the bytes written are counted as they are, those
  * still queued at the most any chunk so far took (nop_zq_bound), so that
- * a bound on a file holds for what is on disk. */
+ * a bound on a file holds for what is on disk. Other files' pages are
+ * compressed when the file is written (nop_zfile). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -249,6 +251,28 @@ void nop_zq_free(struct nop_zq *q)
 	pthread_mutex_destroy(&q->mu);
 	pthread_cond_destroy(&q->cv);
 	free(q);
+}
+
+int nop_zfile(int in, int out, struct nop_zcpu *c, size_t batch)
+{
+	struct nop_zq q = { 0 };
+	struct zjob j = { out, c, malloc(batch), 0 };
+	off_t off = 0;
+	ssize_t n = 0;
+	int e = j.buf && (q.cctx = ZSTD_createCCtx()) ? 0 : ENOMEM;
+
+	while (!e && (n = pread(in, j.buf, batch, off)) > 0) {
+		j.len = (size_t)n;
+		off += n;
+		e = write_chunk(&q, &j);
+	}
+	if (!e && n < 0)
+		e = errno;
+	free(j.buf);
+	free(q.out);
+	ZSTD_freeCCtx(q.cctx);
+	errno = e;
+	return e ? -1 : 0;
 }
 
 int nop_zchunks_each(int fd, int (*fn)(void *ctx, const char *raw, size_t len), void *ctx)

@@ -48,7 +48,13 @@ struct dat_cpu {
 struct nop_dat {
 	int fd;
 	bool v6;		 /* version 6, uncompressed (else 7, zstd) */
-	struct nop_zq *zq;	 /* version 7: compresses the pages as they are taken */
+	/* version 7 with a size bound: the pages compressed as they are
+	 * taken (the bound is on the bytes on disk), the temporary files
+	 * holding chunks; without one, saved raw and compressed when the
+	 * file is written, after the capture, as trace-cmd does: a traced
+	 * program never shares a CPU with the compressor then */
+	bool chunked;
+	struct nop_zq *zq;
 	/* a job's file: its chunks still queued at the cut, waited for by
 	 * its writer (the reader reads on) */
 	struct nop_zq *zwait;
@@ -175,7 +181,7 @@ int nop_dat_each_page(struct nop_dat *w, int (*fn)(void *ctx, int cpu, void *pag
 		}
 		if (w->tmp[c] < 0)
 			continue;
-		if (!w->v6) {
+		if (w->chunked) {
 			struct each_chunk e = { fn, ctx, c, ps };
 
 			ret = nop_zq_drain(w->zq) ? -1 : nop_zchunks_each(w->tmp[c], chunk_pages, &e);
@@ -253,7 +259,7 @@ static int flush_cpu(struct nop_dat *w, int cpu)
 		return 0;
 	if (w->tmp[cpu] < 0 && (w->tmp[cpu] = tmp_beside(w->path)) < 0)
 		return -1;
-	if (w->v6)
+	if (!w->chunked)
 		return nop_write_all(w->tmp[cpu], w->pend[cpu], n);
 	if (!w->zq && !(w->zq = nop_zq_new()))
 		return -1;
@@ -978,6 +984,31 @@ static int write_v7(struct out *o, struct nop_dat *w, int ncpus)
 
 static int job_wait(struct nop_dat *w, struct nop_error *err);
 
+/* version 7 without a size bound: each CPU's saved pages compressed into
+ * chunks beside them, now that the capture is over (a job's file: on its
+ * writer's thread). 0, or -1 with errno */
+static int compress_saved(struct nop_dat *w)
+{
+	for (int c = 0; c < w->ncpus; c++) {
+		int fd, e;
+
+		if (w->tmp[c] < 0 || !w->size[c])
+			continue;
+		if ((fd = tmp_beside(w->path)) < 0)
+			return -1;
+		if (nop_zfile(w->tmp[c], fd, &w->dc[c].z, (size_t)w->page_size * BATCH)) {
+			e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		close(w->tmp[c]);
+		w->tmp[c] = fd;
+	}
+	w->chunked = true;
+	return 0;
+}
+
 int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 {
 	struct out o = { .fd = w->fd };
@@ -997,6 +1028,8 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 	if (nop_zq_drain(w->zq) && !o.err)
 		o.err = errno ? errno : EIO;
 	note_syms(w);
+	if (!w->v6 && !w->chunked && compress_saved(w) && !o.err)
+		o.err = errno ? errno : EIO;
 	if (w->v6 ? header(&o, w, ncpus) : write_v7(&o, w, ncpus)) {
 		free(o.buf);
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
@@ -1105,15 +1138,15 @@ static unsigned long long data_size(const struct nop_dat *w)
 {
 	unsigned long long n = 0, raw = 0;
 
-	for (int c = 0; c < w->ncpus && w->v6; c++)
+	for (int c = 0; c < w->ncpus && !w->chunked; c++)
 		n += w->size[c];
-	for (int c = 0; c < w->ncpus && !w->v6; c++) {
+	for (int c = 0; c < w->ncpus && w->chunked; c++) {
 		/* queued read first: a chunk is counted written before it is
 		 * unqueued, so it is counted once or twice, never missed */
 		raw += __atomic_load_n(&w->dc[c].z.queued, __ATOMIC_ACQUIRE) + w->npend[c];
 		n += __atomic_load_n(&w->dc[c].z.size, __ATOMIC_ACQUIRE);
 	}
-	return w->v6 ? n : n + nop_zq_bound(w->zq, raw);
+	return w->chunked ? n + nop_zq_bound(w->zq, raw) : n;
 }
 
 static void file_path(const struct nop_dat *w, unsigned long long seq, char *buf, size_t len)
@@ -1167,6 +1200,7 @@ int nop_dat_bound(struct nop_dat *w, const char *base, unsigned long long max_si
 	}
 	if (!max_size)
 		return 0;
+	w->chunked = !w->v6;
 	/* the symbols the events name: a sixteenth of a file until a file
 	 * says what they take (compressed: a sixty-fourth) */
 	w->ksyms_reserve = max_size / (w->v6 ? 16 : 64);

@@ -143,6 +143,10 @@ unsigned long long nop_zq_mark(struct nop_zq *q);
 int nop_zq_wait(struct nop_zq *q, unsigned long long mark);
 int nop_zq_drain(struct nop_zq *q); /* nop_zq_wait for every batch handed over */
 void nop_zq_free(struct nop_zq *q); /* what is queued is written first */
+/* fd in's bytes from its start (whole pages) compressed into out, a chunk
+ * of batch bytes at a time, counted in c, on the caller's thread: 0, or
+ * -1 with errno */
+int nop_zfile(int in, int out, struct nop_zcpu *c, size_t batch);
 /* the chunks of fd from its start, each decompressed: fn's nonzero
  * return ends the walk and is returned; -1 with errno if one is damaged */
 int nop_zchunks_each(int fd, int (*fn)(void *ctx, const char *raw, size_t len), void *ctx);
