@@ -6,7 +6,8 @@
 # header declared it. KNOWN lists the calls against the order that stand
 # until the boundary they cross is mended (the trace.dat writer decodes
 # its pages once, after the capture, to keep only the kernel symbols they
-# name); a new one fails the check, and so does a KNOWN entry that no
+# name, and a bounded recording's writer counts each finished file's
+# events); a new one fails the check, and so does a KNOWN entry that no
 # longer happens (remove it).
 set -eu
 build=${1:-build}
@@ -14,6 +15,8 @@ AREAS="base tracefs session symbols probes tracedat events graph sink pipeline d
 KNOWN="
 tracedat/tracedat -> events/decode
 tracedat/tracedat -> events/decoder
+tracedat/tracedat_bound -> events/decode
+tracedat/tracedat_bound -> events/decoder
 "
 rank() {
 	i=0

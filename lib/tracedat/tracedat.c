@@ -3,9 +3,11 @@
  * uncompressed, trace-cmd.dat.v6(5)), so that trace-cmd report and
  * KernelShark open what nopctl records. libtracecmd only reads this
  * format; writing it is this file. Pages go to unlinked per-CPU files
- * beside the output while the capture runs (version 7: compressed on
- * compress.c's thread as they come); the metadata is written at the end,
- * when the task names are known, with each CPU's pages. The file is
+ * beside the output while the capture runs (version 7 with a size bound:
+ * compressed on compress.c's thread as they come; else when the file is
+ * written); the metadata is written at the end, when the task names are
+ * known, with each CPU's pages (files bounded in size or time:
+ * tracedat_bound.c). The file is
  * written without a name (O_TMPFILE, or a hidden .NAME.nopctl-part-XXXXXX.TAG
  * where the file system has none) and linked under its name only once
  * whole and synced: a file under its final name is always whole, whatever
@@ -20,116 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
-/* the one file that reaches an area above its own: it decodes its pages
- * once, after the capture, to keep the kernel symbols they name */
+/* one of the two files that reach an area above their own (with
+ * tracedat_bound.c): it decodes its pages once, after the capture, to
+ * keep the kernel symbols they name */
 #include "events/events.h"
-
-/* Finished files waiting for their writer, at most: the reader hands a
- * file over and reads on; it waits only when this many are behind */
-#define NJOBS 8
-
-/* the writers of a rotated recording's files, one at a time, in the
- * order the files were begun (ticket); the number the last one took */
-struct dat_jobs {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	unsigned long long turn, next, last_seq;
-};
-
-/* a CPU's chunks (version 7) and its first and last pages' times */
-struct dat_cpu {
-	struct nop_zcpu z;
-	unsigned long long first_ts, last_ts;
-};
-
-struct nop_dat {
-	int fd;
-	bool v6;		 /* version 6, uncompressed (else 7, zstd) */
-	/* version 7 with a size bound: the pages compressed as they are
-	 * taken (the bound is on the bytes on disk), the temporary files
-	 * holding chunks; without one, saved raw and compressed when the
-	 * file is written, after the capture, as trace-cmd does: a traced
-	 * program never shares a CPU with the compressor then */
-	bool chunked;
-	struct nop_zq *zq;
-	/* a job's file: its chunks still queued at the cut, waited for by
-	 * its writer (the reader reads on) */
-	struct nop_zq *zwait;
-	unsigned long long zmark;
-	struct dat_cpu *dc;	 /* per CPU */
-	char path[4096];
-	char part[4200];	 /* the fallback's temporary name ("": O_TMPFILE) */
-	bool overwrite;
-	bool published;		 /* linked under path, whole */
-	/* numbered: names refused at publish time (a link planted there),
-	 * skipped for the next number; the last one and why */
-	unsigned long long skipped;
-	char skipped_name[4200];
-	int skipped_errno;
-	char tracing_dir[4096];
-	char kallsyms[4096];
-	int page_size;
-	int ncpus;
-	int *tmp;		  /* per CPU, -1 until its first page */
-	unsigned long long *size; /* bytes per CPU */
-	char **pend;		  /* per CPU: pages not yet written, BATCH at most */
-	size_t *npend;
-	struct nop_addrset syms; /* what the events name: their symbols are kept */
-	bool syms_failed;	 /* out of memory for them: all of kallsyms */
-	char group[64];		 /* probe events' system ("": none) */
-	const struct nop_uprobes *uprobes;
-	bool follows;		 /* the session follows tasks: their process events */
-	bool switches;		 /* sched_switch and sched_wakeup were recorded */
-	char (*events)[200];	 /* kernel events recorded beside the calls: "system/event" */
-	size_t nevents;
-	/* bounded (nop_dat_bound): files of at most max_size bytes, the
-	 * header's share of it reserved; numbered files base.1, base.2, ...
-	 * of which the newest keep stay; unnumbered: pages past it left out */
-	unsigned long long max_size, reserve, ksyms_reserve;
-	bool numbered, full;
-	unsigned keep;
-	char base[4096];
-	/* numbered: each finished file's pages counted on its writer's
-	 * thread with count_dec (only read there: the capture saves pages
-	 * without decoding them); the counts of files finished so far */
-	struct nop_decoder *count_dec;
-	struct nop_dat_counts counted;
-	struct nop_error err; /* why a new file could not be begun */
-	/* finished, kept, oldest first; pending: its job has not been
-	 * reaped, seq is the number it was begun as */
-	struct dat_file { unsigned long long seq, size; bool pending; } *files;
-	size_t nfiles, capfiles;
-	unsigned long long seq, removed;
-	/* numbered: kallsyms and a decoder, read once for every file (a
-	 * read of /proc/kallsyms takes long enough for the buffers to
-	 * fill while tracing); kallsyms read again for a file after the
-	 * modules changed (kmods: their hash when it was read) */
-	char *ktext;
-	size_t klen;
-	struct nop_ksyms *kidx;
-	unsigned long long kmods;
-	struct nop_decoder *dec;
-	/* the files writer threads finish (job_main), oldest first, and
-	 * in a job: its thread, turn, result */
-	struct nop_dat *jobs[NJOBS];
-	size_t njobs;
-	struct dat_jobs *q;
-	pthread_t job_th;
-	bool job_threaded; /* job_main runs on job_th (else it has run) */
-	bool cut_end; /* a job's file: the next file goes on from its end */
-	unsigned long long seq0; /* a job's file: the number it was begun as */
-	unsigned long long ticket;
-	bool job_done, discard, abandoned; /* under q->mu */
-	/* kept files rotated away, removed by the next job before it links
-	 * its own (freeing a file's pages took the reader 50-190 ms) */
-	char (*drop)[4200];
-	size_t ndrop, capdrop;
-	int job_ret;
-	unsigned long long job_size;
-};
+#include "tracedat/writer.h"
 
 static int note(void *ctx, const struct nop_event *ev)
 {
@@ -162,8 +61,6 @@ static int chunk_pages(void *ctx, const char *raw, size_t len)
 	return ret;
 }
 
-static int flush_cpu(struct nop_dat *w, int cpu);
-
 int nop_dat_each_page(struct nop_dat *w, int (*fn)(void *ctx, int cpu, void *page), void *ctx)
 {
 	size_t ps = (size_t)w->page_size, chunk = ps * 64;
@@ -175,7 +72,7 @@ int nop_dat_each_page(struct nop_dat *w, int (*fn)(void *ctx, int cpu, void *pag
 	for (int c = 0; c < w->ncpus && !ret; c++) {
 		ssize_t n;
 
-		if (flush_cpu(w, c)) {
+		if (dat_flush_cpu(w, c)) {
 			ret = -1;
 			break;
 		}
@@ -246,11 +143,8 @@ static int tmp_beside(const char *path)
 	return fd;
 }
 
-/* Pages are written BATCH at a time: one write per page would be as many
- * system calls as the reads, each taking CPU the traced program wants */
-#define BATCH 16
 
-static int flush_cpu(struct nop_dat *w, int cpu)
+int dat_flush_cpu(struct nop_dat *w, int cpu)
 {
 	size_t n = w->npend[cpu];
 
@@ -329,7 +223,7 @@ static void remove_stale_parts(const char *path)
 /* a file with no name yet in path's directory (part: "" then), or under
  * its part_name where O_TMPFILE is not offered; 0600: it holds root's
  * /proc/kallsyms (the KASLR layout), as the symbol cache does */
-static int open_unnamed(const char *path, char *part, size_t len)
+int dat_open_unnamed(const char *path, char *part, size_t len)
 {
 	char dir[4096], tag[64];
 	int fd;
@@ -379,8 +273,6 @@ static int link_as(struct nop_dat *w, const char *path)
 	return 0;
 }
 
-static void file_path(const struct nop_dat *w, unsigned long long seq, char *buf, size_t len);
-
 /* why path could not be taken, e: name_free's or the system's errno */
 static void name_error(struct nop_error *err, int e, const char *path)
 {
@@ -397,7 +289,7 @@ static int publish_name(struct nop_dat *w, struct nop_error *err);
 
 /* the kept files rotated away when w was begun, removed as w takes their
  * place (not before: a run killed meanwhile keeps them) */
-static void drop_rotated(struct nop_dat *w)
+void dat_drop_rotated(struct nop_dat *w)
 {
 	for (size_t i = 0; i < w->ndrop; i++)
 		unlink(w->drop[i]);
@@ -417,7 +309,7 @@ static int publish(struct nop_dat *w, struct nop_error *err)
 	 * only when nothing else would, it kept the reader waiting */
 	pthread_setschedparam(pthread_self(), SCHED_OTHER, &(struct sched_param){ 0 });
 	pthread_mutex_lock(&w->q->mu);
-	drop_rotated(w);
+	dat_drop_rotated(w);
 	ret = w->discard ? 0 : publish_name(w, err);
 	pthread_mutex_unlock(&w->q->mu);
 	return ret;
@@ -433,7 +325,7 @@ static int publish_name(struct nop_dat *w, struct nop_error *err)
 
 	for (int tries = 0;; tries++) {
 		if (w->numbered)
-			file_path(w, w->seq, w->path, sizeof(w->path));
+			dat_file_path(w, w->seq, w->path, sizeof(w->path));
 		if (!link_as(w, w->path))
 			break;
 		if (!w->numbered || tries == 15 || (errno != EEXIST && errno != ELOOP && errno != EINVAL)) {
@@ -482,7 +374,7 @@ int nop_dat_open(struct nop_dat **wp, const char *path, bool overwrite, const ch
 	snprintf(w->kallsyms, sizeof(w->kallsyms), "%s", kallsyms ? kallsyms : "/proc/kallsyms");
 	remove_stale_parts(path);
 	/* the name checked now (it is taken only when the file is whole) */
-	if (name_free(path, overwrite) || (w->fd = open_unnamed(path, w->part, sizeof(w->part))) < 0) {
+	if (name_free(path, overwrite) || (w->fd = dat_open_unnamed(path, w->part, sizeof(w->part))) < 0) {
 		name_error(err, errno, path);
 		nop_dat_free(w, true);
 		return -1;
@@ -641,7 +533,7 @@ static void put_kallsyms(struct out *o, struct nop_dat *w)
 /* numbered, no job running: a module loaded or removed since kallsyms
  * was read has its functions' names in it only if it is read again; the
  * next file's writer (a job, or finish) reads it, job_wait keeps it */
-static void fresh_symbols(struct nop_dat *w)
+void dat_fresh_symbols(struct nop_dat *w)
 {
 	unsigned long long h;
 
@@ -982,8 +874,6 @@ static int write_v7(struct out *o, struct nop_dat *w, int ncpus)
 	return 0;
 }
 
-static int job_wait(struct nop_dat *w, struct nop_error *err);
-
 /* version 7 without a size bound: each CPU's saved pages compressed into
  * chunks beside them, now that the capture is over (a job's file: on its
  * writer's thread). 0, or -1 with errno */
@@ -1014,13 +904,13 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 	struct out o = { .fd = w->fd };
 	int ncpus = 0;
 
-	if (job_wait(w, err))
+	if (dat_job_wait(w, err))
 		return -1;
 	o.buf = malloc(OUT_BUF); /* none: written at once */
 	if (w->numbered && !w->cut_end) /* the last file, not a job's */
-		fresh_symbols(w);
+		dat_fresh_symbols(w);
 	for (int c = 0; c < w->ncpus; c++) {
-		if (flush_cpu(w, c) && !o.err)
+		if (dat_flush_cpu(w, c) && !o.err)
 			o.err = errno ? errno : EIO;
 		if (w->size[c])
 			ncpus = c + 1;
@@ -1096,7 +986,7 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 
 	if (!w)
 		return;
-	job_wait(w, &e);
+	dat_job_wait(w, &e);
 	nop_zq_free(w->zq); /* before the files it writes to are closed */
 	for (int c = 0; c < w->ncpus && w->tmp; c++) {
 		if (w->tmp[c] >= 0)
@@ -1130,34 +1020,10 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 	free(w);
 }
 
-/* the bytes of pages the file holds so far; version 7: compressed as
- * written, and the pages waiting for the compressor as much as the
- * chunks so far say they can take (nop_zq_bound): the reader never waits
- * for the compressor to know a file's size */
-static unsigned long long data_size(const struct nop_dat *w)
-{
-	unsigned long long n = 0, raw = 0;
-
-	for (int c = 0; c < w->ncpus && !w->chunked; c++)
-		n += w->size[c];
-	for (int c = 0; c < w->ncpus && w->chunked; c++) {
-		/* queued read first: a chunk is counted written before it is
-		 * unqueued, so it is counted once or twice, never missed */
-		raw += __atomic_load_n(&w->dc[c].z.queued, __ATOMIC_ACQUIRE) + w->npend[c];
-		n += __atomic_load_n(&w->dc[c].z.size, __ATOMIC_ACQUIRE);
-	}
-	return w->chunked ? n + nop_zq_bound(w->zq, raw) : n;
-}
-
-static void file_path(const struct nop_dat *w, unsigned long long seq, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s.%llu", w->base, seq);
-}
-
 /* what a header takes beyond the symbols (those are reserved apart):
  * counted by writing one with no symbols to nothing, every CPU's offset
  * and a page of alignment in */
-static int header_size(struct nop_dat *w, unsigned long long *n)
+int dat_header_size(struct nop_dat *w, unsigned long long *n)
 {
 	/* version 7: written to memory, its metadata compressed (the task
 	 * names, a page of alignment and each CPU's count of chunks beside) */
@@ -1178,477 +1044,6 @@ static int header_size(struct nop_dat *w, unsigned long long *n)
 	return 0;
 }
 
-int nop_dat_bound(struct nop_dat *w, const char *base, unsigned long long max_size, bool numbered,
-		  unsigned keep, bool overwrite, struct nop_error *err)
-{
-	unsigned long long fixed;
-
-	snprintf(w->base, sizeof(w->base), "%s", base);
-	w->max_size = max_size;
-	w->numbered = numbered;
-	w->keep = keep;
-	w->overwrite = overwrite;
-	w->seq = 1;
-	/* numbered: kallsyms read and indexed (by the header's count) and
-	 * the decoder made once, for every file */
-	if (numbered && !(w->dec = nop_decoder_new(w->tracing_dir, err)))
-		return -1;
-	w->kmods = nop_modules_hash(); /* before kallsyms: a module loaded between is in it */
-	if ((max_size || numbered) && header_size(w, &fixed)) {
-		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
-		return -1;
-	}
-	if (!max_size)
-		return 0;
-	w->chunked = !w->v6;
-	/* the symbols the events name: a sixteenth of a file until a file
-	 * says what they take (compressed: a sixty-fourth) */
-	w->ksyms_reserve = max_size / (w->v6 ? 16 : 64);
-	w->reserve = fixed + w->ksyms_reserve;
-	if (w->reserve + 64ULL * (unsigned long long)w->page_size > max_size) {
-		nop_error_set(err, NOP_EUSAGE, 0,
-			      "a file of %llu bytes holds too few pages after its header (%llu bytes): give a"
-			      " size of at least %llu", max_size, w->reserve,
-			      (w->reserve + 64ULL * (unsigned long long)w->page_size) * 2);
-		return -1;
-	}
-	return 0;
-}
-
-void nop_dat_counts_add(struct nop_dat_counts *to, const struct nop_dat_counts *c)
-{
-	to->nfunc += c->nfunc;
-	to->nexit += c->nexit;
-	to->nkev += c->nkev;
-	if (__builtin_add_overflow(to->lost, c->lost, &to->lost))
-		to->lost = ~0ULL;
-	if (c->first_ts && (!to->first_ts || c->first_ts < to->first_ts))
-		to->first_ts = c->first_ts;
-	if (c->last_ts > to->last_ts)
-		to->last_ts = c->last_ts;
-}
-
-void nop_dat_count_with(struct nop_dat *w, struct nop_decoder *d)
-{
-	w->count_dec = w->numbered ? d : NULL;
-}
-
-int nop_dat_counted(struct nop_dat *w, struct nop_dat_counts *c, struct nop_error *err)
-{
-	int ret = job_wait(w, err);
-
-	*c = w->counted;
-	w->counted = (struct nop_dat_counts){ 0 };
-	return ret;
-}
-
-bool nop_dat_full(const struct nop_dat *w)
-{
-	return w->full;
-}
-
-unsigned long long nop_dat_skipped(const struct nop_dat *w, const char **name, int *why)
-{
-	*name = w->skipped_name;
-	*why = w->skipped_errno;
-	return w->skipped;
-}
-
-const struct nop_error *nop_dat_error(const struct nop_dat *w)
-{
-	return &w->err;
-}
-
-bool nop_dat_file(struct nop_dat *w, size_t i, char *buf, size_t len, unsigned long long *size,
-		  unsigned long long *removed)
-{
-	struct stat st;
-	struct nop_error e;
-
-	if (!i) /* a file a job writes is listed once it is linked, or not at all */
-		job_wait(w, &e);
-
-	*removed = w->removed;
-	if (i < w->nfiles) {
-		file_path(w, w->files[i].seq, buf, len);
-		*size = w->files[i].size;
-		return true;
-	}
-	if (i > w->nfiles || (i == w->nfiles && !w->published))
-		return false;
-	snprintf(buf, len, "%s", w->path);
-	*size = fstat(w->fd, &st) == 0 ? (unsigned long long)st.st_size : 0;
-	return true;
-}
-
-/* a counted page's figures added to the job's */
-static int add_count(void *ctx, const struct nop_event *ev)
-{
-	struct nop_dat_counts *c = ctx;
-
-	if (ev->type == NOP_EV_COUNTS) {
-		c->nfunc += ev->nfunc;
-		c->nexit += ev->nexit;
-		c->nkev += ev->nkev;
-	} else if (ev->type == NOP_EV_LOST &&
-		   __builtin_add_overflow(c->lost, ev->lost > 0 ? (unsigned long long)ev->lost : 1ULL, &c->lost)) {
-		c->lost = ~0ULL;
-	}
-	if (ev->ts && (!c->first_ts || ev->ts < c->first_ts))
-		c->first_ts = ev->ts;
-	if (ev->ts > c->last_ts)
-		c->last_ts = ev->ts;
-	return 0;
-}
-
-static int count_page(void *ctx, int cpu, void *page)
-{
-	struct nop_dat *j = ctx;
-
-	return nop_page_events(j->count_dec, cpu, page, true, add_count, &j->counted);
-}
-
-/* A finished file is written on a thread of its own (its events counted,
- * its symbols noted, its header and pages assembled, synced) while the
- * capture reads on: done in the reader's turn, or waited for by it, that
- * work let the buffers overflow. Files are written one at a time, in
- * order (their turn); the reader waits only when NJOBS are behind. The
- * job owns the file's descriptor, temporary files and symbols; it shares
- * what does not change (formats' sources, kallsyms and its index, the
- * decoders: one job at a time). */
-static void *job_main(void *arg)
-{
-	struct nop_dat *j = arg;
-	struct dat_jobs *q = j->q;
-	struct stat st;
-	bool discard, abandoned;
-
-	pthread_mutex_lock(&q->mu);
-	while (q->turn != j->ticket)
-		pthread_cond_wait(&q->cv, &q->mu);
-	abandoned = j->abandoned; /* the run failed before its turn: its pages are gone */
-	/* a name an earlier file skipped to is taken: the next free one */
-	if (q->last_seq >= j->seq)
-		j->seq = q->last_seq + 1;
-	pthread_mutex_unlock(&q->mu);
-	j->counted = (struct nop_dat_counts){ 0 };
-	if (!abandoned && nop_zq_wait(j->zwait, j->zmark)) {
-		nop_error_io(&j->err, "write", "a recording's temporary file", errno);
-		j->job_ret = -1;
-	}
-	if (!abandoned && !j->job_ret && j->count_dec && nop_dat_each_page(j, count_page, j)) {
-		nop_error_set(&j->err, NOP_EINTERNAL, errno, "cannot count the pages of %s", j->path);
-		j->job_ret = -1;
-	}
-	pthread_mutex_lock(&q->mu);
-	discard = j->discard; /* rotated away before it was written: counted only */
-	pthread_mutex_unlock(&q->mu);
-	if (!j->job_ret && !discard && !abandoned)
-		j->job_ret = nop_dat_finish(j, &j->err);
-	j->job_size = fstat(j->fd, &st) == 0 ? (unsigned long long)st.st_size : 0;
-	if (discard && !abandoned) /* a newer file took their place */
-		drop_rotated(j);
-	/* its files closed here: the last close of a file not linked frees
-	 * its pages, work the reader is not to do */
-	for (int c = 0; c < j->ncpus; c++)
-		if (j->tmp[c] >= 0) {
-			close(j->tmp[c]);
-			j->tmp[c] = -1;
-		}
-	close(j->fd);
-	j->fd = -1;
-	if (j->part[0])
-		unlink(j->part);
-	j->part[0] = 0;
-	/* its end at the reader's priority: the reader joins it */
-	pthread_setschedparam(pthread_self(), SCHED_OTHER, &(struct sched_param){ 0 });
-	pthread_mutex_lock(&q->mu);
-	if (j->published && j->seq > q->last_seq)
-		q->last_seq = j->seq;
-	j->job_done = true;
-	q->turn++;
-	pthread_cond_broadcast(&q->cv);
-	pthread_mutex_unlock(&q->mu);
-	return NULL;
-}
-
-/* the job's owned parts released (the shared ones are w's) */
-static void job_free(struct nop_dat *j)
-{
-	for (int c = 0; c < j->ncpus; c++)
-		if (j->tmp[c] >= 0)
-			close(j->tmp[c]);
-	if (j->fd >= 0)
-		close(j->fd);
-	if (j->part[0])
-		unlink(j->part);
-	free(j->tmp);
-	free(j->size);
-	free(j->dc);
-	free(j->pend);
-	free(j->npend);
-	free(j->drop);
-	nop_addrset_free(&j->syms);
-	free(j);
-}
-
-/* a job finished: its counts, its file's number and size, the next
- * files' symbol reserve from what it took; 0, or -1 with err */
-static int job_reaped(struct nop_dat *w, struct nop_dat *j, struct nop_error *err)
-{
-	int ret = j->job_ret;
-
-	if (j->ktext != w->ktext) { /* read again (fresh_symbols): the next files' */
-		if (!w->ktext) {
-			w->ktext = j->ktext;
-			w->klen = j->klen;
-			w->kidx = j->kidx;
-		} else {
-			free(j->ktext);
-			nop_ksyms_free(j->kidx);
-		}
-	}
-	if (ret)
-		*err = j->err;
-	nop_dat_counts_add(&w->counted, &j->counted);
-	/* its number: the next free one from where it began; failed or
-	 * discarded, it was never under a name */
-	for (size_t i = 0; i < w->nfiles; i++)
-		if (w->files[i].pending && w->files[i].seq == j->seq0) {
-			if (ret || !j->published) {
-				memmove(w->files + i, w->files + i + 1, (--w->nfiles - i) * sizeof(*w->files));
-			} else {
-				w->files[i].seq = j->seq;
-				w->files[i].size = j->job_size;
-				w->files[i].pending = false;
-			}
-			break;
-		}
-	if (j->seq >= w->seq) {
-		w->seq = j->seq + 1;
-		file_path(w, w->seq, w->path, sizeof(w->path));
-	}
-	if (j->skipped) {
-		w->skipped += j->skipped;
-		w->skipped_errno = j->skipped_errno;
-		snprintf(w->skipped_name, sizeof(w->skipped_name), "%s", j->skipped_name);
-	}
-	/* the symbols it took: the next files' reserve, and some */
-	if (!ret && j->published && w->max_size && j->job_size > data_size(j)) {
-		unsigned long long fixed = w->reserve - w->ksyms_reserve, took = j->job_size - data_size(j);
-		unsigned long long syms = took > fixed ? took - fixed : 0;
-
-		if (syms + syms / 4 > w->ksyms_reserve)
-			w->ksyms_reserve = syms + syms / 4;
-		w->reserve = fixed + w->ksyms_reserve;
-	}
-	job_free(j);
-	return ret;
-}
-
-/* the jobs that finished, oldest first, taken in; waiting while more than
- * leave are left. 0, or -1 with err (the first failure) */
-static int job_reap(struct nop_dat *w, size_t leave, struct nop_error *err)
-{
-	int ret = 0;
-
-	while (w->njobs) {
-		struct nop_dat *j = w->jobs[0];
-
-		pthread_mutex_lock(&w->q->mu);
-		while (!j->job_done && w->njobs > leave)
-			pthread_cond_wait(&w->q->cv, &w->q->mu);
-		bool done = j->job_done;
-
-		pthread_mutex_unlock(&w->q->mu);
-		if (!done)
-			break;
-		if (j->job_threaded)
-			pthread_join(j->job_th, NULL);
-		memmove(w->jobs, w->jobs + 1, --w->njobs * sizeof(*w->jobs));
-		if (job_reaped(w, j, ret ? &(struct nop_error){ 0 } : err))
-			ret = -1;
-	}
-	return ret;
-}
-
-/* every file handed to a job written (or failed) */
-static int job_wait(struct nop_dat *w, struct nop_error *err)
-{
-	return w->q ? job_reap(w, 0, err) : 0;
-}
-
-/* the oldest kept file, removed: unlinked, or its job's file never linked */
-static void remove_oldest(struct nop_dat *w)
-{
-	char path[4200];
-	struct dat_file *f = &w->files[0];
-	struct nop_dat *j = NULL;
-
-	for (size_t i = 0; f->pending && i < w->njobs; i++)
-		if (w->jobs[i]->seq0 == f->seq)
-			j = w->jobs[i];
-	if (j) {
-		pthread_mutex_lock(&w->q->mu);
-		if (j->published)
-			unlink(j->path);
-		else
-			j->discard = true;
-		pthread_mutex_unlock(&w->q->mu);
-	} else {
-		file_path(w, f->seq, path, sizeof(path));
-		if (nop_grow((void **)&w->drop, &w->capdrop, w->ndrop + 1, sizeof(*w->drop)))
-			unlink(path); /* no memory: here */
-		else
-			snprintf(w->drop[w->ndrop++], sizeof(*w->drop), "%s", path);
-	}
-	memmove(w->files, w->files + 1, --w->nfiles * sizeof(*w->files));
-	w->removed++;
-}
-
-/* the disk cannot hold the files behind, this one and the next as
- * well: the writers are waited for, as a full disk would fail them all */
-static bool disk_short(struct nop_dat *w)
-{
-	struct statvfs v;
-	unsigned long long need = data_size(w) * 2 + (w->max_size > data_size(w) ? w->max_size : data_size(w));
-
-	for (size_t i = 0; i < w->njobs; i++)
-		need += data_size(w->jobs[i]);
-	return fstatvfs(w->fd, &v) == 0 && (unsigned long long)v.f_bavail * v.f_frsize < need;
-}
-
-int nop_dat_next(struct nop_dat *w, struct nop_error *err)
-{
-	struct nop_dat *j;
-	char path[4200], part[4200];
-	int fd;
-
-	if (!w->numbered)
-		return 0;
-	if (!w->q) {
-		if (!(w->q = calloc(1, sizeof(*w->q)))) {
-			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
-			return -1;
-		}
-		pthread_mutex_init(&w->q->mu, NULL);
-		pthread_cond_init(&w->q->cv, NULL);
-	}
-	/* a disk short of room: the writers are waited for, and this file is
-	 * written here, before the reader writes the next one's pages (a
-	 * writer behind, sharing the disk with them, failed) */
-	bool short_room = disk_short(w);
-
-	if (job_reap(w, short_room ? 0 : NJOBS - 1, err))
-		return -1;
-	if (!w->njobs) /* no job shares kallsyms now */
-		fresh_symbols(w);
-	for (int c = 0; c < w->ncpus; c++)
-		if (flush_cpu(w, c)) {
-			nop_error_io(err, "write", "a recording's temporary file", errno);
-			return -1;
-		}
-	if (nop_grow((void **)&w->files, &w->capfiles, w->nfiles + 1, sizeof(*w->files))) {
-		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
-		return -1;
-	}
-	w->files[w->nfiles++] = (struct dat_file){ w->seq, data_size(w), true };
-	/* the oldest go before the next is made: with it, keep files (2 or
-	 * more: the one written now stays) */
-	while (w->keep && w->nfiles + 1 > w->keep)
-		remove_oldest(w);
-	file_path(w, w->seq + 1, path, sizeof(path));
-	if ((fd = open_unnamed(path, part, sizeof(part))) < 0) {
-		nop_error_io(err, "create", path, errno);
-		return -1;
-	}
-	/* the file so far to a job; w begins the next with nothing */
-	if (!(j = malloc(sizeof(*j)))) {
-		close(fd);
-		if (part[0])
-			unlink(part);
-		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
-		return -1;
-	}
-	*j = *w;
-	j->cut_end = true;
-	j->seq0 = j->seq;
-	j->skipped = 0;
-	j->files = NULL;
-	j->capfiles = 0;
-	j->njobs = 0;
-	j->job_done = j->discard = j->abandoned = j->published = false;
-	j->job_ret = 0;
-	j->pend = calloc((size_t)w->ncpus, sizeof(*j->pend));
-	j->npend = calloc((size_t)w->ncpus, sizeof(*j->npend));
-	j->zq = NULL; /* w's: its next chunks are the next file's */
-	j->zwait = w->zq;
-	j->zmark = nop_zq_mark(w->zq);
-	w->tmp = malloc((size_t)w->ncpus * sizeof(*w->tmp));
-	w->size = calloc((size_t)w->ncpus, sizeof(*w->size));
-	w->dc = calloc((size_t)w->ncpus, sizeof(*w->dc));
-	if (!j->pend || !j->npend || !w->tmp || !w->size || !w->dc) {
-		free(w->tmp);
-		free(w->size);
-		free(w->dc);
-		w->tmp = j->tmp;
-		w->size = j->size;
-		w->dc = j->dc;
-		free(j->pend);
-		free(j->npend);
-		free(j);
-		close(fd);
-		if (part[0])
-			unlink(part);
-		w->nfiles--;
-		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
-		return -1;
-	}
-	for (int c = 0; c < w->ncpus; c++)
-		w->tmp[c] = -1;
-	w->syms = (struct nop_addrset){ 0 };
-	w->syms_failed = false;
-	w->fd = fd;
-	snprintf(w->part, sizeof(w->part), "%s", part);
-	w->seq++;
-	snprintf(w->path, sizeof(w->path), "%s", path);
-	w->drop = NULL; /* the job's now */
-	w->ndrop = w->capdrop = 0;
-	j->ticket = w->q->next++;
-	w->jobs[w->njobs++] = j;
-	j->job_threaded = !short_room && pthread_create(&j->job_th, NULL, job_main, j) == 0;
-	if (!j->job_threaded) {
-		job_main(j); /* no thread: written here, after those before it */
-		return job_wait(w, err);
-	}
-	/* the CPU the reader wants is the reader's: a file is written while
-	 * nothing else would run (the reader waits for one only when NJOBS
-	 * are behind) */
-	pthread_setschedparam(j->job_th, SCHED_IDLE, &(struct sched_param){ 0 });
-	return 0;
-}
-
-/* the jobs not yet begun give up their pages (the run fails) */
-static void abandon_waiting(struct nop_dat *w)
-{
-	if (!w->q)
-		return;
-	pthread_mutex_lock(&w->q->mu);
-	for (size_t i = 0; i < w->njobs; i++) {
-		struct nop_dat *j = w->jobs[i];
-
-		if (j->ticket <= w->q->turn)
-			continue;
-		j->abandoned = true;
-		for (int c = 0; c < j->ncpus; c++) {
-			if (j->tmp[c] >= 0)
-				close(j->tmp[c]);
-			j->tmp[c] = -1;
-		}
-	}
-	pthread_mutex_unlock(&w->q->mu);
-}
-
 int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len)
 {
 	size_t ps = (size_t)w->page_size;
@@ -1657,7 +1052,7 @@ int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len)
 		return -1;
 	/* a page that would take the file past its size: a new file, or
 	 * (not numbered) the page and every later one left out */
-	if (w->max_size && data_size(w) + ps + w->reserve > w->max_size) {
+	if (w->max_size && dat_data_size(w) + ps + w->reserve > w->max_size) {
 		if (!w->numbered || w->full) {
 			w->full = true;
 			return 0;
@@ -1683,7 +1078,7 @@ int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len)
 	}
 	w->npend[cpu] += ps;
 	w->size[cpu] += ps;
-	if (w->npend[cpu] < ps * BATCH || !flush_cpu(w, cpu))
+	if (w->npend[cpu] < ps * BATCH || !dat_flush_cpu(w, cpu))
 		return 0;
 	/* this file cannot be whole: its pages go, and those of the files
 	 * whose writer has not begun, for the space they took is the files'
@@ -1691,7 +1086,7 @@ int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len)
 	int e = errno;
 
 	nop_zq_drain(w->zq); /* nothing writes to the files closed below */
-	abandon_waiting(w);
+	dat_abandon_waiting(w);
 	for (int c = 0; c < w->ncpus; c++) {
 		if (w->tmp[c] >= 0)
 			close(w->tmp[c]);

@@ -1,0 +1,134 @@
+/* tracedat/writer.h - the trace.dat writer's state, shared by tracedat.c
+ * (one file: its pages saved, its metadata and layout, its name taken
+ * when whole) and tracedat_bound.c (files bounded in size or time, each
+ * finished one written by a thread of its own); nothing outside the two
+ * sees it. */
+#ifndef NOPCTL_TRACEDAT_WRITER_H
+#define NOPCTL_TRACEDAT_WRITER_H
+
+#include <pthread.h>
+
+#include "tracedat/tracedat.h"
+
+/* Pages are written BATCH at a time: one write per page would be as many
+ * system calls as the reads, each taking CPU the traced program wants */
+#define BATCH 16
+
+/* Finished files waiting for their writer, at most: the reader hands a
+ * file over and reads on; it waits only when this many are behind */
+#define NJOBS 8
+
+/* the writers of a rotated recording's files, one at a time, in the
+ * order the files were begun (ticket); the number the last one took */
+struct dat_jobs {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned long long turn, next, last_seq;
+};
+
+/* a CPU's chunks (version 7) and its first and last pages' times */
+struct dat_cpu {
+	struct nop_zcpu z;
+	unsigned long long first_ts, last_ts;
+};
+
+struct nop_dat {
+	int fd;
+	bool v6;		 /* version 6, uncompressed (else 7, zstd) */
+	/* version 7 with a size bound: the pages compressed as they are
+	 * taken (the bound is on the bytes on disk), the temporary files
+	 * holding chunks; without one, saved raw and compressed when the
+	 * file is written, after the capture, as trace-cmd does: a traced
+	 * program never shares a CPU with the compressor then */
+	bool chunked;
+	struct nop_zq *zq;
+	/* a job's file: its chunks still queued at the cut, waited for by
+	 * its writer (the reader reads on) */
+	struct nop_zq *zwait;
+	unsigned long long zmark;
+	struct dat_cpu *dc;	 /* per CPU */
+	char path[4096];
+	char part[4200];	 /* the fallback's temporary name ("": O_TMPFILE) */
+	bool overwrite;
+	bool published;		 /* linked under path, whole */
+	/* numbered: names refused at publish time (a link planted there),
+	 * skipped for the next number; the last one and why */
+	unsigned long long skipped;
+	char skipped_name[4200];
+	int skipped_errno;
+	char tracing_dir[4096];
+	char kallsyms[4096];
+	int page_size;
+	int ncpus;
+	int *tmp;		  /* per CPU, -1 until its first page */
+	unsigned long long *size; /* bytes per CPU */
+	char **pend;		  /* per CPU: pages not yet written, BATCH at most */
+	size_t *npend;
+	struct nop_addrset syms; /* what the events name: their symbols are kept */
+	bool syms_failed;	 /* out of memory for them: all of kallsyms */
+	char group[64];		 /* probe events' system ("": none) */
+	const struct nop_uprobes *uprobes;
+	bool follows;		 /* the session follows tasks: their process events */
+	bool switches;		 /* sched_switch and sched_wakeup were recorded */
+	char (*events)[200];	 /* kernel events recorded beside the calls: "system/event" */
+	size_t nevents;
+	/* bounded (nop_dat_bound): files of at most max_size bytes, the
+	 * header's share of it reserved; numbered files base.1, base.2, ...
+	 * of which the newest keep stay; unnumbered: pages past it left out */
+	unsigned long long max_size, reserve, ksyms_reserve;
+	bool numbered, full;
+	unsigned keep;
+	char base[4096];
+	/* numbered: each finished file's pages counted on its writer's
+	 * thread with count_dec (only read there: the capture saves pages
+	 * without decoding them); the counts of files finished so far */
+	struct nop_decoder *count_dec;
+	struct nop_dat_counts counted;
+	struct nop_error err; /* why a new file could not be begun */
+	/* finished, kept, oldest first; pending: its job has not been
+	 * reaped, seq is the number it was begun as */
+	struct dat_file { unsigned long long seq, size; bool pending; } *files;
+	size_t nfiles, capfiles;
+	unsigned long long seq, removed;
+	/* numbered: kallsyms and a decoder, read once for every file (a
+	 * read of /proc/kallsyms takes long enough for the buffers to
+	 * fill while tracing); kallsyms read again for a file after the
+	 * modules changed (kmods: their hash when it was read) */
+	char *ktext;
+	size_t klen;
+	struct nop_ksyms *kidx;
+	unsigned long long kmods;
+	struct nop_decoder *dec;
+	/* the files writer threads finish (job_main), oldest first, and
+	 * in a job: its thread, turn, result */
+	struct nop_dat *jobs[NJOBS];
+	size_t njobs;
+	struct dat_jobs *q;
+	pthread_t job_th;
+	bool job_threaded; /* job_main runs on job_th (else it has run) */
+	bool cut_end; /* a job's file: the next file goes on from its end */
+	unsigned long long seq0; /* a job's file: the number it was begun as */
+	unsigned long long ticket;
+	bool job_done, discard, abandoned; /* under q->mu */
+	/* kept files rotated away, removed by the next job before it links
+	 * its own (freeing a file's pages took the reader 50-190 ms) */
+	char (*drop)[4200];
+	size_t ndrop, capdrop;
+	int job_ret;
+	unsigned long long job_size;
+};
+
+/* tracedat.c */
+int dat_flush_cpu(struct nop_dat *w, int cpu);
+int dat_open_unnamed(const char *path, char *part, size_t len);
+void dat_drop_rotated(struct nop_dat *w);
+void dat_fresh_symbols(struct nop_dat *w);
+int dat_header_size(struct nop_dat *w, unsigned long long *n);
+
+/* tracedat_bound.c */
+unsigned long long dat_data_size(const struct nop_dat *w);
+void dat_file_path(const struct nop_dat *w, unsigned long long seq, char *buf, size_t len);
+int dat_job_wait(struct nop_dat *w, struct nop_error *err);
+void dat_abandon_waiting(struct nop_dat *w);
+
+#endif
