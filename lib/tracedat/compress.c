@@ -2,14 +2,15 @@
  * files hold them (trace-cmd.dat.v7(5), "COMPRESSION FORMAT OF THE TRACE
  * DATA"): each CPU's pages in chunks, each chunk its compressed size, its
  * size (whole pages) and one zstd frame, the frames Debian's libzstd
- * makes. A file with a size bound has its chunks made as the pages are
- * read, on a thread of their own: the capture's reader hands a batch of
- * pages over and reads on, the CPU time compressing takes is not the
- * reader's, and it never waits for the compressor to
+ * makes. The pages are written on a thread of their own: the capture's
+ * reader hands a batch over and reads on (a write() of each batch in the
+ * reader's turn let the buffers overflow). A file with a size bound has
+ * its chunks made there as the pages are read: the CPU time compressing
+ * takes is not the reader's, and it never waits for the compressor to
  * know a file's size: the bytes written are counted as they are, those
  * still queued at the most any chunk so far took (nop_zq_bound), so that
  * a bound on a file holds for what is on disk. Other files' pages are
- * compressed when the file is written (nop_zfile). */
+ * written raw there and compressed when the file is written (nop_zfile). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ struct nop_zq {
 	struct zjob q[NQ];
 	size_t head, n;
 	bool stop, threaded;
+	bool compress; /* else each batch is written as it is (raw pages) */
 	int err; /* the first failure's errno: every later call fails with it */
 	unsigned long long pushed, done; /* batches handed over, batches written (or dropped) */
 	unsigned worst; /* the largest share of its raw size a chunk took, in 65536ths (0: none yet) */
@@ -78,6 +80,8 @@ static int write_chunk(struct nop_zq *q, const struct zjob *j)
 {
 	size_t need = ZSTD_compressBound(j->len) + 8, r;
 
+	if (!q->compress) /* raw pages, for a file compressed when it is written */
+		return nop_write_all(j->fd, j->buf, j->len) < 0 ? (errno ? errno : EIO) : 0;
 	if (j->len > 0xffffffffu)
 		return EFBIG;
 	if (need > q->outcap) {
@@ -147,7 +151,7 @@ static void *zq_main(void *arg)
 	return NULL;
 }
 
-struct nop_zq *nop_zq_new(void)
+struct nop_zq *nop_zq_new(bool compress)
 {
 	struct nop_zq *q = calloc(1, sizeof(*q));
 
@@ -156,6 +160,7 @@ struct nop_zq *nop_zq_new(void)
 		errno = ENOMEM;
 		return NULL;
 	}
+	q->compress = compress;
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->cv, NULL);
 	/* no thread: each batch compressed as it is handed over */
@@ -255,7 +260,7 @@ void nop_zq_free(struct nop_zq *q)
 
 int nop_zfile(int in, int out, struct nop_zcpu *c, size_t batch)
 {
-	struct nop_zq q = { 0 };
+	struct nop_zq q = { .compress = true };
 	struct zjob j = { out, c, malloc(batch), 0 };
 	off_t off = 0;
 	ssize_t n = 0;

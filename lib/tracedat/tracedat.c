@@ -78,10 +78,14 @@ int nop_dat_each_page(struct nop_dat *w, int (*fn)(void *ctx, int cpu, void *pag
 		}
 		if (w->tmp[c] < 0)
 			continue;
+		if (nop_zq_drain(w->zq)) {
+			ret = -1;
+			break;
+		}
 		if (w->chunked) {
 			struct each_chunk e = { fn, ctx, c, ps };
 
-			ret = nop_zq_drain(w->zq) ? -1 : nop_zchunks_each(w->tmp[c], chunk_pages, &e);
+			ret = nop_zchunks_each(w->tmp[c], chunk_pages, &e);
 			continue;
 		}
 		if (lseek(w->tmp[c], 0, SEEK_SET) < 0) {
@@ -153,13 +157,11 @@ int dat_flush_cpu(struct nop_dat *w, int cpu)
 		return 0;
 	if (w->tmp[cpu] < 0 && (w->tmp[cpu] = tmp_beside(w->path)) < 0)
 		return -1;
-	if (!w->chunked)
-		return nop_write_all(w->tmp[cpu], w->pend[cpu], n);
-	if (!w->zq && !(w->zq = nop_zq_new()))
+	if (!w->zq && !(w->zq = nop_zq_new(w->chunked)))
 		return -1;
 	char *batch = w->pend[cpu];
 
-	w->pend[cpu] = NULL; /* the compressor's now */
+	w->pend[cpu] = NULL; /* the writer thread's now */
 	return nop_zq_push(w->zq, w->tmp[cpu], &w->dc[cpu].z, batch, n);
 }
 

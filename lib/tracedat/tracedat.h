@@ -116,8 +116,9 @@ int nop_zalg_by_name(const char *name); /* -1: none nopctl reads */
 
 int nop_decompress(int alg, const void *in, size_t n, void *out, size_t want);
 
-/* a recording's pages compressed in chunks as trace-cmd's version 7 files
- * hold them, on a thread of its own (compress.c). A CPU's figures: bytes
+/* a recording's pages written on a thread of its own, compressed in
+ * chunks as trace-cmd's version 7 files hold them or raw (compress.c). A
+ * CPU's figures (compressing only): bytes
  * written (chunks with their sizes), raw bytes written, raw bytes handed
  * over and not yet written (all three read with atomic loads), chunks
  * (read only after the wait for them) */
@@ -127,10 +128,10 @@ struct nop_zcpu {
 };
 struct nop_zq;
 
-struct nop_zq *nop_zq_new(void); /* NULL: ENOMEM */
+struct nop_zq *nop_zq_new(bool compress); /* NULL: ENOMEM */
 /* buf (malloc'd, len bytes of whole pages) is the queue's, freed by it:
- * compressed and appended to fd as one chunk, c counted; waits while the
- * queue is full. 0, or -1 with errno (this or an earlier chunk failed) */
+ * compressed and appended to fd as one chunk, c counted (or appended as
+ * it is); waits while the queue is full. 0, or -1 with errno (this or an earlier chunk failed) */
 int nop_zq_push(struct nop_zq *q, int fd, struct nop_zcpu *c, char *buf, size_t len);
 /* what raw bytes not yet compressed will take at most, as far as the
  * chunks written say: the largest share any took, and a quarter more

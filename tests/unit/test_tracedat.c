@@ -168,7 +168,7 @@ static void compressor_roundtrip_and_failure(void **state)
 {
 	const char *tmp = "/tmp/nopctl-test-z.chunks";
 	struct nop_zcpu c = { 0 };
-	struct nop_zq *q = nop_zq_new();
+	struct nop_zq *q = nop_zq_new(true);
 	size_t total = 0, len = 16 * 4096;
 	char *want = NULL, *got = NULL;
 	size_t wantlen = 0, gotlen = 0;
