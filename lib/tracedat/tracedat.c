@@ -982,14 +982,8 @@ void nop_dat_probes(struct nop_dat *w, const char *group, const struct nop_uprob
 	w->uprobes = u;
 }
 
-void nop_dat_free(struct nop_dat *w, bool keep)
+void dat_release(struct nop_dat *w)
 {
-	struct nop_error e;
-
-	if (!w)
-		return;
-	dat_job_wait(w, &e);
-	nop_zq_free(w->zq); /* before the files it writes to are closed */
 	for (int c = 0; c < w->ncpus && w->tmp; c++) {
 		if (w->tmp[c] >= 0)
 			close(w->tmp[c]);
@@ -1000,16 +994,28 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 		close(w->fd);
 	if (w->part[0])
 		unlink(w->part); /* never whole */
-	if (!keep && w->published)
-		unlink(w->path);
 	free(w->tmp);
 	free(w->size);
 	free(w->dc);
 	free(w->pend);
 	free(w->npend);
+	free(w->drop);
+	nop_addrset_free(&w->syms);
+}
+
+void nop_dat_free(struct nop_dat *w, bool keep)
+{
+	struct nop_error e;
+
+	if (!w)
+		return;
+	dat_job_wait(w, &e);
+	nop_zq_free(w->zq); /* before the files it writes to are closed */
+	if (!keep && w->published)
+		unlink(w->path);
+	dat_release(w); /* its files rotated away when the run failed: kept */
 	free(w->events);
 	free(w->files);
-	free(w->drop); /* rotated away when the run failed: kept */
 	if (w->q) {
 		pthread_mutex_destroy(&w->q->mu);
 		pthread_cond_destroy(&w->q->cv);
@@ -1018,7 +1024,6 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 	nop_ksyms_free(w->kidx);
 	free(w->ktext);
 	nop_decoder_free(w->dec);
-	nop_addrset_free(&w->syms);
 	free(w);
 }
 

@@ -238,20 +238,7 @@ static void *job_main(void *arg)
 /* the job's owned parts released (the shared ones are w's) */
 static void job_free(struct nop_dat *j)
 {
-	for (int c = 0; c < j->ncpus; c++)
-		if (j->tmp[c] >= 0)
-			close(j->tmp[c]);
-	if (j->fd >= 0)
-		close(j->fd);
-	if (j->part[0])
-		unlink(j->part);
-	free(j->tmp);
-	free(j->size);
-	free(j->dc);
-	free(j->pend);
-	free(j->npend);
-	free(j->drop);
-	nop_addrset_free(&j->syms);
+	dat_release(j);
 	free(j);
 }
 

@@ -124,6 +124,10 @@ int dat_open_unnamed(const char *path, char *part, size_t len);
 void dat_drop_rotated(struct nop_dat *w);
 void dat_fresh_symbols(struct nop_dat *w);
 int dat_header_size(struct nop_dat *w, unsigned long long *n);
+/* what one file holds released: its temporary files, its name if it
+ * never took its final one, its per-CPU state, its symbols, the kept
+ * files it was to remove (not removed) */
+void dat_release(struct nop_dat *w);
 
 /* tracedat_bound.c */
 unsigned long long dat_data_size(const struct nop_dat *w);
