@@ -150,6 +150,23 @@ int output_check(const struct opts *o, bool stream_ok, struct nop_error *err)
 	return -1;
 }
 
+/* graph, stats, record -G: what to graph, a root or a task */
+int graph_needs_a_root(const struct opts *o)
+{
+	struct nop_error err = { 0 };
+	int rc = check_pattern_args(o); /* a bad pattern first */
+
+	if (rc)
+		return rc;
+	if (!o->npatterns && !o->npids && !o->command) {
+		nop_error_set(&err, NOP_EUSAGE, 0,
+			      "give a root function, -p PID or -- COMMAND: nopctl does not graph every"
+			      " task of the whole kernel (e.g. 'nopctl graph do_sys_openat2')");
+		return report_error(o, &err);
+	}
+	return 0;
+}
+
 /* catch -o DIR: DIR a directory of catch files when it ends in '/' (dir,
  * made 0700 if absent) or is one; it must be one nopctl trusts
  * (nop_output_dir), not on a kernel file system, without an earlier run's
