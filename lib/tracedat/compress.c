@@ -8,8 +8,9 @@
  * its chunks made there as the pages are read: the CPU time compressing
  * takes is not the reader's, and it never waits for the compressor to
  * know a file's size: the bytes written are counted as they are, those
- * still queued at the most any chunk so far took (nop_zq_bound), so that
- * a bound on a file holds for what is on disk. Other files' pages are
+ * still queued estimated at the largest share any chunk so far took and
+ * a quarter more (nop_zq_bound), so that a bound on a file holds for what
+ * is on disk unless its last queued pages compress worse than that. Other files' pages are
  * written raw there and compressed when the file is written (nop_zfile). */
 #include <errno.h>
 #include <pthread.h>
@@ -44,7 +45,8 @@ struct nop_zq {
 	size_t head, n;
 	bool stop, threaded;
 	bool compress; /* else each batch is written as it is (raw pages) */
-	int err; /* the first failure's errno: every later call fails with it */
+	int err; /* the first failure's errno: every later push fails with it */
+	unsigned long long err_at; /* the batch that failed (its number in pushed) */
 	unsigned long long pushed, done; /* batches handed over, batches written (or dropped) */
 	unsigned worst; /* the largest share of its raw size a chunk took, in 65536ths (0: none yet) */
 	pthread_t th;
@@ -95,11 +97,12 @@ static int write_chunk(struct nop_zq *q, const struct zjob *j)
 	r = ZSTD_compressCCtx(q->cctx, q->out + 8, q->outcap - 8, j->buf, j->len, ZLEVEL);
 	if (ZSTD_isError(r))
 		return EINVAL;
-	/* little-endian: the reader refuses a big-endian file */
-	for (int i = 0; i < 4; i++) {
-		q->out[i] = (char)(r >> (8 * i));
-		q->out[4 + i] = (char)(j->len >> (8 * i));
-	}
+	/* the sizes in the machine's order, as every number of the file
+	 * (its header says which order) */
+	unsigned int zs = (unsigned int)r, us = (unsigned int)j->len;
+
+	memcpy(q->out, &zs, 4);
+	memcpy(q->out + 4, &us, 4);
 	if (nop_write_all(j->fd, q->out, r + 8) < 0)
 		return errno ? errno : EIO;
 	/* written before it is no longer queued: a reader of both never
@@ -140,8 +143,10 @@ static void *zq_main(void *arg)
 		pthread_mutex_unlock(&q->mu);
 		e = finish_chunk(q, &j, e);
 		pthread_mutex_lock(&q->mu);
-		if (e && !q->err)
+		if (e && !q->err) {
 			q->err = e;
+			q->err_at = q->done;
+		}
 		q->head = (q->head + 1) % NQ;
 		q->n--;
 		q->done++;
@@ -175,7 +180,12 @@ int nop_zq_push(struct nop_zq *q, int fd, struct nop_zcpu *c, char *buf, size_t 
 
 	__atomic_add_fetch(&c->queued, len, __ATOMIC_RELAXED);
 	if (!q->threaded) {
-		q->err = finish_chunk(q, &j, q->err);
+		int e = finish_chunk(q, &j, q->err);
+
+		if (e && !q->err) {
+			q->err = e;
+			q->err_at = q->done;
+		}
 		q->pushed++;
 		q->done++;
 		errno = q->err;
@@ -202,8 +212,12 @@ unsigned long long nop_zq_bound(const struct nop_zq *q, unsigned long long raw)
 {
 	unsigned worst = q ? __atomic_load_n(&q->worst, __ATOMIC_RELAXED) : 0;
 	unsigned long long share = worst ? worst + worst / 4 : 65536;
+	/* what a zstd frame of incompressible pages takes (ZSTD_compressBound:
+	 * a 256th more, and a few bytes a frame) with each chunk's 8 */
+	unsigned long long most = raw + (raw >> 8) + ((raw >> 16) + 1) * 72;
+	unsigned long long est = raw / 65536 * share + raw % 65536 * share / 65536;
 
-	return share >= 65536 ? raw : raw / 65536 * share + raw % 65536 * share / 65536;
+	return worst && est < most ? est : most;
 }
 
 unsigned long long nop_zq_mark(struct nop_zq *q)
@@ -227,7 +241,7 @@ int nop_zq_wait(struct nop_zq *q, unsigned long long mark)
 	pthread_mutex_lock(&q->mu);
 	while (q->done < mark)
 		pthread_cond_wait(&q->cv, &q->mu);
-	e = q->err;
+	e = q->err && q->err_at < mark ? q->err : 0; /* a later file's failure is not this one's */
 	pthread_mutex_unlock(&q->mu);
 	errno = e;
 	return e ? -1 : 0;
@@ -282,7 +296,7 @@ int nop_zfile(int in, int out, struct nop_zcpu *c, size_t batch)
 
 int nop_zchunks_each(int fd, int (*fn)(void *ctx, const char *raw, size_t len), void *ctx)
 {
-	unsigned char h[8];
+	unsigned int h[2]; /* a chunk's sizes, as write_chunk put them */
 	char *z = NULL, *raw = NULL;
 	size_t zcap = 0, rcap = 0;
 	off_t off = 0;
@@ -299,8 +313,8 @@ int nop_zchunks_each(int fd, int (*fn)(void *ctx, const char *raw, size_t len), 
 			errno = n < 0 ? errno : EIO;
 			break;
 		}
-		zs = (size_t)h[0] | (size_t)h[1] << 8 | (size_t)h[2] << 16 | (size_t)h[3] << 24;
-		us = (size_t)h[4] | (size_t)h[5] << 8 | (size_t)h[6] << 16 | (size_t)h[7] << 24;
+		zs = h[0];
+		us = h[1];
 		/* sizes of a file this recording wrote: a chunk is a batch */
 		if (us > (64u << 20) || nop_grow((void **)&z, &zcap, zs, 1) ||
 		    nop_grow((void **)&raw, &rcap, us, 1)) {

@@ -897,7 +897,8 @@ static int compress_saved(struct nop_dat *w)
 		close(w->tmp[c]);
 		w->tmp[c] = fd;
 	}
-	w->chunked = true;
+	/* chunked stays as it was: for a job's file the reader reads it
+	 * meanwhile (its disk check), and the file's size is not its own */
 	return 0;
 }
 

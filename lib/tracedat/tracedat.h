@@ -133,9 +133,9 @@ struct nop_zq *nop_zq_new(bool compress); /* NULL: ENOMEM */
  * compressed and appended to fd as one chunk, c counted (or appended as
  * it is); waits while the queue is full. 0, or -1 with errno (this or an earlier chunk failed) */
 int nop_zq_push(struct nop_zq *q, int fd, struct nop_zcpu *c, char *buf, size_t len);
-/* what raw bytes not yet compressed will take at most, as far as the
- * chunks written say: the largest share any took, and a quarter more
- * (raw itself before the first chunk, and never more than it) */
+/* what raw bytes not yet compressed are estimated to take: the largest
+ * share any chunk so far took, and a quarter more; before the first
+ * chunk, and never more than, what zstd takes for incompressible bytes */
 unsigned long long nop_zq_bound(const struct nop_zq *q, unsigned long long raw);
 /* the batches handed over so far, a mark to wait for (0 for NULL) */
 unsigned long long nop_zq_mark(struct nop_zq *q);

@@ -195,10 +195,15 @@ static void *job_main(void *arg)
 		j->seq = q->last_seq + 1;
 	pthread_mutex_unlock(&q->mu);
 	j->counted = (struct nop_dat_counts){ 0 };
+	/* the wait at the reader's priority: an idle thread woken with the
+	 * queue's lock held, then preempted, would keep the compressor and
+	 * the reader waiting on it */
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &(struct sched_param){ 0 });
 	if (!abandoned && nop_zq_wait(j->zwait, j->zmark)) {
 		nop_error_io(&j->err, "write", "a recording's temporary file", errno);
 		j->job_ret = -1;
 	}
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &(struct sched_param){ 0 });
 	if (!abandoned && !j->job_ret && j->count_dec && nop_dat_each_page(j, count_page, j)) {
 		nop_error_set(&j->err, NOP_EINTERNAL, errno, "cannot count the pages of %s", j->path);
 		j->job_ret = -1;

@@ -38,8 +38,8 @@ struct nop_dat {
 	/* version 7 with a size bound: the pages compressed as they are
 	 * taken (the bound is on the bytes on disk), the temporary files
 	 * holding chunks; without one, saved raw and compressed when the
-	 * file is written, after the capture, as trace-cmd does: a traced
-	 * program never shares a CPU with the compressor then */
+	 * file is written (after the capture, as trace-cmd does; a catch
+	 * file or a --split file: when it is finished, the capture going on) */
 	bool chunked;
 	struct nop_zq *zq;
 	/* a job's file: its chunks still queued at the cut, waited for by

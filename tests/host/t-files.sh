@@ -77,7 +77,7 @@ rc=0
 "$bin" record --max-size 1M --rotate 100 -o "$T/zb/r.dat" "$h/libubench.so:bench_fn" -- "$h/ubench" 1000000 \
 	> /dev/null 2> "$T/zb.err" || rc=$?
 n=0 sum=0 sumtc=0 sizes=""
-for f in $(ls "$T"/zb/r.dat.* | sort -t. -k3 -n); do
+for f in $(ls "$T"/zb/r.dat.* | awk -F. '{ print $NF, $0 }' | sort -n | cut -d' ' -f2); do
 	n=$((n + 1))
 	set -- $(calls "$f") 0
 	sum=$((sum + $1))

@@ -199,11 +199,18 @@ static void compressor_roundtrip_and_failure(void **state)
 	assert_memory_equal(got, want, wantlen);
 	free(want);
 	free(got);
+	/* the queued estimated as the worst chunk, and a quarter more; with
+	 * no chunk yet, as incompressible */
+	assert_true(nop_zq_bound(q, total) >= c.size && nop_zq_bound(q, total) < total / 4);
+	assert_true(nop_zq_bound(NULL, total) > total);
 	/* a batch for a file that cannot be written: said at the wait, and
-	 * by every later batch */
+	 * by every later batch, not by a wait for the batches before it */
+	unsigned long long before = nop_zq_mark(q);
+
 	assert_int_equal(nop_zq_push(q, -1, &c, calloc(1, 4096), 4096), 0);
 	assert_int_equal(nop_zq_drain(q), -1);
 	assert_int_equal(errno, EBADF);
+	assert_int_equal(nop_zq_wait(q, before), 0);
 	assert_int_equal(nop_zq_push(q, fd, &c, calloc(1, 4096), 4096), -1);
 	assert_int_equal(c.queued, 0);
 	nop_zq_free(q);
