@@ -466,6 +466,19 @@ static void put_fd(struct out *o, int fd, unsigned long long n)
 
 static void put32(struct out *o, unsigned int v) { put(o, &v, 4); }
 
+/* zeros up to the next multiple of align (a failed write ends it: put
+ * then counts nothing) */
+static void put_align(struct out *o, unsigned long long align)
+{
+	static const char zeros[512];
+
+	while (!o->err && o->off % align) {
+		unsigned long long pad = align - o->off % align;
+
+		put(o, zeros, pad < sizeof(zeros) ? (size_t)pad : sizeof(zeros));
+	}
+}
+
 /* NOP_DAT_OPT_BINARIES: each user probe event and the binary it probes */
 static void put_binaries(struct out *o, const struct nop_uprobes *u)
 {
@@ -819,12 +832,7 @@ static int write_v7(struct out *o, struct nop_dat *w, int ncpus)
 		if (w->size[c])
 			size += 4 + w->dc[c].z.size;
 	put_section(o, 3, 1, "buffer flyrecord ", size);
-	while (!o->err && o->off < data) {
-		static const char zeros[512];
-		unsigned long long pad = data - o->off;
-
-		put(o, zeros, pad < sizeof(zeros) ? (size_t)pad : sizeof(zeros));
-	}
+	put_align(o, ps);
 	for (int c = 0; c < ncpus && !o->err; c++) {
 		cpuoff[c] = o->off;
 		if (!w->size[c])
@@ -929,15 +937,9 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 		return -1;
 	}
 	for (int c = 0; c < ncpus && !o.err && w->v6; c++) {
-		static const char zeros[512];
-
 		if (!w->size[c])
 			continue;
-		while (o.off % (unsigned long long)w->page_size) {
-			size_t pad = (size_t)((unsigned long long)w->page_size - o.off % (unsigned long long)w->page_size);
-
-			put(&o, zeros, pad < sizeof(zeros) ? pad : sizeof(zeros));
-		}
+		put_align(&o, (unsigned long long)w->page_size);
 		put_fd(&o, w->tmp[c], w->size[c]);
 	}
 	out_flush(&o);
