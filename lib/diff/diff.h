@@ -115,10 +115,10 @@ double nop_rate_test(double ka, double na, double kb, double nb);
  * tie correction: the two-sided p (1 when either is empty) */
 double nop_mann_whitney(const unsigned long long *x, size_t nx, const unsigned long long *y, size_t ny);
 
-/* Welch's t-test of two samples given by their sizes, sums and sums of
- * squares: the two-sided p that their means are one (1 when either has
- * fewer than two) */
-double nop_welch(double na, double suma, double sqa, double nb, double sumb, double sqb);
+/* Student's t-test, variances pooled, of two samples given by their
+ * sizes, sums and sums of squares: the two-sided p that they are draws of
+ * one normal distribution (1 when either has fewer than two) */
+double nop_pooled_t(double na, double suma, double sqa, double nb, double sumb, double sqb);
 
 /* the two-sided tail of Student's t with df degrees of freedom:
  * P(|T| >= t) */

@@ -10,10 +10,15 @@
  * side: the calls of one run share its state and are no independent
  * samples, so the runs must tell too: the rank test of the pooled calls,
  * every run's median of one side apart from every run's of the other,
- * and Welch's t-test of the logs of those medians (a median's log is near
- * normal; a ratio of times is a difference of logs), both tests at alpha
- * divided by the rows tested. Either way the pooled median must move at
- * least min_change of itself. */
+ * and Student's t-test of the logs of those medians (a median's log is
+ * near normal; a ratio of times is a difference of logs), both tests at
+ * alpha divided by the rows tested. The t-test pools the sides' variances:
+ * its null is that both sides' runs are draws of one program under one
+ * state, so of one variance, and that null's t has na + nb - 2 degrees of
+ * freedom whatever the runs show. (Welch's degrees of freedom fall toward
+ * those of the wider side alone when the other's runs agree closely: one
+ * run of five stalled by a fifth then hides a doubling.) Either way the
+ * pooled median must move at least min_change of itself. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,21 +170,21 @@ double nop_student_tail(double t, double df)
 	return beta_reg(df / 2, 0.5, df / (df + t * t));
 }
 
-double nop_welch(double na, double suma, double sqa, double nb, double sumb, double sqb)
+double nop_pooled_t(double na, double suma, double sqa, double nb, double sumb, double sqb)
 {
-	double ma, mb, va, vb, se2, df;
+	double ma, mb, ssa, ssb, df, se2;
 
 	if (na < 2 || nb < 2)
 		return 1;
 	ma = suma / na;
 	mb = sumb / nb;
-	va = fmax(0, (sqa - na * ma * ma) / (na - 1)) / na;
-	vb = fmax(0, (sqb - nb * mb * mb) / (nb - 1)) / nb;
-	se2 = va + vb;
+	ssa = fmax(0, sqa - na * ma * ma);
+	ssb = fmax(0, sqb - nb * mb * mb);
+	df = na + nb - 2;
+	se2 = (ssa + ssb) / df * (1 / na + 1 / nb);
 	/* every run of each side the same (beyond rounding of the sums) */
 	if (se2 <= 1e-12 * fmax(1, fmax(ma * ma, mb * mb)))
 		return fabs(ma - mb) <= 1e-6 * fmax(1, fmax(fabs(ma), fabs(mb))) ? 1 : 0;
-	df = se2 * se2 / (va * va / (na - 1) + vb * vb / (nb - 1));
 	return nop_student_tail((mb - ma) / sqrt(se2), df);
 }
 
@@ -278,7 +283,7 @@ void nop_diff_judge(const struct nop_dagg *a, const struct nop_dagg *b, const st
 	}
 	if (!single) /* the calls' test and the runs': the larger p */
 		v->p = fmax(isnan(v->p) ? 0 : v->p,
-			    nop_welch((double)a->mruns, a->lmsum, a->lmsq, (double)b->mruns, b->lmsum, b->lmsq));
+			    nop_pooled_t((double)a->mruns, a->lmsum, a->lmsq, (double)b->mruns, b->lmsum, b->lmsq));
 	rel = v->med_a > 0 ? (v->med_b - v->med_a) / v->med_a : v->med_b > 0 ? INFINITY : 0;
 	if (fabs(rel) < s->min_change)
 		return;

@@ -303,7 +303,7 @@ static void text_head(struct nop_ddiff *d, FILE *out)
 	} else {
 		fprintf(out,
 			"# calls and times are means per run; a function's time changed when the Mann-Whitney U test "
-			"of its calls' self times and Welch's t-test of the logs of its runs' medians both give "
+			"of its calls' self times and Student's t-test of the logs of its runs' medians both give "
 			"p < %g over all rows compared, every run of B lies apart from every run of A, and the "
 			"median moved %.0f%% or more\n",
 			c->alpha, c->min_change * 100);
@@ -400,7 +400,7 @@ static void json_all(struct nop_ddiff *d, FILE *out)
 		c->na, c->nb,
 		c->na == 1 && c->nb == 1 ? "mann-whitney-u"
 		: few_runs(c)		 ? "none"
-					 : "mann-whitney-u,welch-t-run-medians",
+					 : "mann-whitney-u,student-t-run-medians",
 		c->alpha, c->min_change,
 		few_runs(c) ? "[\"steady_counts\",\"steady_failures\"]" : "[\"counts\",\"failures\",\"time\"]",
 		few_runs(c) ? "[\"time\",\"varying_counts\"]" : "[]", d->nfunc, d->funcs_changed, d->paths_changed);

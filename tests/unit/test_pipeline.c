@@ -831,6 +831,17 @@ static double slow_doubled(int run, int i)
 	return i == 0 ? (run <= 5 ? 1000000 : 2000000) + 10000 * (run % 4) : 500 + 50 * (run % 3);
 }
 
+/* slow (i 0) as a guest measured it under load (6.1, 20 sleeps of 1 ms
+ * against 20 of 2 ms): one of A's runs stalled a fifth longer than the
+ * rest (each pair of runs still apart by half), B's runs as close as A's
+ * others; the other rows as in slow_doubled */
+static double slow_one_run_stalled(int run, int i)
+{
+	if (i)
+		return slow_doubled(run, i);
+	return run == 5 ? 1470000 : (run <= 5 ? 1190000 : 2200000) + 5000 * (run % 3);
+}
+
 /* Student's t tail against its closed forms (1 and 2 degrees of freedom)
  * and tabled critical values (8), far into the tail a family of rows
  * tests at */
@@ -848,11 +859,14 @@ static void student_t_tail(void **state)
 	assert_true(fabs(nop_student_tail(2.306, 8) - 0.05) < 1e-4);
 	assert_true(fabs(nop_student_tail(5.041, 8) - 0.001) < 1e-5);
 	assert_true(nop_student_tail(0, 8) == 1);
-	/* Welch: -1, 1 against 1, 3: a standard error of sqrt(2), 2 degrees
-	 * of freedom */
-	assert_true(fabs(nop_welch(2, 0, 2, 2, 4, 10) - nop_student_tail(2 / sqrt(2), 2)) < 1e-12);
-	assert_true(nop_welch(3, 3, 3, 3, 6, 12) == 0); /* every run alike, the sides apart */
-	assert_true(nop_welch(1, 1, 1, 3, 6, 12) == 1);
+	/* pooled: -1, 1 against 1, 3: a variance of 2, a standard error of
+	 * sqrt(2), 2 degrees of freedom; -1, 1 against 2, 2, 2: a variance
+	 * of 2 / 3, 3 degrees of freedom (Welch's: 1, the first side's) */
+	assert_true(fabs(nop_pooled_t(2, 0, 2, 2, 4, 10) - nop_student_tail(2 / sqrt(2), 2)) < 1e-12);
+	assert_true(fabs(nop_pooled_t(2, 0, 2, 3, 6, 12) - nop_student_tail(2 / sqrt(2.0 / 3 * (0.5 + 1.0 / 3)), 3)) <
+		    1e-12);
+	assert_true(nop_pooled_t(3, 3, 3, 3, 6, 12) == 0); /* every run alike, the sides apart */
+	assert_true(nop_pooled_t(1, 1, 1, 3, 6, 12) == 1);
 }
 
 /* diff, five runs a side: the runs are the samples of a time test, not
@@ -877,6 +891,9 @@ static void diff_time_runs_are_the_samples(void **state)
 		many[i + 1] = names[i];
 	}
 	diff_changed(dir, many, 301, 20, slow_doubled, got, sizeof(got));
+	assert_string_equal(got, "slow");
+	/* one of A's runs stalled, among udiff's eight timed paths */
+	diff_changed(dir, many, 8, 20, slow_one_run_stalled, got, sizeof(got));
 	assert_string_equal(got, "slow");
 	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
 	assert_int_equal(system(cmd), 0);
