@@ -10,7 +10,7 @@
  * kernel graph of either build shows the same three changes: a system
  * call only B makes, one made 10 times as often, and one that waits twice
  * as long. It prints "calls FUNC N" for each of the
- * three. */
+ * three. udiff N MS: slow() sleeps MS ms (B: twice that) instead of 1. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -22,15 +22,16 @@
 
 #ifdef VERSION_B
 #define LOOPS 2000
-#define SLOW_NS 2000000L
+#define SLOW_TIMES 2
 #else
 #define LOOPS 200
-#define SLOW_NS 1000000L
+#define SLOW_TIMES 1
 #endif
 #define SLOWS 20
 
 static volatile unsigned long sink;
 static int nloop, nextra, nslow;
+static long slow_ns = SLOW_TIMES * 1000000L;
 
 NOINLINE void helper(int i)
 {
@@ -70,7 +71,7 @@ NOINLINE void loop_body(void)
 
 NOINLINE void slow(void)
 {
-	struct timespec ts = { 0, SLOW_NS };
+	struct timespec ts = { slow_ns / 1000000000L, slow_ns % 1000000000L };
 
 	nslow++;
 	nanosleep(&ts, NULL);
@@ -84,6 +85,9 @@ NOINLINE void report(void)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 50;
+
+	if (argc > 2)
+		slow_ns = SLOW_TIMES * 1000000L * atol(argv[2]);
 
 	setup();
 	for (int i = 0; i < n; i++)
