@@ -23,9 +23,10 @@ expect_rc_json() {
 	shift 2
 	_rc=0
 	"$@" > "$T/out" 2> "$T/err" || _rc=$?
-	[ "$_rc" = "$_want" ] || { echo "--- stdout"; head -20 "$T/out"; [ "$(wc -l < "$T/out")" -le 20 ] || tail -n 1 "$T/out"
+	[ "$_rc" = "$_want" ] || { echo "exit $_rc, wanted $_want: $*"; echo "--- stderr"; head -20 "$T/err"
 		[ -z "$_json" ] || { echo "--- summary"; grep '"type":"summary"' "$_json" | cut -c1-1500; }
-		echo "--- stderr"; head -20 "$T/err"; fail "exit $_rc, wanted $_want: $*"; }
+		echo "--- stdout"; head -20 "$T/out"; [ "$(wc -l < "$T/out")" -le 20 ] || tail -n 1 "$T/out"
+		fail "exit $_rc, wanted $_want: $*"; }
 }
 
 # expect_ok_or_lost CMD...: expect_rc 0, or 5 (events lost) in a test whose
@@ -186,6 +187,27 @@ trace_cmd_record_with() {
 	trace_cmd_reset
 }
 
+# tc_report_rc FILE [TRACE-CMD]: the exit nopctl report owes a trace-cmd
+# recording: 5 (events lost) when that trace-cmd's own report shows the
+# file incomplete (a LOST line, or function_graph entries and exits that
+# do not pair up: an event the kernel never wrote), else 0
+tc_report_rc() {
+	"${2:-trace-cmd}" report "$1" 2> /dev/null | awk '/\[LOST [0-9]* EVENTS\]/ { l++ }
+		/funcgraph_entry.*\{$/ { o++ } /funcgraph_exit/ { c++ } END { if (l || o != c) print 5; else print 0 }'
+}
+
+# expect_tc_report FILE [TRACE-CMD] -- nopctl report ARGS...: the exit
+# tc_report_rc owes, and a lost event said on the verdict port
+expect_tc_report() {
+	_tcf=$1 _tc=trace-cmd
+	shift
+	[ "$1" = -- ] || { _tc=$1; shift; }
+	shift
+	_owed=$(tc_report_rc "$_tcf" "$_tc")
+	expect_rc "$_owed" "$@"
+	[ "$_owed" = 0 ] || echo "# $KVER: $_tc's file is incomplete by its own report; nopctl: $(tail -n 1 "$T/err")" >&3
+}
+
 trace_cmd_reset() {
 	top_buffer_may_expand
 	trace-cmd reset > /dev/null 2>&1
@@ -234,6 +256,8 @@ run_suites() {
 			echo "RESULT pass $KVER $t $secs" >&3
 		else
 			echo "RESULT fail $KVER $t $secs" >&3
+			# the verdict first: a recap keeps a failure's first lines
+			grep '^FAIL: ' /tmp/log | tail -n 1 | cut -c1-2000 | sed 's/^/#   /' >&3
 			tail -n 30 /tmp/log | sed 's/^/#   /' >&3
 		fi
 		rm -f /tmp/snap.before /tmp/top-may-expand

@@ -24,17 +24,17 @@ t_graph_record_read_by_trace_cmd() {
 t_trace_cmd_record_read_by_nopctl() {
 	cd "$T"
 	trace_cmd_record -p function -l do_sys_openat2 -o "$T/t.dat" -F opener 6
-	expect_rc 0 nopctl report -j "$T/t.dat"
+	expect_tc_report "$T/t.dat" -- nopctl report -j "$T/t.dat"
 	[ "$(grep -c '"func":"do_sys_openat2"' "$T/out")" = 6 ] ||
 		{ head -5 "$T/out"; fail "nopctl report does not see trace-cmd's 6 calls"; }
 	trace_cmd_record -p function_graph -g do_sys_openat2 -o "$T/tg.dat" -F opener 3
-	expect_rc 0 nopctl report --stats -j "$T/tg.dat"
+	expect_tc_report "$T/tg.dat" -- nopctl report --stats -j "$T/tg.dat"
 	jq -e -s 'map(select(.func == "do_sys_openat2"))[0].calls == 3' "$T/out" > /dev/null ||
 		{ head -5 "$T/out"; fail "nopctl report --stats does not count trace-cmd's 3"; }
 	# both file versions, compressed and not, read by nopctl's own reader
 	for v in "--file-version 6" "--file-version 7 --compression any"; do
 		trace_cmd_record -p function -l do_sys_openat2 -o "$T/v.dat" $v -F opener 2
-		expect_rc 0 nopctl report -j "$T/v.dat"
+		expect_tc_report "$T/v.dat" -- nopctl report -j "$T/v.dat"
 		[ "$(grep -c '"func":"do_sys_openat2"' "$T/out")" = 2 ] ||
 			{ cat "$T/err"; fail "nopctl report does not read trace-cmd's file ($v)"; }
 	done
@@ -52,7 +52,7 @@ t_each_tracecmd_release_read_by_nopctl() {
 		[ "$tc" = trace-cmd ] || z="--compression zlib"
 		trace_cmd_record_with "$tc" -p function_graph -g do_sys_openat2 $z -o "$T/r.dat" -F opener 2
 		"$tc" report -R -t "$T/r.dat" 2> /dev/null | sh /tests/tc-events.sh tc > "$T/tc.ev"
-		expect_rc 0 nopctl report -j "$T/r.dat"
+		expect_tc_report "$T/r.dat" "$tc" -- nopctl report -j "$T/r.dat"
 		sh /tests/tc-events.sh nopctl < "$T/out" > "$T/nop.ev"
 		[ "$(grep -c 'do_sys_openat2$' "$T/tc.ev")" -ge 2 ] || { head "$T/tc.ev"; fail "$tc: not 2 trees"; }
 		cmp -s "$T/tc.ev" "$T/nop.ev" || { diff "$T/tc.ev" "$T/nop.ev" | head; fail "$tc $z: nopctl's events differ"; }
