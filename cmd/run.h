@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include "cmd.h"
+#include "top.h"
 
 /* -u USER (a name or a uid), looked up before anything is set up */
 struct as_user {
@@ -79,18 +80,6 @@ struct run {
 	struct nop_cpu_stats at_full; /* buffer counters when --max-size was reached */
 };
 
-/* runner.c: events the buffers' counters c say were overwritten and not
- * written since tracing began (r->at0) */
-void lost_since_start(const struct run *r, const struct nop_cpu_stats *c, unsigned long long *overrun,
-		      unsigned long long *dropped);
-
-/* top.c: the live screen of top. top_open: curses on the terminal (0, or
- * -1 with r->err); top_keys: the keys typed since, acted on; top_draw: an
- * interval's rows; top_close: the terminal as it was (idempotent). */
-int top_open(struct run *r);
-void top_keys(struct run *r);
-void top_draw(struct run *r, const struct nop_tick *t);
-void top_close(struct run *r);
 
 /* uprobes.c: BINARY:GLOB patterns to r->uprobes (command: COMMAND's path) */
 int user_probes(struct run *r, const char *command);

@@ -241,6 +241,31 @@ static int bounded(struct run *r)
 	return 0;
 }
 
+/* events the buffers' counters c say were overwritten and not written
+ * since tracing began (r->at0) */
+static void lost_since_start(const struct run *r, const struct nop_cpu_stats *c, unsigned long long *overrun,
+			     unsigned long long *dropped)
+{
+	const struct nop_cpu_stats *c0 = &r->at0;
+
+#define SINCE(f) (c->f > c0->f ? c->f - c0->f : 0)
+	*overrun = SINCE(overrun) + SINCE(commit_overrun);
+	*dropped = SINCE(dropped);
+#undef SINCE
+}
+
+/* what top shows as lost so far: overwritten and not written since
+ * tracing began, and pages the reader found cut short */
+static unsigned long long lost_now(const struct run *r)
+{
+	struct nop_cpu_stats c;
+	unsigned long long overrun, dropped;
+
+	nop_buffer_counts(nop_session_dir(r->sess), r->cpusp, &c);
+	lost_since_start(r, &c, &overrun, &dropped);
+	return overrun + dropped + (unsigned long long)nop_pipeline_summary(r->pipe)->lost_pages;
+}
+
 /* -i: an interval's figures out (top: on the screen), the next begun.
  * Intervals are of wall-clock time, what was read by their end in them:
  * an event still in a buffer then counts in the next. */
@@ -261,7 +286,7 @@ static int tick(struct run *r)
 	if (nop_pipeline_tick(r->pipe, &k, &r->err))
 		return -1;
 	if (r->o->live)
-		top_draw(r, &k);
+		top_draw(r->top, r->pipe, &k, lost_now(r));
 	return nop_pipeline_flush(r->pipe, &r->err) == NOP_FLOW_FAIL ? -1 : 0;
 }
 
@@ -315,7 +340,7 @@ static int loop(struct run *r)
 		if (more)
 			sample_fill(r);
 		if (r->o->live)
-			top_keys(r);
+			top_keys(r->top, r->pipe);
 		if (r->tick_at && now_ns() >= r->tick_at && !STOPPED && (ret = tick(r)))
 			break;
 		if (r->gate && !more && (ret = follow_done(r)))
@@ -672,7 +697,7 @@ static int start(struct run *r)
 			: "nopctl: catch: every call read and judged here (%s)\n", r->gate_why);
 	if (!o->quiet && nop_session_note(r->sess))
 		fprintf(stderr, "nopctl: note: %s\n", nop_session_note(r->sess));
-	if (o->live && top_open(r))
+	if (o->live && top_open(&r->top, o->sort, o->interval_ns, &r->err))
 		return -1;
 	r->t0 = now_ns();
 	r->ran0 = task_switches(o->pids, o->npids);
@@ -735,17 +760,6 @@ static int tasks_ran_untraced(struct run *r, long long ran1)
 			      " again; trace a process started since, or its calls with 'nopctl trace'",
 			      s, it, ran1 - r->ran0, o->npids > 1 ? "them" : "it");
 	return -1;
-}
-
-void lost_since_start(const struct run *r, const struct nop_cpu_stats *c, unsigned long long *overrun,
-		      unsigned long long *dropped)
-{
-	const struct nop_cpu_stats *c0 = &r->at0;
-
-#define SINCE(f) (c->f > c0->f ? c->f - c0->f : 0)
-	*overrun = SINCE(overrun) + SINCE(commit_overrun);
-	*dropped = SINCE(dropped);
-#undef SINCE
 }
 
 /* What the kernel's counters say was lost since tracing began: events
@@ -862,7 +876,7 @@ static int finish(struct run *r)
 	 * before the whole run's table is printed */
 	if (r->tick_at && !r->o->live && why != NOP_STOP_OUTPUT_CLOSED && tick(r))
 		return -1;
-	top_close(r);
+	top_close(&r->top);
 	/* a size bound protects the disk; it does not choose how long COMMAND
 	 * runs: it runs on untraced, waited for after the session's restore */
 	runs_on = why == NOP_STOP_FULL && r->child > 0 && !r->child_exited;
@@ -894,7 +908,7 @@ static int teardown(struct run *r)
 	bool closed = r->pipe && nop_pipeline_output_closed(r->pipe);
 	enum nop_stop why = r->pipe ? nop_pipeline_stopped(r->pipe) : NOP_STOP_NONE;
 
-	top_close(r);
+	top_close(&r->top);
 	if (r->go >= 0)
 		close(r->go); /* a child still waiting exits 127 */
 	if (r->ef >= 0)
