@@ -126,10 +126,8 @@ int user_probes(struct run *r, const char *command)
 		return -1;
 	r->nuser = o->npatterns - nk;
 	o->npatterns = nk;
-	size_t nfunc = 0;
+	size_t nfunc = nop_uprobes_entries(&r->uprobes);
 
-	for (size_t i = 0; i < r->uprobes.n; i++)
-		nfunc += !r->uprobes.v[i].ret;
 	if (nfunc > PROBES_MAX && !o->force) {
 		nop_error_set(&r->err, NOP_EUSAGE, 0, "the pattern%s would probe %zu functions (more than"
 			      " %d): every call%s of each probed function traps into the kernel, in every"

@@ -120,25 +120,7 @@ enum nop_probe_kind {
 	NOP_PROBE_FEXIT,     /* kernel return value, dynamic_events "f:...%return" */
 	NOP_PROBE_FARGS,     /* kernel arguments by name (BTF), dynamic_events "f:" */
 };
-struct nop_uprobe {
-	enum nop_probe_kind kind;
-	char *fetch; /* kernel probes: what the event fetches, built by nopctl */
-	char *path, *sym, *shown;
-	char bin[256];
-	char event[64];	/* built by nopctl: [A-Za-z0-9_] */
-	unsigned long long offset, vaddr;
-	bool ret;	/* a return probe */
-	bool uret;	/* ret: a uretprobe (else a probe on a ret or tail-jump instruction) */
-	bool leaf;	/* an entry probe on a ret instruction: entry and exit at once */
-	bool moved;	/* an entry probe after a first instruction the kernel refuses */
-	/* one event of many probes (trace, graph, stats): the probe is told
-	 * by an immediate it fetches, its index (id=\\N) */
-	bool shared;
-	size_t nshared; /* a shared event's first probe: how many it has */
-	unsigned char rv; /* an exit where %rax is the return value: its type
-			     (NOP_RV_*, base/base.h); 0: none shown */
-	size_t func;	/* the function's key: the index of its entry probe */
-};
+struct nop_uprobe; /* one probe (probes.h) */
 struct nop_strmap;
 struct nop_uprobes {
 	struct nop_uprobe *v;
@@ -152,14 +134,14 @@ struct nop_uprobes {
 	bool args;   /* entries fetch their parameters (set before adding) */
 	struct nop_srclines *sl; /* its types from DWARF */
 };
-/* an entry probe's event name ends so when it is its function's exit too */
-#define NOP_LEAF_SUFFIX "__leaf"
 /* every function of b matching glob ("*": all), an entry and/or a return
  * probe each, once whatever the patterns */
 int nop_uprobes_add(struct nop_uprobes *u, const struct nop_ubin *b, const char *glob, bool entry,
 		    bool ret, struct nop_error *err);
 /* releases u's probes and index (not u itself) */
 void nop_uprobes_free(struct nop_uprobes *u);
+/* how many functions u probes on entry (its probes that are no exit) */
+size_t nop_uprobes_entries(const struct nop_uprobes *u);
 /* What this kernel offers for kernel functions' return values and
  * arguments */
 struct nop_kcaps {
@@ -178,9 +160,6 @@ int nop_kprobes_add(struct nop_uprobes *u, const char *func, const char *module,
 		    bool args, const struct nop_kcaps *c, struct nop_error *err);
 /* how many of u's probes are of kind */
 size_t nop_kprobes_count(const struct nop_uprobes *u, enum nop_probe_kind kind);
-/* The address an event of a user function carries (its key) */
-#define NOP_UKEY 0x7ff0000000000000ULL
-#define NOP_UKEY_MASK 0xfff0000000000000ULL
 /* Every probe event defined now (uprobe_events, kprobe_events), nopctl's
  * (owner: its pid) and others' (owner 0); returns how many */
 struct nop_probe_info {
@@ -219,7 +198,6 @@ size_t nop_funcs_suggest(const struct nop_funcs *f, const char *pat,
 			 const char **out, size_t max);
 
 /* ---- kernel events (tracepoints) recorded beside the calls ---------- */
-#define NOP_EVENT_FILTER_MAX 1024
 struct nop_kevent {
 	char system[64], name[128]; /* as available_events names them */
 	const char *filter;	    /* the kernel's filter syntax, checked (NULL: none); the caller's */
@@ -237,8 +215,9 @@ int nop_kevents_add(struct nop_kevents *ev, const char *tracing_dir, const char 
 		    struct nop_error *err);
 /* releases what nop_kevents_add took (not ev itself) */
 void nop_kevents_free(struct nop_kevents *ev);
-/* 0 if filter is one line of printable ASCII of at most
- * NOP_EVENT_FILTER_MAX bytes (the kernel parses the rest), else -1 with err */
+/* 0 if filter is one line of printable ASCII no longer than the kernel
+ * takes (NOP_EVENT_FILTER_MAX, tracefs.h; the kernel parses the rest),
+ * else -1 with err */
 int nop_event_filter_check(const char *filter, struct nop_error *err);
 
 /* ---- CPU lists ------------------------------------------------------ */
@@ -856,15 +835,6 @@ void nop_field_str(struct nop_fields *f, const char *key, const char *fmt, const
 void nop_field_bool(struct nop_fields *f, const char *key, const char *fmt, bool v);
 
 /* ---- kernel symbols ----------------------------------------------------- */
-#define NOP_KSYM_CLONES 8
-struct nop_ksym {
-	bool found;
-	unsigned long long addr; /* 0 when kptr_restrict hides it */
-	char type;		 /* kallsyms type: t/T text */
-	char module[64];	 /* "" for the core kernel */
-	int nclones;		 /* name.isra.0, name.constprop.0, ... */
-	char clones[NOP_KSYM_CLONES][128];
-};
 /* "none", "integrity", "confidentiality"; "absent" (no lockdown LSM) or
  * "unknown" (securityfs unreadable and not on the kernel command line) */
 const char *nop_lockdown_mode(void);

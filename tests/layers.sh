@@ -2,7 +2,8 @@
 # layers.sh BUILD - the library's areas call one way: a file in lib/AREA
 # may call functions defined in its own area and in the areas before it in
 # AREAS, never in one after it; cmd/ includes nothing of lib/ but
-# nopctl.h, and nopctl.h declares no function cmd/ does not call. Read from the objects' symbols (nm), so a call counts whatever
+# nopctl.h, and nopctl.h declares no function cmd/ does not call, nor a
+# macro or type no one of them needs. Read from the objects' symbols (nm), so a call counts whatever
 # header declared it. KNOWN lists the calls against the order that stand
 # until the boundary they cross is mended (the trace.dat writer decodes
 # its pages once, after the capture, to keep only the kernel symbols they
@@ -57,9 +58,12 @@ done > "$tmp/new"
 comm -13 "$tmp/up" "$tmp/known" | while read -r l; do
 	echo "layers: $l no longer happens: take it out of KNOWN in tests/layers.sh"
 done >> "$tmp/new"
-if grep -n '#include "' cmd/*.c cmd/*.h | grep -v -e '"cmd.h"' -e '"run.h"' -e '"../lib/nopctl.h"' > "$tmp/inc"; then
-	sed 's/^/layers: cmd\/ includes more of lib\/ than nopctl.h: /' "$tmp/inc" >> "$tmp/new"
-fi
+# cmd/ includes its own headers and nopctl.h, nothing else of lib/
+grep -n '#include "' cmd/*.c cmd/*.h | while IFS= read -r l; do
+	inc=${l#*#include \"}
+	inc=${inc%%\"*}
+	[ "$inc" = ../lib/nopctl.h ] || [ -f "cmd/$inc" ] || echo "layers: cmd/ includes more of lib/ than nopctl.h: $l"
+done >> "$tmp/new"
 # includes point the same way: a file of lib/AREA includes the headers of
 # its area and of those before it (KNOWN's calls excepted), never
 # internal.h, which is the tests' and fuzz targets' view of all of them
@@ -81,6 +85,25 @@ done >> "$tmp/new"
 grep -oE '\bnop_[a-z0-9_]+ *\(' lib/nopctl.h | sed 's/ *($//' | sort -u > "$tmp/public"
 for o in "$build"/cmd/*.o; do nm -u "$o"; done | awk '{ print $2 }' | sort -u > "$tmp/cmduse"
 comm -23 "$tmp/public" "$tmp/cmduse" | sed 's/^/layers: nopctl.h declares what cmd\/ never calls (move it to internal.h): /' >> "$tmp/new"
+# and the macros, structs and enums cmd/ names (an enum: it or one of
+# its constants), or that the header's other declarations need
+cat cmd/*.c cmd/*.h > "$tmp/cmdtext"
+grep -oE '^#define NOP_[A-Z0-9_]+|^(struct|enum) nop_[a-z0-9_]+ \{' lib/nopctl.h | sed 's/^#define //; s/ {$//' |
+	while read -r kind name; do
+		[ -n "$name" ] || { name=$kind; kind=macro; }
+		uses=$name
+		[ "$kind" != enum ] ||
+			uses="$uses $(awk -v e="enum $name {" 'index($0, e) == 1 { on = 1 } on { print } on && /};/ { exit }' lib/nopctl.h |
+				grep -oE '\bNOP_[A-Z0-9_]+' | tr '\n' ' ')"
+		need=
+		for u in $uses; do
+			if grep -qw -- "$u" "$tmp/cmdtext" || [ "$(grep -cw -- "$u" lib/nopctl.h)" -gt 1 ]; then
+				need=1
+				break
+			fi
+		done
+		[ -n "$need" ] || echo "layers: nopctl.h defines $kind $name, which neither cmd/ nor the header's declarations use (move it to its area's header)"
+	done >> "$tmp/new"
 if [ -s "$tmp/new" ]; then
 	cat "$tmp/new"
 	exit 1

@@ -8,6 +8,12 @@
 
 #include "symbols/symbols.h"
 
+/* an entry probe's event name ends so when it is its function's exit too */
+#define NOP_LEAF_SUFFIX "__leaf"
+/* The address an event of a user function carries (its key) */
+#define NOP_UKEY 0x7ff0000000000000ULL
+#define NOP_UKEY_MASK 0xfff0000000000000ULL
+
 int nop_uprobe_find(const struct nop_uprobes *u, unsigned long long key); /* index or -1 */
 
 /* a probe named by its event only (a recording: no path, no binary) */

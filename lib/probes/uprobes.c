@@ -406,6 +406,15 @@ int nop_uprobes_add_named(struct nop_uprobes *u, const char *event, size_t len, 
 	return 0;
 }
 
+size_t nop_uprobes_entries(const struct nop_uprobes *u)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < u->n; i++)
+		n += !u->v[i].ret;
+	return n;
+}
+
 void nop_uprobes_free(struct nop_uprobes *u)
 {
 	for (size_t i = 0; i < u->n; i++) {

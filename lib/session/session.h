@@ -8,6 +8,28 @@
 
 #include "tracefs/tracefs.h"
 
+/* one probe of a run (struct nop_uprobes): what the session creates in
+ * uprobe_events, kprobe_events or dynamic_events */
+struct nop_uprobe {
+	enum nop_probe_kind kind;
+	char *fetch; /* kernel probes: what the event fetches, built by nopctl */
+	char *path, *sym, *shown;
+	char bin[256];
+	char event[64];	/* built by nopctl: [A-Za-z0-9_] */
+	unsigned long long offset, vaddr;
+	bool ret;	/* a return probe */
+	bool uret;	/* ret: a uretprobe (else a probe on a ret or tail-jump instruction) */
+	bool leaf;	/* an entry probe on a ret instruction: entry and exit at once */
+	bool moved;	/* an entry probe after a first instruction the kernel refuses */
+	/* one event of many probes (trace, graph, stats): the probe is told
+	 * by an immediate it fetches, its index (id=\\N) */
+	bool shared;
+	size_t nshared; /* a shared event's first probe: how many it has */
+	unsigned char rv; /* an exit where %rax is the return value: its type
+			     (NOP_RV_*, base/base.h); 0: none shown */
+	size_t func;	/* the function's key: the index of its entry probe */
+};
+
 void nop_instance_name(char *buf, size_t len, pid_t pid);
 
 pid_t nop_instance_owner(const char *name); /* of "nopctl-<pid>"; 0: not nopctl's */

@@ -7,6 +7,17 @@
 
 #include "session/session.h"
 
+/* a kernel symbol as kallsyms names it (nop_ksym_lookup) */
+#define NOP_KSYM_CLONES 8
+struct nop_ksym {
+	bool found;
+	unsigned long long addr; /* 0 when kptr_restrict hides it */
+	char type;		 /* kallsyms type: t/T text */
+	char module[64];	 /* "" for the core kernel */
+	int nclones;		 /* name.isra.0, name.constprop.0, ... */
+	char clones[NOP_KSYM_CLONES][128];
+};
+
 int nop_ksym_lookup(const char *name, struct nop_ksym *out, struct nop_error *err);
 
 /* a C++ name demangled (malloc'd), NULL if it is not one (usyms.c) */

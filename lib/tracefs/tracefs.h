@@ -8,6 +8,9 @@
 
 #include "base/base.h"
 
+/* the longest event filter nopctl writes (nop_event_filter_check) */
+#define NOP_EVENT_FILTER_MAX 1024
+
 int nop_cpu_stats_read(const char *buffer_dir, int cpu, struct nop_cpu_stats *st,
 		       struct nop_error *err);
 
