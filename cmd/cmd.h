@@ -130,7 +130,12 @@ int pattern_arg_check(const char *pat, struct nop_error *err);
 bool func_traced(const struct nop_func *fn, const struct opts *o);
 /* tracefs, stale-session cleanup, and the traceable-function check. */
 const char *prepare_tracefs(struct nop_error *err);
-int check_patterns(const char *tracing_dir, const struct opts *o, struct nop_error *err);
+/* available_filter_functions into f (nop_funcs_free frees); 0, or -1
+ * with err (a kernel that refuses the function tracer said so) */
+int load_funcs(const char *tracing_dir, struct nop_funcs *f, struct nop_error *err);
+/* every PATTERN, -n and --hist names a function of f; 0, or -1 with err
+ * (the closest names) */
+int check_patterns(const struct nop_funcs *f, const struct opts *o, struct nop_error *err);
 
 /* The capture loop shared by trace, graph and stats. */
 enum run_mode { RUN_TRACE, RUN_GRAPH, RUN_STATS, RUN_RECORD, RUN_REPORT };

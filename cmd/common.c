@@ -346,43 +346,45 @@ static bool one_left(const struct nop_funcs *f, const struct opts *o)
 	return false;
 }
 
-int check_patterns(const char *tracing_dir, const struct opts *o, struct nop_error *err)
+int load_funcs(const char *tracing_dir, struct nop_funcs *f, struct nop_error *err)
 {
-	struct nop_funcs f;
+	if (!nop_funcs_load(tracing_dir, f, err))
+		return 0;
+	if (err->sys_errno == EPERM || err->sys_errno == EACCES)
+		nop_error_set(err, NOP_EKERNEL, err->sys_errno,
+			      "this kernel refuses the function tracer: reading %s/available_filter_functions"
+			      " gives %s (%s)%s; kernel lockdown is '%s'. Function tracing cannot"
+			      " work on this machine: the kernel or its host forbids it.",
+			      tracing_dir, err->sys_errno == EPERM ? "EPERM" : "EACCES",
+			      strerror(err->sys_errno),
+			      geteuid() == 0 ? " although nopctl runs as root" : "; run nopctl as root",
+			      nop_lockdown_mode());
+	return -1;
+}
+
+int check_patterns(const struct nop_funcs *f, const struct opts *o, struct nop_error *err)
+{
 	int ret = 0;
 
-	if (nop_funcs_load(tracing_dir, &f, err)) {
-		if (err->sys_errno == EPERM || err->sys_errno == EACCES)
-			nop_error_set(err, NOP_EKERNEL, err->sys_errno,
-				      "this kernel refuses the function tracer: reading %s/available_filter_functions"
-				      " gives %s (%s)%s; kernel lockdown is '%s'. Function tracing cannot"
-				      " work on this machine: the kernel or its host forbids it.",
-				      tracing_dir, err->sys_errno == EPERM ? "EPERM" : "EACCES",
-				      strerror(err->sys_errno),
-				      geteuid() == 0 ? " although nopctl runs as root" : "; run nopctl as root",
-				      nop_lockdown_mode());
-		return -1;
-	}
 	for (size_t i = 0; i < o->npatterns && !ret; i++)
-		if (nop_funcs_count(&f, o->patterns[i], o->module) == 0)
-			ret = no_match(&f, o->patterns[i], o->module, err);
+		if (nop_funcs_count(f, o->patterns[i], o->module) == 0)
+			ret = no_match(f, o->patterns[i], o->module, err);
 	for (size_t i = 0; i < o->nnotrace && !ret; i++)
-		if (nop_funcs_count(&f, o->notrace[i], NULL) == 0)
-			ret = no_match(&f, o->notrace[i], NULL, err);
+		if (nop_funcs_count(f, o->notrace[i], NULL) == 0)
+			ret = no_match(f, o->notrace[i], NULL, err);
 	if (!ret && o->hist && nop_pattern_is_glob(o->hist)) {
 		nop_error_set(err, NOP_EUSAGE, 0, "--hist takes one function name, not a glob ('%s')",
 			      o->hist);
 		ret = -1;
-	} else if (!ret && o->hist && nop_funcs_count(&f, o->hist, NULL) == 0) {
-		ret = no_match(&f, o->hist, NULL, err);
+	} else if (!ret && o->hist && nop_funcs_count(f, o->hist, NULL) == 0) {
+		ret = no_match(f, o->hist, NULL, err);
 	}
-	if (!ret && o->nnotrace && o->npatterns && !one_left(&f, o)) {
+	if (!ret && o->nnotrace && o->npatterns && !one_left(f, o)) {
 		nop_error_set(err, NOP_EUSAGE, 0, "-n %s%s excludes every function the pattern%s match%s:"
 			      " nothing is left to trace; exclude fewer (-n takes the same patterns)",
 			      o->notrace[0], o->nnotrace > 1 ? " ..." : "", o->npatterns > 1 ? "s" : "",
 			      o->npatterns > 1 ? "" : "es");
 		ret = -1;
 	}
-	nop_funcs_free(&f);
 	return ret;
 }

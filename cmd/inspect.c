@@ -9,7 +9,9 @@ int cmd_inspect(struct opts *o)
 	struct nop_error err = { 0 };
 	struct nop_fields f;
 	struct nop_site s;
+	struct nop_funcs fs;
 	const char *tdir;
+	int bad;
 	char bytes[64] = "", addr[3][24];
 	bool json = o->enc == NOP_ENC_JSON;
 
@@ -17,8 +19,11 @@ int cmd_inspect(struct opts *o)
 		nop_error_set(&err, NOP_EUSAGE, 0, "inspect takes one function name (see 'nopctl list')");
 		return report_error(o, &err);
 	}
-	if (nop_pattern_check(o->patterns[0], &err) || !(tdir = nop_tracefs_dir(&err)) ||
-	    check_patterns(tdir, o, &err) || nop_inspect(tdir, o->patterns[0], &s, &err))
+	if (nop_pattern_check(o->patterns[0], &err) || !(tdir = nop_tracefs_dir(&err)) || load_funcs(tdir, &fs, &err))
+		return report_error(o, &err);
+	bad = check_patterns(&fs, o, &err);
+	nop_funcs_free(&fs);
+	if (bad || nop_inspect(tdir, o->patterns[0], &s, &err))
 		return report_error(o, &err);
 	for (size_t i = 0; i < sizeof(s.bytes); i++)
 		snprintf(bytes + strlen(bytes), sizeof(bytes) - strlen(bytes), "%s%02x", i ? " " : "",

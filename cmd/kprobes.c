@@ -26,7 +26,7 @@ int kernel_probes(struct run *r)
 {
 	struct opts *o = r->o;
 	struct nop_kcaps c;
-	struct nop_funcs f;
+	const struct nop_funcs *f;
 	bool ret = o->retval, args = o->args;
 	size_t n = 0, nuser = r->uprobes.n;
 	int rc = 0;
@@ -62,10 +62,10 @@ int kernel_probes(struct run *r)
 	}
 	if (!ret && !args)
 		return 0;
-	if (nop_funcs_load(r->tdir, &f, &r->err))
+	if (!(f = run_funcs(r)))
 		return -1;
-	for (size_t i = 0; i < f.n && !rc; i++) {
-		if (!func_traced(&f.v[i], o))
+	for (size_t i = 0; i < f->n && !rc; i++) {
+		if (!func_traced(&f->v[i], o))
 			continue;
 		if (++n > KPROBES_MAX && !o->force) {
 			nop_error_set(&r->err, NOP_EUSAGE, 0, "--%s would place probes on more than %d"
@@ -76,9 +76,8 @@ int kernel_probes(struct run *r)
 			rc = -1;
 			break;
 		}
-		rc = nop_kprobes_add(&r->uprobes, f.v[i].name, f.v[i].module, ret, args, &c, &r->err);
+		rc = nop_kprobes_add(&r->uprobes, f->v[i].name, f->v[i].module, ret, args, &c, &r->err);
 	}
-	nop_funcs_free(&f);
 	if (rc)
 		return -1;
 	r->nkprobes = r->uprobes.n - nuser; /* after the user functions' */
@@ -107,7 +106,7 @@ int catch_gate(struct run *r)
 	struct opts *o = r->o;
 	const char *env = getenv("NOPCTL_CATCH_GATE"), *names[NOP_GATE_FUNCS];
 	bool off = env && !strcmp(env, "0"), many = false;
-	struct nop_funcs f;
+	const struct nop_funcs *f;
 	struct nop_error e2;
 	size_t n = 0;
 
@@ -120,13 +119,13 @@ int catch_gate(struct run *r)
 						  : "user functions are judged as they come");
 		return 0;
 	}
-	if (nop_funcs_load(r->tdir, &f, &r->err))
+	if (!(f = run_funcs(r)))
 		return -1;
-	for (size_t i = 0; i < f.n && !many; i++)
-		if (func_traced(&f.v[i], o)) {
+	for (size_t i = 0; i < f->n && !many; i++)
+		if (func_traced(&f->v[i], o)) {
 			if (n == NOP_GATE_FUNCS)
 				many = true;
-			else if (!(names[n++] = strdup(f.v[i].name)))
+			else if (!(names[n++] = strdup(f->v[i].name)))
 				many = true;
 		}
 	if (!many) {
@@ -142,6 +141,5 @@ int catch_gate(struct run *r)
 	}
 	for (size_t i = 0; i < n; i++)
 		free((char *)names[i]);
-	nop_funcs_free(&f);
 	return 0;
 }

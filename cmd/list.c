@@ -56,9 +56,12 @@ int cmd_list(struct opts *o)
 	if (o->npatterns && !nk)
 		return 0;
 	o->npatterns = nk;
-	if (!(tdir = nop_tracefs_dir(&err)) || check_patterns(tdir, o, &err) ||
-	    nop_funcs_load(tdir, &f, &err))
+	if (!(tdir = nop_tracefs_dir(&err)) || load_funcs(tdir, &f, &err))
 		return report_error(o, &err);
+	if (check_patterns(&f, o, &err)) {
+		nop_funcs_free(&f);
+		return report_error(o, &err);
+	}
 	for (size_t i = 0; i < f.n; i++) {
 		struct nop_fields fl;
 		bool hit = o->npatterns == 0 && (!o->module || nop_func_matches(&f.v[i], "*", o->module));

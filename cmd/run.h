@@ -75,7 +75,10 @@ struct run {
 	unsigned long long hits_at, follow_at, hits_seen;
 	/* -i: intervals so far, when the next ends, when this one began */
 	unsigned long long ticks, tick_at, tick_from;
-	struct top *top; /* top's screen (top.c) */
+	struct top *top; /* top's screen (topscreen.c) */
+	/* available_filter_functions, read once a run (run_funcs) */
+	struct nop_funcs funcs;
+	bool funcs_read;
 	unsigned long long split_at; /* record --split: when the next file begins */
 	struct nop_cpu_stats at_full; /* buffer counters when --max-size was reached */
 };
@@ -83,6 +86,10 @@ struct run {
 
 /* uprobes.c: BINARY:GLOB patterns to r->uprobes (command: COMMAND's path) */
 int user_probes(struct run *r, const char *command);
+
+/* runner.c: available_filter_functions as read the first time a run
+ * asks (kept to its teardown); NULL with r->err */
+const struct nop_funcs *run_funcs(struct run *r);
 
 /* kprobes.c: --retval, --args on the kernel PATTERNs' functions */
 int kernel_probes(struct run *r);

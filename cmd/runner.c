@@ -356,21 +356,20 @@ static int loop(struct run *r)
 static int module_roots(struct run *r)
 {
 	const struct opts *o = r->o;
-	struct nop_funcs f;
+	const struct nop_funcs *f = run_funcs(r);
 
 	r->roots = NULL;
 	r->nroots = 0;
-	if (nop_funcs_load(r->tdir, &f, &r->err))
+	if (!f)
 		return -1;
-	for (size_t i = 0; i < f.n; i++)
+	for (size_t i = 0; i < f->n; i++)
 		for (size_t p = 0; p < o->npatterns; p++)
-			if (nop_func_matches(&f.v[i], o->patterns[p], o->module)) {
+			if (nop_func_matches(&f->v[i], o->patterns[p], o->module)) {
 				const char **nr = realloc(r->roots, (r->nroots + 1) * sizeof(*nr));
 
-				if (!nr || !(nr[r->nroots] = strdup(f.v[i].name))) {
+				if (!nr || !(nr[r->nroots] = strdup(f->v[i].name))) {
 					if (nr)
 						r->roots = nr;
-					nop_funcs_free(&f);
 					nop_error_set(&r->err, NOP_EINTERNAL, ENOMEM, "out of memory");
 					return -1;
 				}
@@ -378,8 +377,17 @@ static int module_roots(struct run *r)
 				r->nroots++;
 				break;
 			}
-	nop_funcs_free(&f);
 	return 0;
+}
+
+const struct nop_funcs *run_funcs(struct run *r)
+{
+	if (!r->funcs_read) {
+		if (load_funcs(r->tdir, &r->funcs, &r->err))
+			return NULL;
+		r->funcs_read = true;
+	}
+	return &r->funcs;
 }
 
 /* Everything that can be checked without the kernel, first. */
@@ -480,8 +488,8 @@ static int open_session(struct run *r)
 		}
 	}
 	if (!(r->tdir = prepare_tracefs(&r->err)) ||
-	    (r->tracer != NOP_TRACER_NONE && check_patterns(r->tdir, o, &r->err)) || kernel_events(r) ||
-	    kernel_probes(r) || catch_gate(r))
+	    (r->tracer != NOP_TRACER_NONE && (!run_funcs(r) || check_patterns(&r->funcs, o, &r->err))) ||
+	    kernel_events(r) || kernel_probes(r) || catch_gate(r))
 		return -1;
 	if (r->mode == RUN_RECORD) {
 		/* the trace.dat is created after the session: -o checked before */
@@ -513,7 +521,7 @@ static int open_session(struct run *r)
 		 * also exclude the child nopctl forks */
 		.exclude_self = !o->npids && !o->command,
 		.buffer_kb = buffer_kb(r), .cpus = r->cpusp, .force = o->force,
-		.top_level = o->top_level, .uprobes = &r->uprobes,
+		.top_level = o->top_level, .uprobes = &r->uprobes, .funcs = r->funcs_read ? &r->funcs : NULL,
 		.stop = stop_pending, .stop_ctx = r, .gate = r->gate, .context_switches = o->before_ns > 0,
 		.events = o->events.v, .nevents = o->events.n,
 		/* calls' time off CPU, where their durations hold it (sleep-time) */
@@ -935,6 +943,8 @@ static int teardown(struct run *r)
 	}
 	nop_resolver_free(r->res);
 	nop_uprobes_free(&r->uprobes);
+	if (r->funcs_read)
+		nop_funcs_free(&r->funcs);
 	free(r->proots);
 	if (r->out && r->out != stdout && r->out != stderr)
 		fclose(r->out);

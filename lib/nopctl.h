@@ -182,6 +182,8 @@ struct nop_func {
 struct nop_funcs {
 	struct nop_func *v;
 	size_t n;
+	/* /proc/modules' hash as the list was read: it holds while that does */
+	unsigned long long modules;
 };
 
 /* f filled from available_filter_functions (cached per boot); 0, or -1
@@ -319,6 +321,9 @@ struct nop_session_cfg {
 	/* user-space functions: probes created in nopctl_<pid> (journaled),
 	 * enabled in the session's buffer, removed at close */
 	const struct nop_uprobes *uprobes;
+	/* available_filter_functions as the caller read it (NULL: read here
+	 * when needed; used while the modules are as they were then) */
+	const struct nop_funcs *funcs;
 	const struct nop_gate_plan *gate; /* catch, in the kernel (NULL: none) */
 	bool context_switches; /* sched_switch and sched_wakeup recorded too */
 	bool off_cpu;	       /* sched_switch recorded: calls' time off CPU */

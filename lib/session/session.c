@@ -385,6 +385,7 @@ static int write_indices(struct nop_session *s, const char *file, const char **p
 			 const char *module, struct nop_error *err)
 {
 	struct nop_funcs f;
+	const struct nop_funcs *all;
 	struct nop_strmap *want;
 	char buf[4096];
 	size_t len = 0, names = 0;
@@ -400,12 +401,16 @@ static int write_indices(struct nop_session *s, const char *file, const char **p
 			nop_strmap_free(want);
 			return 1;
 		}
-	if (nop_funcs_load(s->tracing_dir, &f, err)) {
+	if (s->cfg.funcs && s->cfg.funcs->modules == nop_modules_hash()) {
+		all = s->cfg.funcs;
+	} else if (nop_funcs_load(s->tracing_dir, &f, err)) {
 		nop_strmap_free(want);
 		return 1;
+	} else {
+		all = &f;
 	}
-	for (size_t i = 0; i <= f.n && ret == 0; i++) {
-		const struct nop_func *fn = i < f.n ? &f.v[i] : NULL;
+	for (size_t i = 0; i <= all->n && ret == 0; i++) {
+		const struct nop_func *fn = i < all->n ? &all->v[i] : NULL;
 
 		if (fn && (!nop_strmap_find(want, fn->name) ||
 			   (module && (!fn->module || strcmp(fn->module, module)))))
@@ -422,7 +427,8 @@ static int write_indices(struct nop_session *s, const char *file, const char **p
 		if (fn)
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%zu", len ? " " : "", i + 1);
 	}
-	nop_funcs_free(&f);
+	if (all == &f)
+		nop_funcs_free(&f);
 	nop_strmap_free(want);
 	return ret;
 }

@@ -48,6 +48,8 @@ int nop_funcs_load(const char *tracing_dir, struct nop_funcs *f, struct nop_erro
 	char *text;
 	int ret;
 
+	unsigned long long modules = nop_modules_hash();
+
 	nop_path(path, sizeof(path), tracing_dir, "available_filter_functions");
 	if (!(text = nop_funcs_cache_read(tracing_dir))) {
 		if (!(text = nop_read_file(path, NULL, err)))
@@ -57,6 +59,7 @@ int nop_funcs_load(const char *tracing_dir, struct nop_funcs *f, struct nop_erro
 	}
 	ret = nop_funcs_parse(text, f, err);
 	free(text);
+	f->modules = modules;
 	if (ret == 0 && f->n == 0) {
 		nop_error_set(err, NOP_EKERNEL, 0,
 			      "%s lists no functions: this kernel has no dynamic ftrace", path);
