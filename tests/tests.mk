@@ -125,8 +125,11 @@ $(BUILD)/tests/helpers/ubench-finstr: bench/progs/ubench.c bench/progs/ubench_fn
 		-o $@ $^
 
 # valgrind cannot run a binary built with ASan: SANITIZE=1 leaves it out
-VM_SUITES := trace graph report doctor hardening uprobes retval live $(if $(filter 1,$(SANITIZE)),,valgrind)
-VM_SUITES_NOGRAPH := $(filter-out graph,$(VM_SUITES))
+# graph's and the features built on it (catch, events, diff) make up
+# 6.19's share of the second core
+VM_GRAPHS := graph catch events diff
+VM_SUITES := trace $(VM_GRAPHS) report doctor hardening uprobes retval live $(if $(filter 1,$(SANITIZE)),,valgrind)
+VM_SUITES_NOGRAPH := $(filter-out $(VM_GRAPHS),$(VM_SUITES))
 # valgrind checks nopctl's own memory: on the oldest kernel's paths (no
 # fprobe events) and the newest's; 6.12 has fprobe events as 6.19 does,
 # and leaving it out there keeps 200 s off the longer core
@@ -137,9 +140,8 @@ VM_SUITES_612 := $(filter-out valgrind,$(VM_SUITES))
 # (one per core, each guest one host thread under tcg,thread=single): on
 # one core the sustained-load suite (t-load.sh: a million function_graph
 # events printed per capture) on the three kernels, then the main suites
-# on 6.12, then 6.19's graph suite; on the other the main suites on 6.1,
-# then 6.19's others (tests/README.md: the times; the two cores' shares
-# were 2,160 s and 1,410 s with all of 6.19 on the second). Then two lockdown boots each:
+# on 6.12, then 6.19's graph suites; on the other the main suites on 6.1,
+# then 6.19's others (tests/README.md: the times). Then two lockdown boots each:
 # securityfs mounted, and not mounted; then the static binary on a root
 # with no shared library (not under SANITIZE: ASan cannot link
 # statically). The kernels and the newer trace-cmd releases are fetched
@@ -155,7 +157,7 @@ vm-check: all $(HELPERS) $(if $(filter 1,$(SANITIZE)),,static)
 	  NOPCTL_VM_ONLY=6.12 sh tests/vm/run.sh load || a=1; \
 	  NOPCTL_VM_ONLY=6.19 sh tests/vm/run.sh load || a=1; \
 	  NOPCTL_VM_ONLY=6.12 sh tests/vm/run.sh $(VM_SUITES_612) || a=1; \
-	  NOPCTL_VM_ONLY=6.19 sh tests/vm/run.sh graph && exit $$a; } > $(BUILD)/vm-load.log 2>&1 & \
+	  NOPCTL_VM_ONLY=6.19 sh tests/vm/run.sh $(VM_GRAPHS) && exit $$a; } > $(BUILD)/vm-load.log 2>&1 & \
 	load=$$!; \
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_ONLY=6.1 sh tests/vm/run.sh $(VM_SUITES); main=$$?; \
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_ONLY=6.19 sh tests/vm/run.sh $(VM_SUITES_NOGRAPH) || main=1; \

@@ -108,6 +108,10 @@ void nop_escape(const char *s, size_t n, unsigned how, nop_put_fn *put, void *ct
 		if (!n || !*p)
 			return;
 		k = esc_unit(p, n, how, esc, &used);
+		/* a unit is at most NOP_ESC_UNIT_MAX bytes: said to the
+		 * compiler, which cannot see it through put */
+		if (k > sizeof(esc))
+			__builtin_unreachable();
 		put(ctx, esc, k);
 		p += used;
 		n -= used;

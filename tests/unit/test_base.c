@@ -1,5 +1,5 @@
-/* test_base.c - patterns, modules, CPU lists, function matching and
- * suggestions: everything checked before the kernel is touched. */
+/* test_base.c - patterns, modules, CPU lists, string maps, escaping:
+ * everything checked before the kernel is touched. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -70,59 +70,6 @@ static void module_names(void **state)
 	assert_int_equal(nop_module_check("ext4\n", &err), -1);
 	assert_int_equal(nop_module_check("a:b", &err), -1);
 	assert_int_equal(nop_module_check("*", &err), -1);
-}
-
-static const char funcs_text[] =
-	"do_sys_openat2\n"
-	"do_sys_open\n"
-	"vfs_read\n"
-	"vfs_write\n"
-	"foo.isra.0\n"
-	"ext4_file_read_iter [ext4]\n"
-	"ext4_file_write_iter [ext4]\n"
-	"vfs_read\n" /* two static functions of one name */
-	"__x64_sys_openat\n";
-
-static void funcs_match(void **state)
-{
-	struct nop_funcs f;
-	struct nop_error err;
-
-	assert_int_equal(nop_funcs_parse(funcs_text, &f, &err), 0);
-	assert_int_equal(f.n, 9);
-	assert_string_equal(f.v[5].module, "ext4");
-	assert_null(f.v[0].module);
-	assert_int_equal(nop_funcs_count(&f, "vfs_*", NULL), 3);
-	assert_int_equal(nop_funcs_count(&f, "do_sys_open", NULL), 1); /* exact, not a prefix */
-	assert_int_equal(nop_funcs_count(&f, "*_read*", "ext4"), 1);
-	assert_int_equal(nop_funcs_count(&f, "vfs_read", "ext4"), 0);
-	assert_int_equal(nop_funcs_count(&f, "foo", NULL), 0);
-	assert_int_equal(nop_funcs_count(&f, "do_sys_open[a-z]*", NULL), 1);
-	nop_funcs_free(&f);
-}
-
-static void funcs_suggest(void **state)
-{
-	struct nop_funcs f;
-	struct nop_error err;
-	const char *s[5];
-	size_t n;
-
-	assert_int_equal(nop_funcs_parse(funcs_text, &f, &err), 0);
-	n = nop_funcs_suggest(&f, "do_sys_open2", s, 5);
-	assert_int_equal(n, 2); /* do_sys_open (1 edit) and do_sys_openat2 (2) */
-	assert_string_equal(s[0], "do_sys_open");
-	assert_string_equal(s[1], "do_sys_openat2");
-	n = nop_funcs_suggest(&f, "foo", s, 5);
-	assert_int_equal(n, 1);
-	assert_string_equal(s[0], "foo.isra.0");
-	n = nop_funcs_suggest(&f, "vfs_raed", s, 5);
-	assert_true(n >= 1);
-	assert_string_equal(s[0], "vfs_read");
-	for (size_t i = 1; i < n; i++)
-		assert_string_not_equal(s[i], "vfs_read"); /* listed once */
-	assert_int_equal(nop_funcs_suggest(&f, "completely_unrelated_name", s, 5), 0);
-	nop_funcs_free(&f);
 }
 
 /* More CPUs than a set holds (8192 > NOP_MAX_CPUS): the mask has a group
@@ -304,7 +251,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pattern_ok),	 cmocka_unit_test(pattern_rejects_filter_syntax),
 		cmocka_unit_test(pattern_length), cmocka_unit_test(module_names),
-		cmocka_unit_test(funcs_match),	 cmocka_unit_test(funcs_suggest),
 		cmocka_unit_test(cpu_lists),
 		cmocka_unit_test(string_maps),
 		cmocka_unit_test(cpu_masks_past_the_set),
