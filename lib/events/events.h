@@ -105,31 +105,6 @@ const struct nop_uprobe *nop_resolve_uprobe(struct nop_resolver *r, unsigned lon
 /* pid's task name from now on (a fork's child, an exec) */
 void nop_resolver_set_comm(struct nop_resolver *r, int pid, const char *comm);
 
-/* User functions' entries and exits given a depth and their call's start
- * (ucalls.c), to fn: the event, after the exits of the calls it shows
- * ended (unwound ones marked). Returns 0, fn's first non-zero result, or
- * -errno; an exit whose entry was not seen is left out, counted */
-struct nop_ucalls;
-
-typedef bool (*nop_uroot_fn)(void *ctx, unsigned long long key);
-
-typedef int (*nop_ucall_fn)(void *ctx, struct nop_event *ev);
-
-/* is_root NULL: every call; else only calls inside a root's */
-struct nop_ucalls *nop_ucalls_new(nop_uroot_fn is_root, void *ctx);
-
-int nop_ucalls_place(struct nop_ucalls *u, const struct nop_event *ev, nop_ucall_fn fn, void *ctx);
-
-/* a FORK (the child inside its parent's root, if the parent is) or an
- * EXEC (the task's open calls end, unwound) */
-int nop_ucalls_process(struct nop_ucalls *u, const struct nop_event *ev, nop_ucall_fn fn, void *ctx);
-
-void nop_ucalls_max_depth(struct nop_ucalls *u, int depth); /* -D (0: no limit) */
-
-unsigned long long nop_ucalls_unmatched(const struct nop_ucalls *u);
-
-void nop_ucalls_free(struct nop_ucalls *u);
-
 /* Names from a recorded file's handle (kallsyms and cmdlines it carries). */
 /* the probes set with nop_resolver_set_probes (a recording's, for report) */
 const struct nop_uprobes *nop_resolver_probes(const struct nop_resolver *r);

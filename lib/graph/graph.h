@@ -7,6 +7,31 @@
 
 #include "events/events.h"
 
+/* User functions' entries and exits given a depth and their call's start
+ * (ucalls.c), to fn: the event, after the exits of the calls it shows
+ * ended (unwound ones marked). Returns 0, fn's first non-zero result, or
+ * -errno; an exit whose entry was not seen is left out, counted */
+struct nop_ucalls;
+
+typedef bool (*nop_uroot_fn)(void *ctx, unsigned long long key);
+
+typedef int (*nop_ucall_fn)(void *ctx, struct nop_event *ev);
+
+/* is_root NULL: every call; else only calls inside a root's */
+struct nop_ucalls *nop_ucalls_new(nop_uroot_fn is_root, void *ctx);
+
+int nop_ucalls_place(struct nop_ucalls *u, const struct nop_event *ev, nop_ucall_fn fn, void *ctx);
+
+/* a FORK (the child inside its parent's root, if the parent is) or an
+ * EXEC (the task's open calls end, unwound) */
+int nop_ucalls_process(struct nop_ucalls *u, const struct nop_event *ev, nop_ucall_fn fn, void *ctx);
+
+void nop_ucalls_max_depth(struct nop_ucalls *u, int depth); /* -D (0: no limit) */
+
+unsigned long long nop_ucalls_unmatched(const struct nop_ucalls *u);
+
+void nop_ucalls_free(struct nop_ucalls *u);
+
 /* Per-task stacks (a task that migrates keeps one tree); an entry whose
  * exit follows at once is a leaf; the kernel's depth resynchronizes the
  * stack after lost events, so a gap never mis-nests what follows. */

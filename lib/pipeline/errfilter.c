@@ -4,7 +4,7 @@
  * calls they were made from, go on. A tree with no failure shows nothing.
  * catch: the same holding, then the whole tree goes on when its root (the
  * outermost call) lasted longer than slower_ns, failed (errors), was slower
- * than its function's running p99 (outliers), or was open when asked
+ * than its function's running p99 (outliers.c), or was open when asked
  * (nop_errf_catch_now).
  */
 #include <stdlib.h>
@@ -25,17 +25,6 @@ struct etask {
 	bool passing; /* caught while open: its items go on until its root ends */
 };
 
-/* --outliers: a root function's durations in log-linear buckets, SUB an
- * octave (within 1/SUB of the value); its p99 recomputed every P99_EVERY
- * calls once warm */
-#define SUB 16
-#define NBUCKETS (64 * SUB)
-#define P99_EVERY 64
-struct fhist {
-	unsigned long long func; /* 0: an empty slot */
-	unsigned long long n, p99;
-	unsigned *b;
-};
 
 /* catch: at most this many items held per task (a root call that runs
  * for hours would hold its whole life); a tree past it is not kept, and
@@ -50,9 +39,8 @@ struct nop_errf {
 	bool errors;
 	unsigned long long roots, caught, not_whole;
 	size_t max_held;
-	unsigned long long warmup, warming; /* outliers: calls before judging; roots not judged */
-	struct fhist *h; /* open addressing by func, nh a power of two */
-	size_t nh, nhused;
+	struct nop_p99s *outliers; /* --outliers (outliers.c); NULL: not */
+	unsigned long long warming; /* outliers: roots not judged, their function still warming up */
 	bool now; /* catch the open trees at the next item */
 	unsigned long long passing; /* tasks whose caught tree is still going on */
 	nop_caught_fn on_catch;
@@ -98,9 +86,11 @@ unsigned long long nop_errf_not_whole(const struct nop_errf *e)
 	return e->not_whole;
 }
 
-void nop_errf_outliers(struct nop_errf *e, unsigned long long warmup)
+int nop_errf_outliers(struct nop_errf *e, unsigned long long warmup)
 {
-	e->warmup = warmup;
+	nop_p99s_free(e->outliers);
+	e->outliers = NULL;
+	return warmup && !(e->outliers = nop_p99s_new(warmup)) ? -1 : 0;
 }
 
 unsigned long long nop_errf_warming(const struct nop_errf *e)
@@ -117,89 +107,6 @@ void nop_errf_on_catch(struct nop_errf *e, nop_caught_fn fn, void *ctx)
 void nop_errf_catch_now(struct nop_errf *e)
 {
 	e->now = true;
-}
-
-static unsigned bucket(unsigned long long v)
-{
-	int msb;
-
-	if (v < SUB)
-		return (unsigned)v;
-	msb = 63 - __builtin_clzll(v);
-	return (unsigned)(msb - 3) * SUB + (unsigned)((v >> (msb - 4)) & (SUB - 1));
-}
-
-/* the largest value bucket i holds */
-static unsigned long long bucket_top(unsigned i)
-{
-	unsigned msb = i / SUB + 3, sub = i % SUB;
-
-	if (i < SUB)
-		return i;
-	return (1ULL << msb) + ((unsigned long long)(sub + 1) << (msb - 4)) - 1;
-}
-
-static void p99_of(struct fhist *f)
-{
-	unsigned long long rank = (f->n * 99 + 99) / 100, sum = 0;
-
-	for (unsigned i = 0; i < NBUCKETS; i++)
-		if ((sum += f->b[i]) >= rank) {
-			f->p99 = bucket_top(i);
-			return;
-		}
-}
-
-static struct fhist *fhist(struct nop_errf *e, unsigned long long func)
-{
-	size_t i;
-
-	if (e->nhused * 2 >= e->nh) { /* half full: twice the slots */
-		size_t nn = e->nh ? e->nh * 2 : 16;
-		struct fhist *n = calloc(nn, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t k = 0; k < e->nh; k++) {
-			if (!e->h[k].func)
-				continue;
-			for (i = (e->h[k].func * 0x9e3779b97f4a7c15ULL) >> 40 & (nn - 1); n[i].func; i = (i + 1) & (nn - 1))
-				;
-			n[i] = e->h[k];
-		}
-		free(e->h);
-		e->h = n;
-		e->nh = nn;
-	}
-	for (i = (func * 0x9e3779b97f4a7c15ULL) >> 40 & (e->nh - 1); e->h[i].func && e->h[i].func != func;
-	     i = (i + 1) & (e->nh - 1))
-		;
-	if (!e->h[i].func) {
-		if (!(e->h[i].b = calloc(NBUCKETS, sizeof(*e->h[i].b))))
-			return NULL;
-		e->h[i].func = func;
-		e->nhused++;
-	}
-	return &e->h[i];
-}
-
-/* --outliers: root slower than its function's p99 so far (after warmup
- * calls of it); then its duration joins the function's */
-static bool outlier(struct nop_errf *e, const struct nop_gitem *root, unsigned long long *p99)
-{
-	struct fhist *f;
-	bool slow;
-
-	if (!e->warmup || !root->timed || !root->func || !(f = fhist(e, root->func)))
-		return false;
-	if (f->n < e->warmup)
-		e->warming++;
-	slow = f->n >= e->warmup && root->duration > f->p99;
-	*p99 = f->p99;
-	f->b[bucket(root->duration)]++;
-	if (++f->n >= e->warmup && (f->n == e->warmup || f->n % P99_EVERY == 0))
-		p99_of(f);
-	return slow;
 }
 
 static void clear(struct etask *t)
@@ -220,9 +127,7 @@ void nop_errf_free(struct nop_errf *e)
 		free(e->t[i].v);
 	}
 	free(e->t);
-	for (size_t i = 0; i < e->nh; i++)
-		free(e->h[i].b);
-	free(e->h);
+	nop_p99s_free(e->outliers);
 	free(e);
 }
 
@@ -279,7 +184,8 @@ static int flush_whole(struct nop_errf *e, struct etask *t, nop_gitem_fn out, vo
 	if (root && root->depth == 0 && nop_gi_ends_call(root)) {
 		e->roots++;
 		/* each root joins its function's durations, caught or not */
-		slow_too = outlier(e, root, &p99);
+		slow_too = e->outliers && root->timed && root->func &&
+			   nop_p99s_judge(e->outliers, root->func, root->duration, &p99, &e->warming);
 		if (e->slower_ns && root->timed && root->duration > e->slower_ns) {
 			c.why = NOP_CATCH_SLOWER;
 			c.limit_ns = e->slower_ns;

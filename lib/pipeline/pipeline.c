@@ -102,7 +102,11 @@ int nop_pipeline_new(struct nop_pipeline **pp, const struct nop_pipeline_cfg *cf
 		nop_ucalls_max_depth(p->ucalls, cfg->max_depth);
 	if (p->errf && cfg->catching) {
 		nop_errf_on_catch(p->errf, on_catch, p);
-		nop_errf_outliers(p->errf, cfg->outliers);
+		if (nop_errf_outliers(p->errf, cfg->outliers)) {
+			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			nop_pipeline_free(p);
+			return -1;
+		}
 	}
 	p->graph_only = p->graph && !p->join && !cfg->recording;
 	/* a table of every call, of kernel functions only: no item to make */

@@ -20,6 +20,17 @@ struct nop_span {
  * part fell where the capture holds every CPU's events */
 bool nop_pipeline_gap(const struct nop_span *s, const struct nop_gitem *gi);
 
+/* catch --outliers (outliers.c): per root function, its calls' running
+ * p99 (within 1/16 of the value), in log-linear buckets. judge: d, a call
+ * of func, is slower than the p99 of func's calls so far, once it has had
+ * warmup of them (*p99 that p99; *warming counted up while it has not);
+ * then d joins them. A function it cannot keep (out of memory): false */
+struct nop_p99s;
+struct nop_p99s *nop_p99s_new(unsigned long long warmup);
+bool nop_p99s_judge(struct nop_p99s *h, unsigned long long func, unsigned long long d, unsigned long long *p99,
+		    unsigned long long *warming);
+void nop_p99s_free(struct nop_p99s *h);
+
 /* --errors (errfilter.c): a task's trees held until they end, then only
  * the calls that returned a negative errno and the paths to them; whole
  * (catch): all of a tree whose root lasted longer than slower_ns (0: no
@@ -34,8 +45,9 @@ typedef int (*nop_caught_fn)(void *ctx, const struct nop_caught *c);
 void nop_errf_on_catch(struct nop_errf *e, nop_caught_fn fn, void *ctx);
 
 /* catch: a root also caught when slower than its function's p99 so far,
- * judged after warmup calls of that function (0: not) */
-void nop_errf_outliers(struct nop_errf *e, unsigned long long warmup);
+ * judged after warmup calls of that function (0: not); 0, or -1 out of
+ * memory */
+int nop_errf_outliers(struct nop_errf *e, unsigned long long warmup);
 
 /* catch --outliers: root calls that came during their function's warm-up */
 unsigned long long nop_errf_warming(const struct nop_errf *e);

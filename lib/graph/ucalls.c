@@ -1,5 +1,5 @@
 /* ucalls.c - user functions' entries and exits (uprobes) to what the
- * call-graph engine reads: a depth and, for an exit, when its call began.
+ * call-graph engine (callgraph.c) reads: a depth and, for an exit, when its call began.
  * The kernel gives neither (function_graph does): each task's open calls
  * are kept here, each with the stack pointer of its entry (where its
  * return address is). An exit closes the open call at its stack pointer;
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events/events.h"
+#include "graph/graph.h"
 
 struct utask {
 	int pid;
