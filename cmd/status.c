@@ -5,43 +5,12 @@
 
 #include "cmd.h"
 
-static char *value(const char *dir, const char *rel)
-{
-	char path[4200], *v;
-	struct nop_error e;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	v = nop_read_file(path, NULL, &e);
-	return v ? v : strdup("");
-}
-
-/* A list file's entries, comments and "no pid" left out, as one line. */
-static char *entries(const char *dir, const char *rel, size_t *n)
-{
-	char *v = value(dir, rel), *outp = calloc(1, strlen(v) + 1);
-
-	*n = 0;
-	for (char *save, *l = strtok_r(v, "\n", &save); l && outp; l = strtok_r(NULL, "\n", &save)) {
-		l = nop_trim(l);
-		if (!nop_list_entry(l))
-			continue;
-		if ((*n)++)
-			strcat(outp, " ");
-		strcat(outp, l);
-	}
-	free(v);
-	return outp;
-}
-
 static void buffer(struct nop_fields *f, const char *dir, const char *name, int owner, bool alive)
 {
-	/* set_graph_function: the roots of a graph (the top level's only,
-	 * where instances lack it) */
-	static const char *const lists[] = { "set_ftrace_filter", "set_ftrace_notrace",
-					     "set_ftrace_pid", "set_graph_function" };
-	struct nop_cpu_stats c;
-	char *v;
+	struct nop_buffer_state s;
 
+	if (nop_buffer_state_read(dir, &s))
+		return; /* out of memory: this buffer's line is left out */
 	nop_fields_open(f, stdout, f->json);
 	nop_field_str(f, "type", NULL, "buffer");
 	nop_field_str(f, "instance", "%s:", name);
@@ -49,30 +18,22 @@ static void buffer(struct nop_fields *f, const char *dir, const char *name, int 
 		nop_field_i64(f, "owner_pid", " nopctl pid %lld", owner);
 	if (owner)
 		nop_field_str(f, "owner", " (%s)", alive ? "running" : "dead: run 'nopctl reset'");
-	v = value(dir, "current_tracer");
-	nop_field_str(f, "tracer", " tracer=%s", nop_trim(v));
-	free(v);
-	v = value(dir, "tracing_on");
-	nop_field_u64(f, "tracing_on", " on=%llu", strtoull(v, NULL, 10));
-	free(v);
-	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
-		size_t n;
-		char path[4200], *l;
+	nop_field_str(f, "tracer", " tracer=%s", s.tracer);
+	nop_field_u64(f, "tracing_on", " on=%llu", s.on);
+	for (int i = 0; i < NOP_LISTS; i++) {
+		const char *l = s.list[i];
 
-		snprintf(path, sizeof(path), "%s/%s", dir, lists[i]);
-		if (access(path, F_OK))
-			continue; /* a file this buffer does not have */
-		l = entries(dir, lists[i], &n);
-		if (f->json || n)
-			nop_field_str(f, lists[i], "", l);
-		if (!f->json && n)
-			printf(" %s=[%.60s%s]", lists[i], l, strlen(l) > 60 ? "..." : "");
-		free(l);
+		if (!s.has[i])
+			continue;
+		if (f->json || s.nlist[i])
+			nop_field_str(f, nop_list_files[i], "", l);
+		if (!f->json && s.nlist[i])
+			printf(" %s=[%.60s%s]", nop_list_files[i], l, strlen(l) > 60 ? "..." : "");
 	}
-	nop_buffer_counts(dir, NULL, &c);
-	nop_field_u64(f, "overrun", " overrun=%llu", c.overrun + c.commit_overrun);
-	nop_field_u64(f, "dropped", " dropped=%llu", c.dropped);
+	nop_field_u64(f, "overrun", " overrun=%llu", s.counts.overrun + s.counts.commit_overrun);
+	nop_field_u64(f, "dropped", " dropped=%llu", s.counts.dropped);
 	nop_fields_close(f);
+	nop_buffer_state_free(&s);
 }
 
 /* one probe event: nopctl's (whose, running or not) or another user's */

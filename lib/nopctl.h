@@ -241,14 +241,6 @@ const char *nop_tracefs_dir(struct nop_error *err);
  * it or it has other names. The descriptor, or -1 with errno (EINVAL:
  * not a regular file). */
 int nop_output_create(const char *path, bool overwrite, mode_t mode, bool set_mode);
-/* the whole file, NUL-terminated (*len its size if len), malloc'd: the
- * caller frees; NULL with err */
-char *nop_read_file(const char *path, size_t *len, struct nop_error *err);
-/* strip white space at both ends, in place */
-char *nop_trim(char *s);
-/* A trimmed line of a list file (set_ftrace_filter, set_ftrace_pid...) that
- * is an entry: not blank, not a "#..." comment, not "no pid". */
-bool nop_list_entry(const char *line);
 /* the CPUs the system is configured with (at least 1) */
 int nop_ncpus(void);
 const struct nop_cpuset *nop_online_cpus(void); /* NULL: unknown */
@@ -414,6 +406,23 @@ int nop_buffer_fill(const char *buffer_dir, const struct nop_cpuset *cpus);
 /* the counters summed over the CPUs of a buffer (cpus NULL: all) */
 void nop_buffer_counts(const char *buffer_dir, const struct nop_cpuset *cpus,
 		       struct nop_cpu_stats *sum);
+/* A buffer's settings as status shows them: its tracer, whether it is
+ * on, its filter lists (entries only, joined by spaces; has: the buffer
+ * has the file) and its counters summed. */
+enum { NOP_LIST_FILTER, NOP_LIST_NOTRACE, NOP_LIST_PID, NOP_LIST_GRAPH, NOP_LISTS };
+extern const char *const nop_list_files[NOP_LISTS]; /* set_ftrace_filter, ... */
+struct nop_buffer_state {
+	char tracer[64];
+	bool on;
+	bool has[NOP_LISTS];
+	char *list[NOP_LISTS]; /* "" when empty */
+	size_t nlist[NOP_LISTS];
+	struct nop_cpu_stats counts;
+};
+/* s filled from buffer_dir (what cannot be read: empty); 0, or -1 out of
+ * memory; free with nop_buffer_state_free */
+int nop_buffer_state_read(const char *buffer_dir, struct nop_buffer_state *s);
+void nop_buffer_state_free(struct nop_buffer_state *s);
 
 
 

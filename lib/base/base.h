@@ -10,6 +10,15 @@
 
 #include "nopctl.h"
 
+/* the whole file, NUL-terminated (*len its size if len), malloc'd: the
+ * caller frees; NULL with err */
+char *nop_read_file(const char *path, size_t *len, struct nop_error *err);
+/* strip white space at both ends, in place */
+char *nop_trim(char *s);
+/* A trimmed line of a list file (set_ftrace_filter, set_ftrace_pid...) that
+ * is an entry: not blank, not a "#..." comment, not "no pid". */
+bool nop_list_entry(const char *line);
+
 /* set NULL: every one of ncpus CPUs */
 void nop_cpuset_mask(const struct nop_cpuset *set, int ncpus, char *buf, size_t len);
 

@@ -1,8 +1,10 @@
 /* bufstats.c - a ring buffer's per-CPU counters (per_cpu/cpuN/stats):
- * what status, doctor and the end of a run report as overrun and dropped. */
+ * what status, doctor and the end of a run report as overrun and dropped;
+ * and a buffer's settings as status shows them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tracefs/tracefs.h"
 
@@ -82,5 +84,71 @@ void nop_buffer_counts(const char *buffer_dir, const struct nop_cpuset *cpus,
 			sum->read += cs.read;
 			sum->bytes += cs.bytes;
 		}
+	}
+}
+
+/* set_graph_function: the roots of a graph (the top level's only, where
+ * instances lack it) */
+const char *const nop_list_files[NOP_LISTS] = { "set_ftrace_filter", "set_ftrace_notrace", "set_ftrace_pid",
+						"set_graph_function" };
+
+/* a list file's entries (comments and "no pid" left out) joined by
+ * spaces into *out, how many into *n */
+static int list_entries(const char *dir, const char *rel, char **out, size_t *n)
+{
+	char path[4200], *v, *o;
+	struct nop_error e;
+
+	*n = 0;
+	if (!(v = nop_read_file(nop_path(path, sizeof(path), dir, rel), NULL, &e)) && !(v = strdup("")))
+		return -1;
+	if (!(*out = o = calloc(1, strlen(v) + 1))) {
+		free(v);
+		return -1;
+	}
+	for (char *save, *l = strtok_r(v, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		l = nop_trim(l);
+		if (!nop_list_entry(l))
+			continue;
+		if ((*n)++)
+			strcat(o, " ");
+		strcat(o, l);
+	}
+	free(v);
+	return 0;
+}
+
+int nop_buffer_state_read(const char *dir, struct nop_buffer_state *s)
+{
+	char path[4200], *v;
+	struct nop_error e;
+
+	memset(s, 0, sizeof(*s));
+	if ((v = nop_read_file(nop_path(path, sizeof(path), dir, "current_tracer"), NULL, &e))) {
+		snprintf(s->tracer, sizeof(s->tracer), "%s", nop_trim(v));
+		free(v);
+	}
+	if ((v = nop_read_file(nop_path(path, sizeof(path), dir, "tracing_on"), NULL, &e))) {
+		s->on = strtoull(v, NULL, 10) != 0;
+		free(v);
+	}
+	for (int i = 0; i < NOP_LISTS; i++) {
+		if (access(nop_path(path, sizeof(path), dir, nop_list_files[i]), F_OK))
+			continue; /* a file this buffer does not have */
+		s->has[i] = true;
+		if (list_entries(dir, nop_list_files[i], &s->list[i], &s->nlist[i])) {
+			nop_buffer_state_free(s);
+			return -1;
+		}
+	}
+	nop_buffer_counts(dir, NULL, &s->counts);
+	return 0;
+}
+
+void nop_buffer_state_free(struct nop_buffer_state *s)
+{
+	for (int i = 0; i < NOP_LISTS; i++) {
+		free(s->list[i]);
+		s->list[i] = NULL;
 	}
 }

@@ -1,7 +1,8 @@
 /* test_tracefs.c - the tracefs area: available_filter_functions parsed,
  * matched and suggested from; a buffer's per-CPU counters and size as the
- * kernel writes them (files laid out here as tracefs has them); event
- * filters checked before they are written. */
+ * kernel writes them (files laid out here as tracefs has them), and its
+ * settings as status shows them; event filters checked before they are
+ * written. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -126,6 +127,50 @@ static void buffer_size_kb(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* dir/name holding text */
+static void put_top(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+/* a buffer's settings as status shows them: list files' entries only
+ * (the kernel's "####" comment and "no pid" are none), a file the buffer
+ * lacks (an instance's set_graph_function) not had */
+static void buffer_state(void **state)
+{
+	char dir[] = "/tmp/nopctl-tracefs-XXXXXX", cmd[300];
+	struct nop_buffer_state st;
+
+	assert_non_null(mkdtemp(dir));
+	put_top(dir, "current_tracer", "function_graph\n");
+	put_top(dir, "tracing_on", "1\n");
+	put_top(dir, "set_ftrace_filter", "vfs_read\ndo_sys_openat2\n");
+	put_top(dir, "set_ftrace_notrace", "#### no functions disabled ####\n");
+	put_top(dir, "set_ftrace_pid", "no pid\n");
+	for (int cpu = 0; cpu < nop_ncpus(); cpu++)
+		put_file(dir, cpu, "stats", "entries: 1\noverrun: 2\ncommit overrun: 3\ndropped events: 4\n");
+	assert_int_equal(nop_buffer_state_read(dir, &st), 0);
+	assert_string_equal(st.tracer, "function_graph");
+	assert_true(st.on);
+	assert_true(st.has[NOP_LIST_FILTER] && st.has[NOP_LIST_NOTRACE] && st.has[NOP_LIST_PID]);
+	assert_false(st.has[NOP_LIST_GRAPH]);
+	assert_string_equal(st.list[NOP_LIST_FILTER], "vfs_read do_sys_openat2");
+	assert_int_equal(st.nlist[NOP_LIST_FILTER], 2);
+	assert_string_equal(st.list[NOP_LIST_NOTRACE], "");
+	assert_int_equal(st.nlist[NOP_LIST_PID], 0);
+	assert_int_equal(st.counts.overrun, 2ULL * (unsigned)nop_ncpus());
+	assert_int_equal(st.counts.dropped, 4ULL * (unsigned)nop_ncpus());
+	nop_buffer_state_free(&st);
+	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* a filter is one line of printable ASCII, NOP_EVENT_FILTER_MAX bytes at
  * most: a newline would end it there, the rest read as another */
 static void event_filters(void **state)
@@ -157,6 +202,7 @@ int main(void)
 		cmocka_unit_test(funcs_suggest),
 		cmocka_unit_test(cpu_stats_parsed),
 		cmocka_unit_test(buffer_size_kb),
+		cmocka_unit_test(buffer_state),
 		cmocka_unit_test(event_filters),
 	};
 
