@@ -550,6 +550,27 @@ static int open_session(struct run *r)
 	return -1;
 }
 
+/* a trace.dat at path for record or catch, describing the session; 0,
+ * or -1 with r->err */
+static int open_dat(struct run *r, struct nop_dat **w, const char *path)
+{
+	char group[64];
+	struct nop_dat_desc d = {
+		.uncompressed = r->o->uncompressed, .follows = r->o->npids || r->o->command,
+		.switches = r->o->before_ns > 0, /* as the session records them (context_switches) */
+		.events = r->o->events.v, .nevents = r->o->events.n, .group = group, .probes = &r->uprobes,
+	};
+
+	nop_probe_group(group, sizeof(group), getpid());
+	if (nop_dat_open(w, path, r->o->overwrite, r->tdir, NULL, nop_source_page_size(r->src), &r->err))
+		return -1;
+	if (nop_dat_describe(*w, &d)) {
+		nop_error_set(&r->err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 /* catch -o DIR: the pages that cover the caught call (and --before the
  * time before it) as DIR/catch-NNNN.dat, a trace.dat like record's. A
  * name refused (a link or a file put there) skips that catch's file: one
@@ -558,27 +579,12 @@ static int write_catch(void *ctx, unsigned long long seq, unsigned long long fro
 {
 	struct run *r = ctx;
 	struct nop_dat *w = NULL;
-	char group[64];
 	int e;
 
 	snprintf(path, len, "%s/catch-%04llu.dat", r->o->catch_dir, seq);
 	from = from > r->o->before_ns ? from - r->o->before_ns : 0;
-	if (nop_dat_open(&w, path, r->o->overwrite, r->tdir, NULL, nop_source_page_size(r->src), &r->err))
+	if (open_dat(r, &w, path))
 		goto failed;
-	if (r->o->uncompressed)
-		nop_dat_uncompressed(w);
-	if (r->o->npids || r->o->command)
-		nop_dat_follows(w);
-	if (r->o->before_ns)
-		nop_dat_switches(w);
-	if (nop_dat_events(w, r->o->events.v, r->o->events.n)) {
-		nop_dat_free(w, false);
-		return errno = ENOMEM, -1;
-	}
-	if (r->uprobes.n) {
-		nop_probe_group(group, sizeof(group), getpid());
-		nop_dat_probes(w, group, &r->uprobes);
-	}
 	if (nop_pagering_write(r->ring, w, from)) {
 		nop_dat_free(w, false);
 		return -1;
@@ -658,25 +664,10 @@ static int open_pipeline(struct run *r)
 		char first[4200];
 
 		snprintf(first, sizeof(first), numbered ? "%s.1" : "%s", o->output);
-		if (nop_dat_open(&r->dat, first, o->overwrite, r->tdir, NULL, nop_source_page_size(r->src), &r->err))
-			return -1;
-		if (o->uncompressed) /* before the bound: its header's share is counted */
-			nop_dat_uncompressed(r->dat);
-		if (nop_dat_bound(r->dat, o->output, o->max_size, numbered, o->rotate, o->overwrite, &r->err))
+		if (open_dat(r, &r->dat, first) ||
+		    nop_dat_bound(r->dat, o->output, o->max_size, numbered, o->rotate, o->overwrite, &r->err))
 			return -1;
 		nop_source_record_to(r->src, r->dat, o->count > 0);
-		if (o->npids || o->command)
-			nop_dat_follows(r->dat);
-		if (nop_dat_events(r->dat, o->events.v, o->events.n)) {
-			nop_error_set(&r->err, NOP_EINTERNAL, ENOMEM, "out of memory");
-			return -1;
-		}
-		if (r->uprobes.n) {
-			char group[64];
-
-			nop_probe_group(group, sizeof(group), getpid());
-			nop_dat_probes(r->dat, group, &r->uprobes);
-		}
 	}
 	return 0;
 }

@@ -448,20 +448,22 @@ struct nop_dat;
  * end, symbols from kallsyms (NULL: /proc/kallsyms) */
 int nop_dat_open(struct nop_dat **w, const char *path, bool overwrite, const char *tracing_dir,
 		 const char *kallsyms, int page_size, struct nop_error *err);
-/* before the first page: a version 6 file, uncompressed (what trace-cmd
- * before 3.0 reads), instead of version 7 with zstd chunks */
-void nop_dat_uncompressed(struct nop_dat *w);
+/* What a recording's file says of its session besides the pages: the
+ * formats of the events its pages hold, and its layout */
+struct nop_dat_desc {
+	bool uncompressed; /* version 6 (what trace-cmd before 3.0 reads), not 7 with zstd */
+	bool follows;	   /* the session follows tasks (COMMAND, -p): fork and exec events */
+	bool switches;	   /* sched_switch and sched_wakeup events */
+	const struct nop_kevent *events; /* kernel events (-e) */
+	size_t nevents;
+	const char *group; /* the session's probe events' group (nopctl_<pid>) */
+	const struct nop_uprobes *probes; /* NULL: none */
+};
+/* w describes d's session: called once, before the first page and before
+ * nop_dat_bound (whose header share it sets); 0, or -1 (out of memory) */
+int nop_dat_describe(struct nop_dat *w, const struct nop_dat_desc *d);
 /* the trace.dat written whole (formats, symbols, options, pages); 0, or -1 with err */
 int nop_dat_finish(struct nop_dat *w, struct nop_error *err);
-/* the session's probe events (group nopctl_<pid>): their formats kept */
-void nop_dat_probes(struct nop_dat *w, const char *group, const struct nop_uprobes *u);
-/* the session follows tasks (COMMAND, -p): its fork and exec events kept */
-void nop_dat_follows(struct nop_dat *w);
-/* the file's pages hold sched_switch and sched_wakeup events: their formats too */
-void nop_dat_switches(struct nop_dat *w);
-/* the file's pages hold these kernel events: their formats too; 0, or -1
- * (out of memory) */
-int nop_dat_events(struct nop_dat *w, const struct nop_kevent *k, size_t n);
 /* the file is linked under its name only once whole (at nop_dat_finish;
  * numbered: a name found taken then is skipped for the next number);
  * keep: false removes it even then */

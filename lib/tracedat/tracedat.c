@@ -953,36 +953,22 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 	return publish(w, err);
 }
 
-void nop_dat_uncompressed(struct nop_dat *w)
+int nop_dat_describe(struct nop_dat *w, const struct nop_dat_desc *d)
 {
-	w->v6 = true;
-}
-
-void nop_dat_follows(struct nop_dat *w)
-{
-	w->follows = true;
-}
-
-void nop_dat_switches(struct nop_dat *w)
-{
-	w->switches = true;
-}
-
-int nop_dat_events(struct nop_dat *w, const struct nop_kevent *k, size_t n)
-{
-	if (!n)
+	w->v6 = d->uncompressed;
+	w->follows = d->follows;
+	w->switches = d->switches;
+	if (d->probes && d->probes->n) {
+		snprintf(w->group, sizeof(w->group), "%s", d->group);
+		w->uprobes = d->probes;
+	}
+	if (!d->nevents)
 		return 0;
-	if (!(w->events = calloc(n, sizeof(*w->events))))
+	if (!(w->events = calloc(d->nevents, sizeof(*w->events))))
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		snprintf(w->events[w->nevents++], sizeof(*w->events), "%s/%s", k[i].system, k[i].name);
+	for (size_t i = 0; i < d->nevents; i++)
+		snprintf(w->events[w->nevents++], sizeof(*w->events), "%s/%s", d->events[i].system, d->events[i].name);
 	return 0;
-}
-
-void nop_dat_probes(struct nop_dat *w, const char *group, const struct nop_uprobes *u)
-{
-	snprintf(w->group, sizeof(w->group), "%s", group);
-	w->uprobes = u;
 }
 
 void dat_release(struct nop_dat *w)

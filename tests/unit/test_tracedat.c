@@ -35,7 +35,7 @@ static int write_dat_edited(const char *kdir, const char *capture, const char *o
 	snprintf(ks, sizeof(ks), "%s/kallsyms", kdir);
 	assert_int_equal(nop_dat_open(&w, out, true, kdir, ks, ps, &err), 0);
 	if (dat_v6)
-		nop_dat_uncompressed(w);
+		nop_dat_describe(w, &(struct nop_dat_desc){ .uncompressed = true });
 	for (int cpu = 0; cpu < 2; cpu++) {
 		FILE *f;
 
