@@ -212,7 +212,7 @@ void handle_signals(struct run *r)
 		}
 		if (si.ssi_signo == SIGUSR1 && r->o->catching) { /* catch: the trees open now */
 			nop_pipeline_catch_now(r->pipe);
-			r->snap_asked = r->gate && !r->following; /* gated: in a snapshot taken now */
+			r->snap_asked = r->gated && !nop_gated_following(r->gated); /* gated: in a snapshot taken now */
 			continue;
 		}
 		nop_pipeline_stop(r->pipe, NOP_STOP_SIGNAL, (int)si.ssi_signo);

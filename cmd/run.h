@@ -24,7 +24,6 @@ struct run {
 	enum run_mode mode;
 	enum nop_tracer tracer;
 	struct nop_error err;
-	unsigned long long catch_skipped; /* catch files whose names were refused */
 	unsigned long long dat_skipped;   /* record: file names skipped, said so far */
 	const char *tdir;
 	FILE *out;
@@ -63,16 +62,13 @@ struct run {
 	size_t nkprobes;
 	bool graph_retval;
 	/* catch (kprobes.c): the kernel's gate, the snapshots it takes read
-	 * through snap; or why every call is judged here */
+	 * through snap as gated drives it; or why every call is judged here */
 	struct nop_gate_plan *gate;
 	char gate_why[160];
 	struct nop_source *snap;
-	unsigned long long snapshots;
+	struct nop_gated *gated;
 	bool snap_asked; /* SIGUSR1: a snapshot to take and read */
-	struct nop_pagering *ring; /* catch -o DIR: the pages each catch is written from */
-	/* after a fire, every event read until no more hits for a while */
-	bool following;
-	unsigned long long hits_at, follow_at, hits_seen;
+	struct nop_catchfiles *catches; /* catch -o DIR */
 	/* -i: intervals so far, when the next ends, when this one began */
 	unsigned long long ticks, tick_at, tick_from;
 	struct top *top; /* top's screen (topscreen.c) */

@@ -127,68 +127,8 @@ static int drain_all(struct run *r, struct nop_source *src)
 	return 0;
 }
 
-/* catch's gate: what the snapshot holds (the buffer as it was when a
- * trigger fired, or when SIGUSR1 asked), through the pipeline */
-static int read_snapshot(struct run *r)
-{
-	r->snapshots++;
-	if (drain_all(r, r->snap))
-		return -1;
-	return nop_pipeline_flush(r->pipe, &r->err) == NOP_FLOW_FAIL ? -1 : 0;
-}
-
-/* A trigger fired: its snapshot is read, then the buffer itself, every
- * event, until the kernel has counted no more such calls for FOLLOW_MS
- * (calls that meet the condition come in bursts: a command's loader
- * fails 8 opens within a millisecond of its first, and what follows the
- * first is overwritten long before a next snapshot); then the trigger is
- * armed again. SIGUSR1 takes a snapshot of its own. A look every
- * GATE_TICK_MS: a trigger file read. */
+/* catch's gate: a look every GATE_TICK_MS (gated.c) */
 #define GATE_TICK_MS 10
-#define FOLLOW_MS 1000
-static void follow(struct run *r)
-{
-	unsigned long long roots;
-
-	r->following = true;
-	r->hits_at = now_ns();
-	nop_session_gate_counts(r->sess, &roots, &r->hits_seen);
-}
-
-static int gate_look(struct run *r)
-{
-	if (nop_session_gate_fired(r->sess)) {
-		if (read_snapshot(r))
-			return -1;
-		follow(r);
-	}
-	if (r->snap_asked) {
-		r->snap_asked = false;
-		if (nop_session_snapshot(r->sess, &r->err) || read_snapshot(r))
-			return -1;
-		follow(r); /* the trees open then, read on to their ends */
-	}
-	return 0;
-}
-
-/* following after a fire: done once the hits stopped; the trigger armed */
-static int follow_done(struct run *r)
-{
-	unsigned long long roots, hits, t = now_ns();
-
-	if (!due(&r->follow_at, TICK_MS))
-		return 0;
-	nop_session_gate_counts(r->sess, &roots, &hits);
-	if (hits != r->hits_seen) {
-		r->hits_seen = hits;
-		r->hits_at = t;
-		return 0;
-	}
-	if (t - r->hits_at < FOLLOW_MS * 1000000ULL || nop_pipeline_catch_running(r->pipe))
-		return 0;
-	r->following = false;
-	return nop_session_gate_rearm(r->sess, &r->err);
-}
 
 /* what the kernel wrote by now, read (an interval's or a file's end) */
 #define CATCH_UP_ROUNDS 64
@@ -311,13 +251,14 @@ static int loop(struct run *r)
 
 		if (!(pfd = poll_set(r, pfd, &nfd)))
 			return -1;
-		if (r->gate && !r->following) { /* the kernel judges: nothing read */
+		if (r->gated && !nop_gated_following(r->gated)) { /* the kernel judges: nothing read */
 			if ((ret = wait_for(r, pfd, 1, r->snap_asked ? 0 : GATE_TICK_MS, deadline)) || STOPPED)
 				break;
 			tasks_ended(r);
-			if ((ret = gate_look(r)))
+			if ((ret = nop_gated_look(r->gated, r->snap_asked, &r->err)))
 				break;
-			more = r->following;
+			r->snap_asked = false;
+			more = nop_gated_following(r->gated);
 			continue;
 		}
 
@@ -343,7 +284,7 @@ static int loop(struct run *r)
 			top_keys(r->top, r->pipe);
 		if (r->tick_at && now_ns() >= r->tick_at && !STOPPED && (ret = tick(r)))
 			break;
-		if (r->gate && !more && (ret = follow_done(r)))
+		if (r->gated && !more && (ret = nop_gated_settle(r->gated, &r->err)))
 			break;
 	}
 #undef STOPPED
@@ -550,59 +491,22 @@ static int open_session(struct run *r)
 	return -1;
 }
 
-/* a trace.dat at path for record or catch, describing the session; 0,
- * or -1 with r->err */
-static int open_dat(struct run *r, struct nop_dat **w, const char *path)
+/* what record's and catch's files say of the session (group: 64 bytes,
+ * the probe events' group, which d names) */
+static void dat_desc(const struct run *r, struct nop_dat_desc *d, char *group)
 {
-	char group[64];
-	struct nop_dat_desc d = {
+	nop_probe_group(group, 64, getpid());
+	*d = (struct nop_dat_desc){
 		.uncompressed = r->o->uncompressed, .follows = r->o->npids || r->o->command,
 		.switches = r->o->before_ns > 0, /* as the session records them (context_switches) */
 		.events = r->o->events.v, .nevents = r->o->events.n, .group = group, .probes = &r->uprobes,
 	};
-
-	nop_probe_group(group, sizeof(group), getpid());
-	if (nop_dat_open(w, path, r->o->overwrite, r->tdir, NULL, nop_source_page_size(r->src), &r->err))
-		return -1;
-	if (nop_dat_describe(*w, &d)) {
-		nop_error_set(&r->err, NOP_EINTERNAL, ENOMEM, "out of memory");
-		return -1;
-	}
-	return 0;
 }
 
-/* catch -o DIR: the pages that cover the caught call (and --before the
- * time before it) as DIR/catch-NNNN.dat, a trace.dat like record's. A
- * name refused (a link or a file put there) skips that catch's file: one
- * bad name never ends the run */
-static int write_catch(void *ctx, unsigned long long seq, unsigned long long from, char *path, size_t len)
+/* catch -o DIR: a file whose name was refused, said; the catches go on */
+static void catch_skipped(void *ctx, const char *path, const char *why)
 {
-	struct run *r = ctx;
-	struct nop_dat *w = NULL;
-	int e;
-
-	snprintf(path, len, "%s/catch-%04llu.dat", r->o->catch_dir, seq);
-	from = from > r->o->before_ns ? from - r->o->before_ns : 0;
-	if (open_dat(r, &w, path))
-		goto failed;
-	if (nop_pagering_write(r->ring, w, from)) {
-		nop_dat_free(w, false);
-		return -1;
-	}
-	if (nop_dat_finish(w, &r->err))
-		goto failed;
-	nop_dat_free(w, true);
-	return 0;
-failed:
-	nop_dat_free(w, false);
-	e = r->err.sys_errno ? r->err.sys_errno : EIO;
-	if (e != EEXIST && e != ELOOP && e != EINVAL)
-		return errno = e, -1;
-	fprintf(stderr, "nopctl: skipped %s: %s; the catches go on\n", path, r->err.msg);
-	r->err = (struct nop_error){ 0 };
-	r->catch_skipped++;
-	path[0] = 0;
-	return 0;
+	fprintf(stderr, "nopctl: skipped %s: %s; the catches go on\n", path, why);
 }
 
 /* the session's buffers as a source, into a pipeline (or a trace.dat) */
@@ -625,7 +529,6 @@ static int open_pipeline(struct run *r)
 		.probes = &r->uprobes, .errors = o->errors,
 		.catching = o->catching, .gated = r->gate != NULL, .slower_ns = o->slower_ns,
 		.outliers = o->outliers,
-		.catch_file = o->catch_dir ? write_catch : NULL, .catch_ctx = r,
 	};
 
 	if (!(r->res = nop_resolver_new(r->tdir, &r->err)) ||
@@ -634,18 +537,22 @@ static int open_pipeline(struct run *r)
 	pc.sink.res = r->res;
 	if (r->gate && nop_source_snapshot(&r->snap, nop_session_dir(r->sess), r->cpusp, &r->err))
 		return -1;
-	if (o->catch_dir) { /* twice the buffer per CPU: a tree and what came before it */
-		size_t kb = buffer_kb(r), ps = (size_t)nop_source_page_size(r->src);
+	if (o->catch_dir) {
+		char group[64];
+		struct nop_catchfiles_cfg cc = {
+			.dir = o->catch_dir, .before_ns = o->before_ns, .overwrite = o->overwrite,
+			.tracing_dir = r->tdir, .page_size = nop_source_page_size(r->src), .buffer_kb = buffer_kb(r),
+			.skipped = catch_skipped,
+		};
 
-		kb = kb ? kb : 1408;
-
-		if (!(r->ring = nop_pagering_new(nop_ncpus(), ps, kb * 1024 * 2 / ps))) {
-			nop_error_set(&r->err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		dat_desc(r, &cc.desc, group);
+		if (nop_catchfiles_new(&r->catches, &cc, &r->err))
 			return -1;
-		}
-		nop_source_keep_pages(r->src, nop_pagering_put, nop_pagering_span, r->ring);
+		nop_catchfiles_keep(r->catches, r->src);
 		if (r->snap)
-			nop_source_keep_pages(r->snap, nop_pagering_put, nop_pagering_span, r->ring);
+			nop_catchfiles_keep(r->catches, r->snap);
+		pc.catch_file = nop_catchfiles_write;
+		pc.catch_ctx = r->catches;
 	}
 	if (o->events.n && (nop_source_events(r->src, nop_session_dir(r->sess), o->events.v, o->events.n, &r->err) ||
 			    (r->snap && nop_source_events(r->snap, nop_session_dir(r->sess), o->events.v, o->events.n,
@@ -659,13 +566,26 @@ static int open_pipeline(struct run *r)
 	}
 	if (nop_pipeline_new(&r->pipe, &pc, &r->err))
 		return -1;
+	if (r->snap && !(r->gated = nop_gated_new(r->sess, r->snap, r->pipe))) {
+		nop_error_set(&r->err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
 	if (r->mode == RUN_RECORD) {
 		bool numbered = o->rotate || o->split_ns;
 		char first[4200];
 
+		char group[64];
+		struct nop_dat_desc d;
+
 		snprintf(first, sizeof(first), numbered ? "%s.1" : "%s", o->output);
-		if (open_dat(r, &r->dat, first) ||
-		    nop_dat_bound(r->dat, o->output, o->max_size, numbered, o->rotate, o->overwrite, &r->err))
+		dat_desc(r, &d, group);
+		if (nop_dat_open(&r->dat, first, o->overwrite, r->tdir, NULL, nop_source_page_size(r->src), &r->err))
+			return -1;
+		if (nop_dat_describe(r->dat, &d)) {
+			nop_error_set(&r->err, NOP_EINTERNAL, ENOMEM, "out of memory");
+			return -1;
+		}
+		if (nop_dat_bound(r->dat, o->output, o->max_size, numbered, o->rotate, o->overwrite, &r->err))
 			return -1;
 		nop_source_record_to(r->src, r->dat, o->count > 0);
 	}
@@ -822,6 +742,7 @@ static int finish(struct run *r)
 	enum nop_stop why = nop_pipeline_stopped(r->pipe);
 	long long ran1;
 	bool rest = true, runs_on;
+	unsigned long long skipped;
 
 	r->sum.duration_ns = why ? now_ns() - r->t0 : 0;
 	if (nop_session_stop(r->sess, &r->err))
@@ -829,18 +750,15 @@ static int finish(struct run *r)
 	ran1 = task_switches(r->o->pids, r->o->npids);
 	r->fill_at = 0; /* what tracing left behind, always */
 	sample_fill(r);
-	/* the gate: a snapshot not read yet, before what the buffer holds */
-	if (r->gate && why != NOP_STOP_OUTPUT_CLOSED && nop_session_gate_fired(r->sess) && read_snapshot(r))
+	/* the gate: a snapshot not read yet, before what the buffer holds;
+	 * the gate's counts final now (tracing is off) */
+	if (r->gated && nop_gated_end(r->gated, why != NOP_STOP_OUTPUT_CLOSED, &r->sum.roots, &r->sum.hits, &rest,
+				      &r->err))
 		return -1;
 	/* tracing is off: what is left is bounded by the buffer size. The
 	 * gate, armed: the kernel found nothing since the buffer was last read
-	 * (the hits the same), nothing there to catch, none of it read. Its
-	 * counts are final now */
+	 * (the hits the same), nothing there to catch, none of it read */
 	nop_source_end(r->src);
-	if (r->gate) {
-		nop_session_gate_counts(r->sess, &r->sum.roots, &r->sum.hits);
-		rest = r->following || r->sum.hits != r->hits_seen;
-	}
 	rest = rest && why != NOP_STOP_OUTPUT_CLOSED && why != NOP_STOP_FULL;
 	if (rest && drain_all(r, r->src))
 		return -1;
@@ -861,7 +779,7 @@ static int finish(struct run *r)
 		r->sum.overrun = r->sum.dropped = r->sum.unread = 0;
 		r->sum.peak_fill = 0;
 		r->sum.gated = true;
-		r->sum.snapshots = r->snapshots;
+		r->sum.snapshots = nop_gated_snapshots(r->gated);
 	}
 	/* the summary counts the file: with -c, what was counted as it came
 	 * stopped at the Nth event, while the pages read with it were saved */
@@ -888,9 +806,9 @@ static int finish(struct run *r)
 	if (runs_on && !r->o->quiet)
 		fprintf(stderr, "nopctl: the size limit ended the recording; the command runs on untraced,"
 			" nopctl waits for it\n");
-	if (r->catch_skipped && !r->o->quiet)
-		fprintf(stderr, "nopctl: %llu catch file%s not written: %s name refused (said above)\n",
-			r->catch_skipped, r->catch_skipped > 1 ? "s" : "", r->catch_skipped > 1 ? "their" : "its");
+	if ((skipped = nop_catchfiles_skipped(r->catches)) && !r->o->quiet)
+		fprintf(stderr, "nopctl: %llu catch file%s not written: %s name refused (said above)\n", skipped,
+			skipped > 1 ? "s" : "", skipped > 1 ? "their" : "its");
 	/* a buffer seen 3/4 full came close to losing events */
 	if (r->o->enc != NOP_ENC_JSON && !r->o->quiet && r->sum.peak_fill >= 75)
 		fprintf(stderr, "nopctl: a CPU's buffer was %d%% full at its peak: a larger -b KB keeps"
@@ -913,8 +831,9 @@ static int teardown(struct run *r)
 	if (r->ef >= 0)
 		close(r->ef);
 	nop_source_close(r->src);
+	nop_gated_free(r->gated);
 	nop_source_close(r->snap);
-	nop_pagering_free(r->ring);
+	nop_catchfiles_free(r->catches);
 	if (r->sess && nop_session_close(r->sess, left, sizeof(left), r->err.status ? &e2 : &r->err) &&
 	    !r->err.status)
 		r->err.status = NOP_EINTERNAL;

@@ -340,16 +340,6 @@ int nop_session_open(struct nop_session **s, const struct nop_session_cfg *cfg,
 int nop_session_start(struct nop_session *s, struct nop_error *err);
 /* tracing off in the session's buffer; 0, or -1 with err */
 int nop_session_stop(struct nop_session *s, struct nop_error *err);
-/* the gate (cfg.gate): one of its snapshot triggers fired (the snapshot
- * holds the buffer as it was); false without a gate */
-bool nop_session_gate_fired(struct nop_session *s);
-/* the gate's fired triggers armed again (after the snapshot was read) */
-int nop_session_gate_rearm(struct nop_session *s, struct nop_error *err);
-/* a snapshot taken now (SIGUSR1); 0, or -1 with err */
-int nop_session_snapshot(struct nop_session *s, struct nop_error *err);
-/* the gate's counts: root calls that returned, and those that met the
- * condition (the kernel's hist triggers) */
-void nop_session_gate_counts(struct nop_session *s, unsigned long long *roots, unsigned long long *hits);
 /* Restores every file the session touched and removes its instance. A
  * file someone else changed while the session ran keeps their value:
  * named in left (if not NULL), "" when there was none. */
@@ -491,17 +481,6 @@ const struct nop_error *nop_dat_error(const struct nop_dat *w);
 bool nop_dat_file(struct nop_dat *w, size_t i, char *buf, size_t len, unsigned long long *size,
 		  unsigned long long *removed);
 
-/* The newest pages of each CPU as they were read (pagering.c): a ring of
- * pages_per_cpu per CPU; put takes a page as read (ctx: the ring; 0, or -1
- * with errno), span gives the newest page of a CPU its events' stamps.
- * write: the pages with events from from (trace clock ns) on into w.
- * Free with nop_pagering_free. */
-struct nop_pagering;
-struct nop_pagering *nop_pagering_new(int ncpus, size_t page_size, size_t pages_per_cpu);
-int nop_pagering_put(void *ring, int cpu, const void *page, size_t len);
-void nop_pagering_span(void *ring, int cpu, unsigned long long first, unsigned long long last);
-int nop_pagering_write(const struct nop_pagering *r, struct nop_dat *w, unsigned long long from);
-void nop_pagering_free(struct nop_pagering *r);
 
 
 /* ---- output sinks --------------------------------------------------- */
@@ -647,12 +626,6 @@ int nop_source_snapshot(struct nop_source **src, const char *buffer_dir, const s
  * as it comes (count_now, for -c) or after the capture
  * (nop_pipeline_count_saved) */
 int nop_source_record_to(struct nop_source *src, struct nop_dat *dat, bool count_now);
-/* a live source's pages also to fn (a copy: catch -o DIR), each before
- * it is decoded, and after it the first and last stamps of its events to
- * span (the ring's nop_pagering_put and nop_pagering_span) */
-void nop_source_keep_pages(struct nop_source *src, int (*fn)(void *ctx, int cpu, const void *page, size_t len),
-			   void (*span)(void *ctx, int cpu, unsigned long long first, unsigned long long last),
-			   void *ctx);
 /* the ring buffer's page size the source reads */
 int nop_source_page_size(const struct nop_source *src);
 /* the live source decodes the session's probe events (user functions) */
@@ -770,8 +743,6 @@ void nop_pipeline_stop(struct nop_pipeline *p, enum nop_stop why, int signo);
 /* catch: the trees open now are caught (a user saw a hang), at the next
  * event; nothing otherwise */
 void nop_pipeline_catch_now(struct nop_pipeline *p);
-/* catch: a tree caught open (nop_pipeline_catch_now) still runs */
-bool nop_pipeline_catch_running(const struct nop_pipeline *p);
 /* the output's reader went away (| head), whatever stopped the run first:
  * a normal end (exit 0) */
 bool nop_pipeline_output_closed(const struct nop_pipeline *p);
@@ -789,6 +760,58 @@ int nop_pipeline_finish(struct nop_pipeline *p, struct nop_summary *sum, struct 
 const struct nop_summary *nop_pipeline_summary(const struct nop_pipeline *p);
 /* releases p, its sink and its engines (the output FILE stays the caller's) */
 void nop_pipeline_free(struct nop_pipeline *p);
+
+/* catch -o DIR (catchfiles.c): each caught call's pages, and before_ns
+ * before it, as DIR/catch-NNNN.dat, described as desc says. The pages
+ * come from the live sources it keeps (nop_catchfiles_keep) in a ring
+ * per CPU twice buffer_kb (0: 1408) long. write is the pipeline's
+ * catch_file (ctx: the catch files); a name refused there (a link, a
+ * file put there) skips that file, told to skipped, and the run goes on */
+struct nop_catchfiles_cfg {
+	const char *dir;
+	unsigned long long before_ns;
+	bool overwrite;
+	const char *tracing_dir;
+	int page_size;
+	size_t buffer_kb;
+	struct nop_dat_desc desc;
+	void (*skipped)(void *ctx, const char *path, const char *why);
+	void *ctx;
+};
+struct nop_catchfiles;
+/* 0 with *cf (nop_catchfiles_free frees), or -1 with err */
+int nop_catchfiles_new(struct nop_catchfiles **cf, const struct nop_catchfiles_cfg *cfg, struct nop_error *err);
+/* src's pages kept as they are read, before they are decoded */
+void nop_catchfiles_keep(struct nop_catchfiles *cf, struct nop_source *src);
+int nop_catchfiles_write(void *ctx, unsigned long long seq, unsigned long long from, char *path, size_t len);
+/* the files skipped (cf NULL: 0) */
+unsigned long long nop_catchfiles_skipped(const struct nop_catchfiles *cf);
+void nop_catchfiles_free(struct nop_catchfiles *cf);
+
+/* catch with the kernel's gate (gated.c), as a capture's loop drives it:
+ * nothing read until one of the session's snapshot triggers fires; then
+ * its snapshot (snap) through p, then every event of the buffer until
+ * the kernel counts no new hits for a second and no caught tree is open;
+ * then the triggers armed again. NULL: out of memory */
+struct nop_gated;
+struct nop_gated *nop_gated_new(struct nop_session *s, struct nop_source *snap, struct nop_pipeline *p);
+/* a look: a fired trigger's snapshot read, and one taken and read when
+ * asked (SIGUSR1: the trees open now); 0, or -1 with err */
+int nop_gated_look(struct nop_gated *g, bool asked, struct nop_error *err);
+/* reading every event since a snapshot (the caller drains the buffer) */
+bool nop_gated_following(const struct nop_gated *g);
+/* after a round that read all there was: following ends, the triggers
+ * armed again, once the hits stopped; 0, or -1 with err */
+int nop_gated_settle(struct nop_gated *g, struct nop_error *err);
+/* tracing stopped: a fired trigger's snapshot read (read: the output
+ * still wants it), the kernel's final counts of root calls and of hits,
+ * and *rest: whether the buffer holds events to read (following, or hits
+ * since the last look); 0, or -1 with err */
+int nop_gated_end(struct nop_gated *g, bool read, unsigned long long *roots, unsigned long long *hits,
+		  bool *rest, struct nop_error *err);
+/* the snapshots read */
+unsigned long long nop_gated_snapshots(const struct nop_gated *g);
+void nop_gated_free(struct nop_gated *g);
 
 /* ---- nopctl diff: what changed between two sets of runs -------------- */
 enum nop_diff_format { NOP_DIFF_TEXT, NOP_DIFF_JSON, NOP_DIFF_FOLDED, NOP_DIFF_SVG };

@@ -7,6 +7,13 @@
 
 #include "tracedat/tracedat.h"
 
+/* a live source's pages also to fn (a copy: catch -o DIR), each before
+ * it is decoded, and after it the first and last stamps of its events to
+ * span (the ring's nop_pagering_put and nop_pagering_span) */
+void nop_source_keep_pages(struct nop_source *src, int (*fn)(void *ctx, int cpu, const void *page, size_t len),
+			   void (*span)(void *ctx, int cpu, unsigned long long first, unsigned long long last),
+			   void *ctx);
+
 /* decoded events */
 enum nop_ev_type {
 	NOP_EV_FUNC,  /* function tracer hit */

@@ -20,6 +20,9 @@ struct nop_span {
  * part fell where the capture holds every CPU's events */
 bool nop_pipeline_gap(const struct nop_span *s, const struct nop_gitem *gi);
 
+/* catch: a tree caught open (nop_pipeline_catch_now) still runs */
+bool nop_pipeline_catch_running(const struct nop_pipeline *p);
+
 /* catch --outliers (outliers.c): per root function, its calls' running
  * p99 (within 1/16 of the value), in log-linear buckets. judge: d, a call
  * of func, is slower than the p99 of func's calls so far, once it has had

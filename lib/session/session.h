@@ -30,6 +30,17 @@ struct nop_uprobe {
 	size_t func;	/* the function's key: the index of its entry probe */
 };
 
+/* the gate (cfg.gate): one of its snapshot triggers fired (the snapshot
+ * holds the buffer as it was); false without a gate */
+bool nop_session_gate_fired(struct nop_session *s);
+/* the gate's fired triggers armed again (after the snapshot was read) */
+int nop_session_gate_rearm(struct nop_session *s, struct nop_error *err);
+/* a snapshot taken now (SIGUSR1); 0, or -1 with err */
+int nop_session_snapshot(struct nop_session *s, struct nop_error *err);
+/* the gate's counts: root calls that returned, and those that met the
+ * condition (the kernel's hist triggers) */
+void nop_session_gate_counts(struct nop_session *s, unsigned long long *roots, unsigned long long *hits);
+
 void nop_instance_name(char *buf, size_t len, pid_t pid);
 
 pid_t nop_instance_owner(const char *name); /* of "nopctl-<pid>"; 0: not nopctl's */

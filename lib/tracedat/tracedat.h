@@ -7,6 +7,18 @@
 
 #include "probes/probes.h"
 
+/* The newest pages of each CPU as they were read (pagering.c): a ring of
+ * pages_per_cpu per CPU; put takes a page as read (ctx: the ring; 0, or -1
+ * with errno), span gives the newest page of a CPU its events' stamps.
+ * write: the pages with events from from (trace clock ns) on into w.
+ * Free with nop_pagering_free. */
+struct nop_pagering;
+struct nop_pagering *nop_pagering_new(int ncpus, size_t page_size, size_t pages_per_cpu);
+int nop_pagering_put(void *ring, int cpu, const void *page, size_t len);
+void nop_pagering_span(void *ring, int cpu, unsigned long long first, unsigned long long last);
+int nop_pagering_write(const struct nop_pagering *r, struct nop_dat *w, unsigned long long from);
+void nop_pagering_free(struct nop_pagering *r);
+
 int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len);
 
 /* A trace.dat of version 6 or 7, as trace-cmd and nopctl record write it,
