@@ -129,13 +129,8 @@ int catch_gate(struct run *r)
 				many = true;
 		}
 	if (!many) {
-		if (!(r->gate = malloc(sizeof(*r->gate)))) {
-			snprintf(r->gate_why, sizeof(r->gate_why), "out of memory");
-		} else if (nop_gate_plan(r->gate, r->tdir, names, n, o->module, o->errors, o->slower_ns, &e2)) {
+		if (!(r->gate = nop_gate_plan_new(r->tdir, names, n, o->module, o->errors, o->slower_ns, &e2)))
 			snprintf(r->gate_why, sizeof(r->gate_why), "%s", e2.msg);
-			free(r->gate);
-			r->gate = NULL;
-		}
 	} else {
 		snprintf(r->gate_why, sizeof(r->gate_why), "more than %d root functions", NOP_GATE_FUNCS);
 	}

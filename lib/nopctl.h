@@ -254,38 +254,19 @@ enum nop_tracer { NOP_TRACER_FUNCTION, NOP_TRACER_GRAPH, NOP_TRACER_NONE /* prob
  * slow (and count root calls and such calls), a synthetic latency event
  * for slow ones. Every text is built from validated parts (a function
  * name as available_filter_functions has it, a BTF type, numbers):
- * nop_gate_plan (probes area); created journaled by the session (its cfg
+ * nop_gate_plan_new (probes area); created journaled by the session (its cfg
  * .gate) after everything else, removed at its close and by reset. */
 #define NOP_GATE_FUNCS 16
-#define NOP_GATE_TEXT 320
-struct nop_gate_plan {
-	char group[64];			     /* the probes' group (the session's) */
-	char probes[2 * NOP_GATE_FUNCS][NOP_GATE_TEXT]; /* kprobe_events lines, created in order */
-	size_t nprobes;
-	char synth[NOP_GATE_TEXT];	     /* synthetic_events line, or "" */
-	char synth_name[80];
-	struct nop_gate_trigger {
-		char rel[160];		     /* events/GROUP/EVENT/trigger */
-		char text[NOP_GATE_TEXT];
-	} trig[4 * NOP_GATE_FUNCS + 4];	     /* appended in order */
-	size_t ntrig;
-	/* of trig: the snapshot triggers ("snapshot:1 if ..."), armed again
-	 * after each time they fire */
-	size_t arm[NOP_GATE_FUNCS + 1];
-	size_t narm;
-	/* hist files ("events/.../hist") and the trigger whose counts they
-	 * sum: every root call's return; the calls that met the condition */
-	struct nop_gate_count { char rel[160]; char prefix[48]; } roots[NOP_GATE_FUNCS], hits[NOP_GATE_FUNCS + 1];
-	size_t nroots, nhits;
-};
+struct nop_gate_plan; /* its texts (session.h) */
 
 /* the gate for catch's condition on root functions funcs (names from
  * available_filter_functions): errors (a negative errno returned) and/or
- * slower_ns; 0, or 1 when this kernel or function cannot have one (why
- * in err's message: catch then judges every call in user space), -1 with
- * err */
-int nop_gate_plan(struct nop_gate_plan *g, const char *tracing_dir, const char *const *funcs, size_t n,
-		  const char *module, bool errors, unsigned long long slower_ns, struct nop_error *err);
+ * slower_ns; free() frees it. NULL when this kernel or function cannot
+ * have one, or out of memory (why in err's message: catch then judges
+ * every call in user space) */
+struct nop_gate_plan *nop_gate_plan_new(const char *tracing_dir, const char *const *funcs, size_t n,
+					const char *module, bool errors, unsigned long long slower_ns,
+					struct nop_error *err);
 
 struct nop_session_cfg {
 	const char *tracing_dir;

@@ -12,6 +12,7 @@
  * size and signedness.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,4 +167,21 @@ int nop_gate_plan(struct nop_gate_plan *g, const char *tracing_dir, const char *
 		count(&g->hits[g->nhits++], ev, "hist:keys=common_cpu");
 	}
 	return 0;
+}
+
+struct nop_gate_plan *nop_gate_plan_new(const char *tracing_dir, const char *const *funcs, size_t n,
+					const char *module, bool errors, unsigned long long slower_ns,
+					struct nop_error *err)
+{
+	struct nop_gate_plan *g = malloc(sizeof(*g));
+
+	if (!g) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (nop_gate_plan(g, tracing_dir, funcs, n, module, errors, slower_ns, err)) {
+		free(g);
+		return NULL;
+	}
+	return g;
 }

@@ -8,6 +8,11 @@
 
 #include "symbols/symbols.h"
 
+/* nop_gate_plan_new's plan filled in g (catchgate.c): 0, or 1 when this
+ * kernel or function cannot have one (why in err's message), -1 with err */
+int nop_gate_plan(struct nop_gate_plan *g, const char *tracing_dir, const char *const *funcs, size_t n,
+		  const char *module, bool errors, unsigned long long slower_ns, struct nop_error *err);
+
 /* an entry probe's event name ends so when it is its function's exit too */
 #define NOP_LEAF_SUFFIX "__leaf"
 /* The address an event of a user function carries (its key) */

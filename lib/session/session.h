@@ -8,6 +8,29 @@
 
 #include "tracefs/tracefs.h"
 
+/* catch's gate (nopctl.h): its texts, built from validated parts */
+#define NOP_GATE_TEXT 320
+struct nop_gate_plan {
+	char group[64];			     /* the probes' group (the session's) */
+	char probes[2 * NOP_GATE_FUNCS][NOP_GATE_TEXT]; /* kprobe_events lines, created in order */
+	size_t nprobes;
+	char synth[NOP_GATE_TEXT];	     /* synthetic_events line, or "" */
+	char synth_name[80];
+	struct nop_gate_trigger {
+		char rel[160];		     /* events/GROUP/EVENT/trigger */
+		char text[NOP_GATE_TEXT];
+	} trig[4 * NOP_GATE_FUNCS + 4];	     /* appended in order */
+	size_t ntrig;
+	/* of trig: the snapshot triggers ("snapshot:1 if ..."), armed again
+	 * after each time they fire */
+	size_t arm[NOP_GATE_FUNCS + 1];
+	size_t narm;
+	/* hist files ("events/.../hist") and the trigger whose counts they
+	 * sum: every root call's return; the calls that met the condition */
+	struct nop_gate_count { char rel[160]; char prefix[48]; } roots[NOP_GATE_FUNCS], hits[NOP_GATE_FUNCS + 1];
+	size_t nroots, nhits;
+};
+
 /* one probe of a run (struct nop_uprobes): what the session creates in
  * uprobe_events, kprobe_events or dynamic_events */
 struct nop_uprobe {
