@@ -225,7 +225,7 @@ static int tick(struct run *r)
 		r->tick_at = t + r->o->interval_ns;
 	if (nop_pipeline_tick(r->pipe, &k, &r->err))
 		return -1;
-	if (r->o->live)
+	if (top_drawing(r->top)) /* the counters read only for a screen that shows them */
 		top_draw(r->top, r->pipe, &k, lost_now(r));
 	return nop_pipeline_flush(r->pipe, &r->err) == NOP_FLOW_FAIL ? -1 : 0;
 }
@@ -413,6 +413,20 @@ static int kernel_events(struct run *r)
 	return 0;
 }
 
+/* calls' time off CPU, where their durations hold it (sleep-time): the
+ * session records context switches for it */
+static bool off_cpu(const struct run *r)
+{
+	return (r->mode == RUN_GRAPH || r->mode == RUN_STATS) && !r->o->no_sleep_time && !r->o->callers;
+}
+
+/* the session records context switches: for --before's time before a
+ * call, or for off-CPU time */
+static bool records_switches(const struct run *r)
+{
+	return r->o->before_ns > 0 || off_cpu(r);
+}
+
 /* tracefs, the patterns against this kernel, the output, the session */
 static int open_session(struct run *r)
 {
@@ -465,8 +479,7 @@ static int open_session(struct run *r)
 		.top_level = o->top_level, .uprobes = &r->uprobes, .funcs = r->funcs_read ? &r->funcs : NULL,
 		.stop = stop_pending, .stop_ctx = r, .gate = r->gate, .context_switches = o->before_ns > 0,
 		.events = o->events.v, .nevents = o->events.n,
-		/* calls' time off CPU, where their durations hold it (sleep-time) */
-		.off_cpu = (r->mode == RUN_GRAPH || r->mode == RUN_STATS) && !o->no_sleep_time && !o->callers,
+		.off_cpu = off_cpu(r),
 		.user_stacks = o->callers && r->nuser,
 	};
 	struct signalfd_siginfo si;
@@ -498,7 +511,7 @@ static void dat_desc(const struct run *r, struct nop_dat_desc *d, char *group)
 	nop_probe_group(group, 64, getpid());
 	*d = (struct nop_dat_desc){
 		.uncompressed = r->o->uncompressed, .follows = r->o->npids || r->o->command,
-		.switches = r->o->before_ns > 0, /* as the session records them (context_switches) */
+		.switches = records_switches(r),
 		.events = r->o->events.v, .nevents = r->o->events.n, .group = group, .probes = &r->uprobes,
 	};
 }

@@ -15,6 +15,8 @@ void top_keys(struct top *t, struct nop_pipeline *pipe);
 /* an interval's rows from pipe, with lost: the events overwritten or
  * dropped since tracing began; t NULL or paused: nothing */
 void top_draw(struct top *t, struct nop_pipeline *pipe, const struct nop_tick *k, unsigned long long lost);
+/* the screen takes an interval's figures (not paused) */
+bool top_drawing(const struct top *t);
 /* the terminal as it was, *t freed and NULL (idempotent) */
 void top_close(struct top **t);
 

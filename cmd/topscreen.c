@@ -297,6 +297,11 @@ static void draw(struct top *t, struct nop_pipeline *pipe)
 	refresh();
 }
 
+bool top_drawing(const struct top *t)
+{
+	return t && !t->paused;
+}
+
 void top_draw(struct top *t, struct nop_pipeline *pipe, const struct nop_tick *k, unsigned long long lost)
 {
 	size_t n;

@@ -747,7 +747,8 @@ void nop_pipeline_free(struct nop_pipeline *p);
  * come from the live sources it keeps (nop_catchfiles_keep) in a ring
  * per CPU twice buffer_kb (0: 1408) long. write is the pipeline's
  * catch_file (ctx: the catch files); a name refused there (a link, a
- * file put there) skips that file, told to skipped, and the run goes on */
+ * file put there) skips that file, told to skipped, and the run goes on.
+ * desc's events and probes must outlive cf; its group is copied */
 struct nop_catchfiles_cfg {
 	const char *dir;
 	unsigned long long before_ns;

@@ -12,6 +12,7 @@
 
 struct nop_catchfiles {
 	struct nop_catchfiles_cfg cfg;
+	char group[64]; /* cfg.desc.group's text, which the caller's may not outlive */
 	struct nop_pagering *ring;
 	unsigned long long skipped;
 };
@@ -27,6 +28,8 @@ int nop_catchfiles_new(struct nop_catchfiles **cf, const struct nop_catchfiles_c
 		return -1;
 	}
 	c->cfg = *cfg;
+	snprintf(c->group, sizeof(c->group), "%s", cfg->desc.group ? cfg->desc.group : "");
+	c->cfg.desc.group = c->group;
 	*cf = c;
 	return 0;
 }

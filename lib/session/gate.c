@@ -1,4 +1,4 @@
-/* gate.c - catch's kernel gate (struct nop_gate_plan, nopctl.h) made and
+/* gate.c - catch's kernel gate (struct nop_gate_plan, session.h) made and
  * watched: its probe events and synthetic event created journaled, its
  * triggers appended, a snapshot trigger seen fired and armed again, the
  * kernel's counts read. Removal is the journal's (replay.c): a probe's

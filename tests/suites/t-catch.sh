@@ -120,6 +120,13 @@ t_catch_files() {
 	[ "$n" = "$c" ] || fail "$n of $c catch files hold their sleep whole"
 	[ "$slow" -ge 7 ] || fail "$slow of the 7 slow sleeps' files hold their context switches"
 	trace-cmd report "$T/d/catch-0001.dat" > "$T/tc" 2>&1 || fail "trace-cmd report: $(tail -2 "$T/tc")"
+	# without --before the session still records switches (a call's
+	# time off CPU): the file holds their format, trace-cmd names them
+	mkdir -p "$T/e"
+	expect_rc 0 nopctl catch --slower-than 50ms -c 1 -o "$T/e" hrtimer_nanosleep -- uslow slow 140
+	trace-cmd report "$T/e/catch-0001.dat" > "$T/tc" 2>&1 || fail "trace-cmd report: $(tail -2 "$T/tc")"
+	grep -q 'sched_switch:.*prev_comm=uslow' "$T/tc" && ! grep -q 'UNKNOWN EVENT' "$T/tc" ||
+		fail "a catch file without --before: its switches $(grep -c 'UNKNOWN EVENT' "$T/tc") unknown events, $(grep -c sched_switch: "$T/tc") named"
 }
 
 # issue 42: --outliers catches the 7 slow sleeps among 1500 (the first,
