@@ -25,8 +25,11 @@ whole() {
 	for f in "$@"; do
 		"$bin" report -q "$f" > /dev/null 2> "$T/whole.err" || { echo "nopctl report $f: $(tail -1 "$T/whole.err")"; return 1; }
 		if has_tc; then
-			trace-cmd report "$f" > /dev/null 2> "$T/whole.err" ||
+			trace-cmd report "$f" > "$T/whole.out" 2> "$T/whole.err" ||
 				{ echo "trace-cmd report $f: $(tail -1 "$T/whole.err")"; return 1; }
+			# every event's format in the file (a catch's switches: off-CPU time)
+			! grep -q 'UNKNOWN EVENT' "$T/whole.out" ||
+				{ echo "trace-cmd report $f: $(grep -c 'UNKNOWN EVENT' "$T/whole.out") events of no format"; return 1; }
 		fi
 	done
 	return 0
