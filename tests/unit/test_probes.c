@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "../../lib/internal.h"
+#include "unit.h"
 
 /* do_sys_openat2(int dfd, const char __user *filename, struct open_how *how)
  * since Linux 5.6, returning a signed integer (long, int in later kernels) */
@@ -63,17 +64,6 @@ static void kernel_probes_by_what_the_kernel_offers(void **state)
 	nop_uprobes_free(&u);
 }
 
-static void touch(const char *dir, const char *name, const char *text)
-{
-	char path[4200];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	assert_non_null(f = fopen(path, "w"));
-	fputs(text, f);
-	fclose(f);
-}
-
 /* catch's gate (issue 42): its texts for do_sys_openat2 (BTF: an int on
  * 6.19, fetched as s32 there), one arm per condition, the clock the
  * buffer uses named (a hist trigger would set its own); a kernel without
@@ -88,11 +78,11 @@ static void catch_gate_texts(void **state)
 
 	assert_non_null(g);
 	assert_non_null(mkdtemp(dir));
-	touch(dir, "kprobe_events", "");
-	touch(dir, "synthetic_events", "");
-	touch(dir, "trace_clock", "[local] global counter\n");
+	put_text(dir, "kprobe_events", "");
+	put_text(dir, "synthetic_events", "");
+	put_text(dir, "trace_clock", "[local] global counter\n");
 	assert_int_equal(nop_gate_plan(g, dir, f, 1, NULL, true, 0, &err), 1); /* no snapshot file */
-	touch(dir, "snapshot", "");
+	put_text(dir, "snapshot", "");
 	assert_int_equal(nop_gate_plan(g, dir, bad, 1, NULL, true, 0, &err), 1);
 	assert_int_equal(nop_gate_plan(g, dir, f, 1, NULL, true, 50000000, &err), 0);
 	nop_probe_group(group, sizeof(group), getpid());

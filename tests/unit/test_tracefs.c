@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "../../lib/internal.h"
+#include "unit.h"
 
 static const char funcs_text[] =
 	"do_sys_openat2\n"
@@ -73,16 +74,13 @@ static void funcs_suggest(void **state)
 static void put_file(const char *dir, int cpu, const char *name, const char *text)
 {
 	char path[512];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/per_cpu", dir);
 	mkdir(path, 0700);
 	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d", dir, cpu);
 	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/%s", dir, cpu, name);
-	assert_non_null(f = fopen(path, "w"));
-	fputs(text, f);
-	fclose(f);
+	snprintf(path, sizeof(path), "per_cpu/cpu%d/%s", cpu, name);
+	put_text(dir, path, text);
 }
 
 /* per_cpu/cpuN/stats as 6.12 writes it: "commit overrun" is no
@@ -127,18 +125,6 @@ static void buffer_size_kb(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
-/* dir/name holding text */
-static void put_top(const char *dir, const char *name, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	assert_non_null(f = fopen(path, "w"));
-	fputs(text, f);
-	fclose(f);
-}
-
 /* a buffer's settings as status shows them: list files' entries only
  * (the kernel's "####" comment and "no pid" are none), a file the buffer
  * lacks (an instance's set_graph_function) not had */
@@ -148,11 +134,11 @@ static void buffer_state(void **state)
 	struct nop_buffer_state st;
 
 	assert_non_null(mkdtemp(dir));
-	put_top(dir, "current_tracer", "function_graph\n");
-	put_top(dir, "tracing_on", "1\n");
-	put_top(dir, "set_ftrace_filter", "vfs_read\ndo_sys_openat2\n");
-	put_top(dir, "set_ftrace_notrace", "#### no functions disabled ####\n");
-	put_top(dir, "set_ftrace_pid", "no pid\n");
+	put_text(dir, "current_tracer", "function_graph\n");
+	put_text(dir, "tracing_on", "1\n");
+	put_text(dir, "set_ftrace_filter", "vfs_read\ndo_sys_openat2\n");
+	put_text(dir, "set_ftrace_notrace", "#### no functions disabled ####\n");
+	put_text(dir, "set_ftrace_pid", "no pid\n");
 	for (int cpu = 0; cpu < nop_ncpus(); cpu++)
 		put_file(dir, cpu, "stats", "entries: 1\noverrun: 2\ncommit overrun: 3\ndropped events: 4\n");
 	assert_int_equal(nop_buffer_state_read(dir, &st), 0);
