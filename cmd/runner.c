@@ -118,15 +118,6 @@ static struct pollfd *poll_set(struct run *r, struct pollfd *pfd, int *nfd)
 	return p;
 }
 
-/* src read through the pipeline until it says empty (or -c's count) */
-static int drain_all(struct run *r, struct nop_source *src)
-{
-	for (bool more = true; more && !nop_pipeline_count_reached(r->pipe);)
-		if (nop_pipeline_drain(r->pipe, src, &more, &r->err) == NOP_FLOW_FAIL)
-			return -1;
-	return 0;
-}
-
 /* catch's gate: a look every GATE_TICK_MS (gated.c) */
 #define GATE_TICK_MS 10
 
@@ -773,7 +764,7 @@ static int finish(struct run *r)
 	 * (the hits the same), nothing there to catch, none of it read */
 	nop_source_end(r->src);
 	rest = rest && why != NOP_STOP_OUTPUT_CLOSED && why != NOP_STOP_FULL;
-	if (rest && drain_all(r, r->src))
+	if (rest && nop_pipeline_drain_all(r->pipe, r->src, &r->err))
 		return -1;
 	/* tracing_on=0 does not wait for writers in flight: an event a CPU
 	 * reserved before it commits after, and can come after the drain (a
@@ -782,7 +773,7 @@ static int finish(struct run *r)
 	 * read again while the kernel counts entries unread, a while apart. */
 	for (int i = 0; rest && i < LATE_ROUNDS && left_unread(r); i++) {
 		nanosleep(&(struct timespec){ 0, LATE_MS * 1000000L }, NULL);
-		if (drain_all(r, r->src))
+		if (nop_pipeline_drain_all(r->pipe, r->src, &r->err))
 			return -1;
 	}
 	if (tasks_ran_untraced(r, ran1))

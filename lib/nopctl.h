@@ -700,6 +700,9 @@ int nop_pipeline_new(struct nop_pipeline **p, const struct nop_pipeline_cfg *cfg
 /* One round of the source's events; *more: call again. */
 enum nop_flow nop_pipeline_drain(struct nop_pipeline *p, struct nop_source *src, bool *more,
 				 struct nop_error *err);
+/* src's rounds until it says empty, or -c's count is reached; 0, or -1
+ * with err */
+int nop_pipeline_drain_all(struct nop_pipeline *p, struct nop_source *src, struct nop_error *err);
 /* A recording's events, counted from the pages it saved (after the
  * capture; nop_source_record_to without count_now) */
 enum nop_flow nop_pipeline_count_saved(struct nop_pipeline *p, struct nop_source *src,

@@ -49,9 +49,8 @@ struct nop_gated *nop_gated_new(struct nop_session *s, struct nop_source *snap, 
 static int read_snapshot(struct nop_gated *g, struct nop_error *err)
 {
 	g->snapshots++;
-	for (bool more = true; more && !nop_pipeline_count_reached(g->pipe);)
-		if (nop_pipeline_drain(g->pipe, g->snap, &more, err) == NOP_FLOW_FAIL)
-			return -1;
+	if (nop_pipeline_drain_all(g->pipe, g->snap, err))
+		return -1;
 	return nop_pipeline_flush(g->pipe, err) == NOP_FLOW_FAIL ? -1 : 0;
 }
 

@@ -704,6 +704,14 @@ enum nop_flow nop_pipeline_drain(struct nop_pipeline *p, struct nop_source *src,
 	return p->stop ? NOP_FLOW_STOP : NOP_FLOW_GO;
 }
 
+int nop_pipeline_drain_all(struct nop_pipeline *p, struct nop_source *src, struct nop_error *err)
+{
+	for (bool more = true; more && !nop_pipeline_count_reached(p);)
+		if (nop_pipeline_drain(p, src, &more, err) == NOP_FLOW_FAIL)
+			return -1;
+	return 0;
+}
+
 enum nop_flow nop_pipeline_flush(struct nop_pipeline *p, struct nop_error *err)
 {
 	if (p->stop == NOP_STOP_OUTPUT_CLOSED || nop_sink_flush(&p->sink) == 0)

@@ -47,7 +47,7 @@ int nop_funcs_load(const char *tracing_dir, struct nop_funcs *f, struct nop_erro
 	char path[4096];
 	char *text;
 	int ret;
-
+	/* before the list is read: a module loaded meanwhile fails the match */
 	unsigned long long modules = nop_modules_hash();
 
 	nop_path(path, sizeof(path), tracing_dir, "available_filter_functions");
