@@ -54,6 +54,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct nop_decoder *d;
 	unsigned long sink = 0;
+	struct nop_addrset syms = { 0 }; /* a trace.dat's symbols: noted as a recording's are */
 	size_t psz;
 	void *page;
 
@@ -64,7 +65,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	page = calloc(1, psz);
 	memcpy(page, data + 1, size - 1 < psz ? size - 1 : psz);
 	nop_decode_page(d, data[0] >> 1 & 1, page, emit, &sink);
-	nop_count_page(d, data[0] >> 1 & 1, page, count_only, &sink);
+	nop_count_page(d, data[0] >> 1 & 1, page, &syms, count_only, &sink);
+	nop_addrset_free(&syms);
 	nop_decode_flush(d, emit, &sink);
 	nop_graph_finish(graph, count_item, &sink);
 	free(page);

@@ -5,19 +5,13 @@
 # nopctl.h, and nopctl.h declares no function cmd/ does not call, nor a
 # macro or type no one of them needs. Read from the objects' symbols (nm), so a call counts whatever
 # header declared it. KNOWN lists the calls against the order that stand
-# until the boundary they cross is mended (the trace.dat writer decodes
-# its pages once, after the capture, to keep only the kernel symbols they
-# name, and a bounded recording's writer counts each finished file's
-# events); a new one fails the check, and so does a KNOWN entry that no
-# longer happens (remove it).
+# until the boundary they cross is mended (none stands now); a new one
+# fails the check, and so does a KNOWN entry that no longer happens
+# (remove it).
 set -eu
 build=${1:-build}
 AREAS="base tracefs session symbols probes tracedat events graph sink pipeline diff doctor"
 KNOWN="
-tracedat/tracedat -> events/decode
-tracedat/tracedat -> events/decoder
-tracedat/tracedat_bound -> events/decode
-tracedat/tracedat_bound -> events/decoder
 "
 rank() {
 	i=0

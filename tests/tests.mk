@@ -193,13 +193,20 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB) $(UNIT_CMD)
 
 -include $(UNIT_BIN:=.d)
 
+# the walk of a recording's pages after its capture, for tests/cost.sh
+COST_WALK := $(BUILD)/tests/cost-walk
+$(COST_WALK): tests/cost/walk.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LIB) $(PKG_LIBS) $(LDFLAGS)
+-include $(COST_WALK).d
+
 # test_alloc makes nopctl's own allocations fail one at a time
 $(BUILD)/tests/test_alloc: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
 
 # the library's areas call one way (tests/layers.sh, lib/README.md);
 # report's instructions per call within their budgets (tests/cost.sh:
 # callgrind cannot run an ASan binary)
-unit-check: $(UNIT_BIN) $(BIN) $(UPROG)
+unit-check: $(UNIT_BIN) $(BIN) $(UPROG) $(COST_WALK)
 	sh tests/layers.sh $(BUILD)
 	$(if $(filter 1,$(SANITIZE)),,sh tests/cost.sh $(BUILD))
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; ( cd tests && NOPCTL_BIN=$(abspath $(BIN)) \

@@ -52,9 +52,11 @@ static long long snum(const struct nop_decoder *d, const struct tep_format_field
 	return (long long)v;
 }
 
-/* end: the end of the page: a damaged record's size cannot reach past it */
-static int read_stack(struct nop_decoder *d, const struct rec *rec, struct nop_event *ev,
-		      const char *end)
+/* A kernel_stack record's addresses into out (at most max; 0 and -1,
+ * which end or pad a stack, left out): how many. end: the end of the
+ * page: a damaged record's size cannot reach past it. Reads d only. */
+static int stack_words(const struct nop_decoder *d, const struct rec *rec, const char *end,
+		       unsigned long long *out, int max)
 {
 	long long n = (long long)num(d, d->st_size, rec);
 	int off = d->st_caller->offset, lsz = d->kword;
@@ -64,7 +66,7 @@ static int read_stack(struct nop_decoder *d, const struct rec *rec, struct nop_e
 
 	if (n > room)
 		n = room;
-	for (int i = 0; i < n && k < (int)ARRAY_SIZE(d->stackbuf); i++) {
+	for (int i = 0; i < n && k < max; i++) {
 		/* records are 4-byte aligned in the ring buffer: copy, never
 		 * load a 64-bit word in place (found by fuzz_decode) */
 		unsigned long long a = 0;
@@ -79,11 +81,61 @@ static int read_stack(struct nop_decoder *d, const struct rec *rec, struct nop_e
 
 		if (a == 0 || a == ~0ULL || (lsz == 4 && a == 0xffffffffULL))
 			continue;
-		d->stackbuf[k++] = a;
+		out[k++] = a;
 	}
+	return k;
+}
+
+static void read_stack(struct nop_decoder *d, const struct rec *rec, struct nop_event *ev, const char *end)
+{
 	ev->stack = d->stackbuf;
-	ev->nstack = k;
-	return 0;
+	ev->nstack = stack_words(d, rec, end, d->stackbuf, (int)ARRAY_SIZE(d->stackbuf));
+}
+
+/* A user_stack record's addresses (its caller[8], the kernel's longs, up
+ * to the first 0 or -1) into out: how many. Reads d only. */
+static int ustack_words(const struct nop_decoder *d, const struct rec *rec, unsigned long long *out)
+{
+	const char *p = rec->data + d->us_caller->offset;
+	int k = 0, lsz = d->kword, n = d->us_caller->size / lsz;
+
+	for (int i = 0; i < n && d->us_caller->offset + lsz * (i + 1) <= rec->size; i++) {
+		unsigned long long a = 0;
+
+		memcpy(&a, p + lsz * i, (size_t)lsz); /* as stack_words: copied, never loaded in place */
+		if (!a || a == (lsz == 8 ? ~0ULL : 0xffffffffULL))
+			break;
+		out[k++] = a;
+	}
+	return k;
+}
+
+/* The addresses a record names as its decoding would give them (a hit's
+ * function and caller, a graph entry's or exit's function, a stack's
+ * entries), noted into s: a trace.dat keeps the kernel symbols of these.
+ * Probe events are left out, as the formats alone do not know them.
+ * Reads d only: the writer of a recording's files may note with the
+ * decoder its capture counts with. A set out of memory says so itself. */
+static void note_addrs(const struct nop_decoder *d, const struct rec *rec, const char *end, int type,
+		       struct nop_addrset *s)
+{
+	unsigned long long v[ARRAY_SIZE(d->stackbuf)];
+	int n = 0;
+
+	if (type == d->ustack_id && d->us_caller) {
+		n = ustack_words(d, rec, v);
+	} else if (type == d->stack_id && d->st_caller) {
+		n = stack_words(d, rec, end, v, (int)ARRAY_SIZE(v));
+	} else if (type == d->fn_id) {
+		v[n++] = num(d, d->fn_ip, rec);
+		v[n++] = num(d, d->fn_parent, rec);
+	} else if (type == d->ent_id && d->ent_func) {
+		v[n++] = num(d, d->ent_func, rec);
+	} else if (type == d->exit_id && d->ex_call) {
+		v[n++] = num(d, d->ex_func, rec);
+	}
+	for (int i = 0; i < n; i++)
+		nop_addrset_add(s, v[i]);
 }
 
 /* A function hit is held until the next record of its CPU: the kernel
@@ -310,23 +362,12 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 
 	if (type == d->ustack_id && d->us_caller) {
 		/* a user stack (userstacktrace), after its event: its own STACK */
-		const char *p = rec->data + d->us_caller->offset;
-		int k = 0, lsz = d->kword, n = d->us_caller->size / lsz; /* caller[8]: the kernel's longs */
-
 		if ((ret = flush(d, emit, ctx)))
 			return ret;
-		for (int i = 0; i < n && d->us_caller->offset + lsz * (i + 1) <= rec->size; i++) {
-			unsigned long long a = 0;
-
-			memcpy(&a, p + lsz * i, (size_t)lsz); /* as read_stack: copied, never loaded in place */
-			if (!a || a == (lsz == 8 ? ~0ULL : 0xffffffffULL))
-				break;
-			d->stackbuf[k++] = a;
-		}
+		ev.nstack = ustack_words(d, rec, d->stackbuf);
 		ev.type = NOP_EV_STACK;
 		ev.pid = rec_pid(d, rec);
 		ev.stack = d->stackbuf;
-		ev.nstack = k;
 		ev.user_stack = true;
 		return emit(ctx, &ev);
 	}
@@ -515,7 +556,7 @@ static inline unsigned long long shown_ts(const struct nop_decoder *d, unsigned 
  * fuzz_decode). Every step must move forward and stay on the page;
  * a page that breaks either ends there and is reported damaged. */
 NOP_HOT static int walk_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx,
-		     struct nop_event *counts)
+		     struct nop_event *counts, struct nop_addrset *syms)
 {
 	const char *pg = page, *end = pg + d->page_size;
 	int lsz = d->kword, hdr = 8 + lsz, ret;
@@ -602,6 +643,8 @@ NOP_HOT static int walk_page(struct nop_decoder *d, int cpu, void *page, nop_emi
 					counts->nfunc += !ret && !d->uev_returns;
 				}
 				counts->ts = counts->ts ? counts->ts : ts;
+				if (syms)
+					note_addrs(d, &rec, end, type, syms);
 			} else if ((ret = decode_record(d, &rec, end, emit, ctx))) {
 				return ret;
 			}
@@ -619,13 +662,13 @@ NOP_HOT static int walk_page(struct nop_decoder *d, int cpu, void *page, nop_emi
 
 int nop_decode_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx)
 {
-	return walk_page(d, cpu, page, emit, ctx, NULL);
+	return walk_page(d, cpu, page, emit, ctx, NULL, NULL);
 }
 
-int nop_page_events(struct nop_decoder *d, int cpu, void *page, bool count, nop_emit_fn emit,
-		    void *ctx)
+int nop_page_events(struct nop_decoder *d, int cpu, void *page, bool count, struct nop_addrset *syms,
+		    nop_emit_fn emit, void *ctx)
 {
-	int ret = (count ? nop_count_page : nop_decode_page)(d, cpu, page, emit, ctx);
+	int ret = count ? nop_count_page(d, cpu, page, syms, emit, ctx) : nop_decode_page(d, cpu, page, emit, ctx);
 
 	if (ret == -EINVAL) {
 		struct nop_event lost = { .type = NOP_EV_LOST, .cpu = cpu, .lost = -1 };
@@ -635,10 +678,11 @@ int nop_page_events(struct nop_decoder *d, int cpu, void *page, bool count, nop_
 	return ret;
 }
 
-int nop_count_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx)
+int nop_count_page(struct nop_decoder *d, int cpu, void *page, struct nop_addrset *syms, nop_emit_fn emit,
+		   void *ctx)
 {
 	struct nop_event c = { .type = NOP_EV_COUNTS, .cpu = cpu };
-	int ret = walk_page(d, cpu, page, emit, ctx, &c);
+	int ret = walk_page(d, cpu, page, emit, ctx, &c, syms);
 
 	if (ret && ret != -EINVAL)
 		return ret;

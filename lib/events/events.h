@@ -132,14 +132,19 @@ int nop_decode_page(struct nop_decoder *d, int cpu, void *page,
 		    nop_emit_fn emit, void *ctx);
 
 /* The same walk, but the records are only counted: one NOP_EV_COUNTS per
- * page (and NOP_EV_LOST as nop_decode_page gives it). */
-int nop_count_page(struct nop_decoder *d, int cpu, void *page, nop_emit_fn emit, void *ctx);
+ * page (and NOP_EV_LOST as nop_decode_page gives it); with syms, the
+ * kernel addresses they name noted there too (a trace.dat's symbols: the
+ * hits, callers, graph functions and stacks nop_decode_page would give).
+ * Reads d, never writes it. */
+int nop_count_page(struct nop_decoder *d, int cpu, void *page, struct nop_addrset *syms, nop_emit_fn emit,
+		   void *ctx);
 
-/* One of the two (count: nop_count_page), a damaged page becoming a
- * NOP_EV_LOST mark (count -1) after what it held before the damage: the
- * live stream's and a recording's after-capture count alike */
-int nop_page_events(struct nop_decoder *d, int cpu, void *page, bool count, nop_emit_fn emit,
-		    void *ctx);
+/* One of the two (count: nop_count_page, noting into syms if not NULL),
+ * a damaged page becoming a NOP_EV_LOST mark (count -1) after what it
+ * held before the damage: the live stream's and a recording's
+ * after-capture count alike */
+int nop_page_events(struct nop_decoder *d, int cpu, void *page, bool count, struct nop_addrset *syms,
+		    nop_emit_fn emit, void *ctx);
 
 /* Until called again with NULLs: funcgraph entries and exits are appended
  * to the array *arr (*n of *cap, grown with nop_grow) instead of passed to
@@ -250,9 +255,14 @@ void nop_stream_catch_up(struct nop_stream *st);
 /* live: events decoded and waiting for the watermark (a later round) */
 size_t nop_stream_held(const struct nop_stream *st);
 
-/* a live source's recording, counted from its saved pages (source_live.c) */
+/* a live source's recording, counted from its saved pages (recording.c) */
 int nop_source_count_saved(struct nop_source *src, struct nop_dat *dat, nop_emit_fn emit, void *ctx,
 			   struct nop_error *err);
+/* Every page dat saved so far counted with d (emit: as nop_count_page
+ * gives them) and the addresses its events name noted: the symbols the
+ * file keeps (nop_dat_noted). 0, what emit returned, or -1 with err. */
+int nop_dat_count_pages(struct nop_decoder *d, struct nop_dat *dat, nop_emit_fn emit, void *ctx,
+			struct nop_error *err);
 
 /* pages held in memory (spool.c): a pool that recycles them, at most max
  * bytes in all, and per-CPU queues of them */

@@ -1,6 +1,6 @@
 /* source_live.c - a session's per-CPU buffers (trace_pipe_raw), read
  * without blocking and merged by time (stream.c); for record, each page
- * goes whole to a trace.dat and is counted (then, or after the capture). */
+ * goes whole to a trace.dat (recording.c). */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -81,69 +81,10 @@ int nop_source_page_size(const struct nop_source *src)
 	return nop_decoder_page_size(((const struct nop_stream_source *)src)->dec);
 }
 
-/* Pages are saved whole; the summary needs only their counts, and those
- * wait for the end unless a count to stop at needs them as they come:
- * whatever the reader does while tracing competes with the traced
- * program for the CPU. */
-int nop_source_record_to(struct nop_source *src, struct nop_dat *dat, bool count_now)
-{
-	struct nop_stream *st = ((struct nop_stream_source *)src)->st;
-
-	nop_stream_set_raw(st, (nop_raw_fn)nop_dat_page, dat);
-	nop_stream_set_pages(st, count_now ? NOP_PAGES_COUNT : NOP_PAGES_SAVE);
-	if (!count_now) /* the capture does not decode: a file's writer counts with it */
-		nop_dat_count_with(dat, ((struct nop_stream_source *)src)->dec);
-	return 0;
-}
-
 void nop_source_keep_pages(struct nop_source *src, nop_raw_fn fn, nop_span_fn span, void *ctx)
 {
 	nop_stream_set_raw(((struct nop_stream_source *)src)->st, fn, ctx);
 	nop_stream_set_span(((struct nop_stream_source *)src)->st, span);
-}
-
-struct count_saved {
-	struct nop_decoder *dec;
-	nop_emit_fn emit;
-	void *ctx;
-};
-
-static int count_one(void *ctx, int cpu, void *page)
-{
-	struct count_saved *c = ctx;
-
-	return nop_page_events(c->dec, cpu, page, true, c->emit, c->ctx);
-}
-
-int nop_source_count_saved(struct nop_source *src, struct nop_dat *dat, nop_emit_fn emit, void *ctx,
-			   struct nop_error *err)
-{
-	struct count_saved c = { ((struct nop_stream_source *)src)->dec, emit, ctx };
-	struct nop_dat_counts n;
-	int ret;
-
-	/* a rotated recording's finished files, counted as each was written:
-	 * their figures first, as one page's, then the current file's pages */
-	if (nop_dat_counted(dat, &n, err))
-		return -1;
-	if (n.nfunc || n.nexit || n.nkev || n.first_ts) {
-		struct nop_event k = { .type = NOP_EV_COUNTS, .cpu = -1, .ts = n.first_ts, .nfunc = n.nfunc,
-				       .nexit = n.nexit, .nkev = n.nkev },
-				 last = { .type = NOP_EV_COUNTS, .cpu = -1, .ts = n.last_ts },
-				 lost = { .type = NOP_EV_LOST, .cpu = -1, .lost = (long long)(n.lost > LLONG_MAX ? LLONG_MAX : n.lost) };
-
-		if ((ret = emit(ctx, &k)) || (ret = emit(ctx, &last)) || (n.lost && (ret = emit(ctx, &lost))))
-			return ret;
-	}
-	ret = nop_dat_each_page(dat, count_one, &c);
-
-	if (ret < 0) {
-		int e = ret == -1 ? errno : -ret;
-
-		nop_error_set(err, NOP_EINTERNAL, e, "cannot count the recorded pages: %s", strerror(e));
-		return -1;
-	}
-	return ret;
 }
 
 int nop_source_probes(struct nop_source *src, const char *buffer_dir, const struct nop_uprobes *u,

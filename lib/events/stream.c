@@ -240,7 +240,7 @@ int nop_stream_take_page(struct nop_stream *st, struct cpu_buf *c, void *page, s
 	size_t before = c->nev;
 
 	nop_decoder_append_to(st->dec, &c->ev, &c->nev, &c->capev); /* what collect would do */
-	ret = nop_page_events(st->dec, c->cpu, page, st->pages == NOP_PAGES_COUNT, collect, c);
+	ret = nop_page_events(st->dec, c->cpu, page, st->pages == NOP_PAGES_COUNT, NULL, collect, c);
 	nop_decoder_append_to(st->dec, NULL, NULL, NULL);
 	/* the kept page's time span: its events' first and last stamps */
 	if (st->span && c->nev > before)

@@ -14,8 +14,16 @@ struct nop_catchfiles {
 	struct nop_catchfiles_cfg cfg;
 	char group[64]; /* cfg.desc.group's text, which the caller's may not outlive */
 	struct nop_pagering *ring;
+	struct nop_decoder *dec; /* each file's pages counted: the symbols their events name */
 	unsigned long long skipped;
 };
+
+static int ignore(void *ctx, const struct nop_event *ev)
+{
+	(void)ctx;
+	(void)ev;
+	return 0;
+}
 
 int nop_catchfiles_new(struct nop_catchfiles **cf, const struct nop_catchfiles_cfg *cfg, struct nop_error *err)
 {
@@ -25,6 +33,10 @@ int nop_catchfiles_new(struct nop_catchfiles **cf, const struct nop_catchfiles_c
 	if (!c || !(c->ring = nop_pagering_new(nop_ncpus(), ps, kb * 1024 * 2 / ps))) {
 		free(c);
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
+	if (!(c->dec = nop_decoder_new(cfg->tracing_dir, err))) {
+		nop_catchfiles_free(c);
 		return -1;
 	}
 	c->cfg = *cfg;
@@ -59,7 +71,7 @@ int nop_catchfiles_write(void *ctx, unsigned long long seq, unsigned long long f
 		nop_dat_free(w, false);
 		return -1;
 	}
-	if (nop_dat_finish(w, &err))
+	if (nop_dat_count_pages(cf->dec, w, ignore, NULL, &err) || nop_dat_finish(w, &err))
 		goto failed;
 	nop_dat_free(w, true);
 	return 0;
@@ -85,5 +97,6 @@ void nop_catchfiles_free(struct nop_catchfiles *cf)
 	if (!cf)
 		return;
 	nop_pagering_free(cf->ring);
+	nop_decoder_free(cf->dec);
 	free(cf);
 }

@@ -24,24 +24,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* one of the two files that reach an area above their own (with
- * tracedat_bound.c): it decodes its pages once, after the capture, to
- * keep the kernel symbols they name */
-#include "events/events.h"
 #include "tracedat/writer.h"
 
-static int note(void *ctx, const struct nop_event *ev)
+struct nop_addrset *nop_dat_syms(struct nop_dat *w)
 {
-	struct nop_dat *w = ctx;
-	int ret = 0;
+	return &w->syms;
+}
 
-	if (ev->type == NOP_EV_LOST || ev->type == NOP_EV_KEVENT)
-		return 0;
-	ret |= nop_addrset_add(&w->syms, ev->ip);
-	ret |= nop_addrset_add(&w->syms, ev->parent_ip);
-	for (int i = 0; i < ev->nstack; i++)
-		ret |= nop_addrset_add(&w->syms, ev->stack[i]);
-	return ret ? -ENOMEM : 0;
+void nop_dat_noted(struct nop_dat *w)
+{
+	w->syms_noted = true;
 }
 
 struct each_chunk {
@@ -101,32 +93,6 @@ int nop_dat_each_page(struct nop_dat *w, int (*fn)(void *ctx, int cpu, void *pag
 	free(buf);
 	return ret;
 }
-
-struct syms_pass {
-	struct nop_dat *w;
-	struct nop_decoder *d;
-};
-
-static int note_page(void *ctx, int cpu, void *page)
-{
-	struct syms_pass *s = ctx;
-
-	return nop_decode_page(s->d, cpu, page, note, s->w) == -ENOMEM ? -ENOMEM : 0;
-}
-
-/* What the recorded pages name, read back once tracing is over (while
- * recording, pages are only saved: decoding them then cost the capture
- * its speed). Any failure: all of kallsyms is kept. */
-static void note_syms(struct nop_dat *w)
-{
-	struct nop_error err;
-	struct syms_pass s = { w, w->dec ? w->dec : nop_decoder_new(w->tracing_dir, &err) };
-
-	w->syms_failed = !s.d || nop_dat_each_page(w, note_page, &s) != 0;
-	if (s.d != w->dec)
-		nop_decoder_free(s.d);
-}
-
 
 static const char *const ftrace_events[] = { "function", "kernel_stack", "funcgraph_entry",
 					     "funcgraph_exit" };
@@ -928,7 +894,7 @@ int nop_dat_finish(struct nop_dat *w, struct nop_error *err)
 	}
 	if (nop_zq_drain(w->zq) && !o.err)
 		o.err = errno ? errno : EIO;
-	note_syms(w);
+	w->syms_failed = !w->syms_noted || w->syms.failed;
 	if (!w->v6 && !w->chunked && compress_saved(w) && !o.err)
 		o.err = errno ? errno : EIO;
 	if (w->v6 ? header(&o, w, ncpus) : write_v7(&o, w, ncpus)) {
@@ -1012,7 +978,6 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 	}
 	nop_ksyms_free(w->kidx);
 	free(w->ktext);
-	nop_decoder_free(w->dec);
 	free(w);
 }
 

@@ -37,16 +37,28 @@ void nop_dat_in_free(struct nop_dat_in *in);
 int nop_dat_each_page(struct nop_dat *w, int (*fn)(void *ctx, int cpu, void *page), void *ctx);
 
 /* Events counted in a rotated recording's finished files (their pages
- * walked by nop_count_page on the thread that writes each file) */
+ * walked on the thread that writes each file) */
 struct nop_dat_counts {
 	unsigned long long nfunc, nexit, nkev, lost; /* lost: page headers' counts, saturated */
 	unsigned long long first_ts, last_ts;
 };
-struct nop_decoder;
-/* numbered (after nop_dat_bound): each finished file's pages counted
- * with d, which must stay valid and which no one else may decode with
- * meanwhile (read only by the count) */
-void nop_dat_count_with(struct nop_dat *w, struct nop_decoder *d);
+struct nop_addrset;
+/* One saved page walked for what its file needs: its events counted into
+ * c, the kernel addresses they name noted into syms (the events area's
+ * count, given from above: this area decodes nothing). 0, or what ends
+ * the walk */
+typedef int (*nop_dat_walk_fn)(void *ctx, int cpu, void *page, struct nop_dat_counts *c,
+			       struct nop_addrset *syms);
+/* numbered (after nop_dat_bound): each finished file's pages walked with
+ * fn on the thread that writes it, ctx valid and used by no one else
+ * meanwhile */
+void nop_dat_walk_with(struct nop_dat *w, nop_dat_walk_fn fn, void *ctx);
+/* The file keeps the kernel symbols of the addresses noted into this set
+ * by a walk of all its pages (nop_dat_each_page), which, whole, says so
+ * with nop_dat_noted before nop_dat_finish; not noted, or the set out of
+ * memory: all of kallsyms */
+struct nop_addrset *nop_dat_syms(struct nop_dat *w);
+void nop_dat_noted(struct nop_dat *w);
 /* the counts of the files finished before the current one (their writer
  * waited for), taken once (*c then zeroed in w); 0, or -1 with err (a
  * writer failed; its counts are in *c) */
@@ -57,8 +69,10 @@ void nop_dat_counts_add(struct nop_dat_counts *to, const struct nop_dat_counts *
 struct nop_addrset {
 	unsigned long long *v;
 	size_t n, cap;
+	bool failed; /* an address was not kept (out of memory) */
 };
 
+/* 0, or -1 (out of memory: failed set) */
 int nop_addrset_add(struct nop_addrset *s, unsigned long long a);
 
 void nop_addrset_free(struct nop_addrset *s);

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 /* a finished file's events counted on its writer's thread */
-#include "events/events.h"
 #include "tracedat/writer.h"
 
 /* the bytes of pages the file holds so far; version 7: compressed as
@@ -52,10 +51,6 @@ int nop_dat_bound(struct nop_dat *w, const char *base, unsigned long long max_si
 	w->keep = keep;
 	w->overwrite = overwrite;
 	w->seq = 1;
-	/* numbered: kallsyms read and indexed (by the header's count) and
-	 * the decoder made once, for every file */
-	if (numbered && !(w->dec = nop_decoder_new(w->tracing_dir, err)))
-		return -1;
 	w->kmods = nop_modules_hash(); /* before kallsyms: a module loaded between is in it */
 	if ((max_size || numbered) && dat_header_size(w, &fixed)) {
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
@@ -91,9 +86,10 @@ void nop_dat_counts_add(struct nop_dat_counts *to, const struct nop_dat_counts *
 		to->last_ts = c->last_ts;
 }
 
-void nop_dat_count_with(struct nop_dat *w, struct nop_decoder *d)
+void nop_dat_walk_with(struct nop_dat *w, nop_dat_walk_fn fn, void *ctx)
 {
-	w->count_dec = w->numbered ? d : NULL;
+	w->walk = w->numbered ? fn : NULL;
+	w->walk_ctx = ctx;
 }
 
 int nop_dat_counted(struct nop_dat *w, struct nop_dat_counts *c, struct nop_error *err)
@@ -144,31 +140,11 @@ bool nop_dat_file(struct nop_dat *w, size_t i, char *buf, size_t len, unsigned l
 	return true;
 }
 
-/* a counted page's figures added to the job's */
-static int add_count(void *ctx, const struct nop_event *ev)
-{
-	struct nop_dat_counts *c = ctx;
-
-	if (ev->type == NOP_EV_COUNTS) {
-		c->nfunc += ev->nfunc;
-		c->nexit += ev->nexit;
-		c->nkev += ev->nkev;
-	} else if (ev->type == NOP_EV_LOST &&
-		   __builtin_add_overflow(c->lost, ev->lost > 0 ? (unsigned long long)ev->lost : 1ULL, &c->lost)) {
-		c->lost = ~0ULL;
-	}
-	if (ev->ts && (!c->first_ts || ev->ts < c->first_ts))
-		c->first_ts = ev->ts;
-	if (ev->ts > c->last_ts)
-		c->last_ts = ev->ts;
-	return 0;
-}
-
-static int count_page(void *ctx, int cpu, void *page)
+static int walk_page(void *ctx, int cpu, void *page)
 {
 	struct nop_dat *j = ctx;
 
-	return nop_page_events(j->count_dec, cpu, page, true, add_count, &j->counted);
+	return j->walk(j->walk_ctx, cpu, page, &j->counted, &j->syms);
 }
 
 /* A finished file is written on a thread of its own (its events counted,
@@ -204,9 +180,13 @@ static void *job_main(void *arg)
 		j->job_ret = -1;
 	}
 	pthread_setschedparam(pthread_self(), SCHED_IDLE, &(struct sched_param){ 0 });
-	if (!abandoned && !j->job_ret && j->count_dec && nop_dat_each_page(j, count_page, j)) {
-		nop_error_set(&j->err, NOP_EINTERNAL, errno, "cannot count the pages of %s", j->path);
-		j->job_ret = -1;
+	if (!abandoned && !j->job_ret && j->walk) {
+		if (nop_dat_each_page(j, walk_page, j)) {
+			nop_error_set(&j->err, NOP_EINTERNAL, errno, "cannot count the pages of %s", j->path);
+			j->job_ret = -1;
+		} else {
+			nop_dat_noted(j);
+		}
 	}
 	pthread_mutex_lock(&q->mu);
 	discard = j->discard; /* rotated away before it was written: counted only */
@@ -462,7 +442,7 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 	for (int c = 0; c < w->ncpus; c++)
 		w->tmp[c] = -1;
 	w->syms = (struct nop_addrset){ 0 };
-	w->syms_failed = false;
+	w->syms_noted = w->syms_failed = false;
 	w->fd = fd;
 	snprintf(w->part, sizeof(w->part), "%s", part);
 	w->seq++;

@@ -28,8 +28,10 @@ int nop_addrset_add(struct nop_addrset *s, unsigned long long a)
 		size_t ncap = s->cap ? s->cap * 2 : 1024;
 		unsigned long long *nv = calloc(ncap, sizeof(*nv));
 
-		if (!nv)
+		if (!nv) {
+			s->failed = true;
 			return -1;
+		}
 		for (size_t k = 0; k < s->cap; k++)
 			if (s->v[k])
 				*addr_slot(nv, ncap, s->v[k]) = s->v[k];

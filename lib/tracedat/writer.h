@@ -65,7 +65,8 @@ struct nop_dat {
 	char **pend;		  /* per CPU: pages not yet written, BATCH at most */
 	size_t *npend;
 	struct nop_addrset syms; /* what the events name: their symbols are kept */
-	bool syms_failed;	 /* out of memory for them: all of kallsyms */
+	bool syms_noted;	 /* syms holds all the pages' (nop_dat_noted) */
+	bool syms_failed;	 /* not noted, or out of memory: all of kallsyms */
 	char group[64];		 /* probe events' system ("": none) */
 	const struct nop_uprobes *uprobes;
 	bool follows;		 /* the session follows tasks: their process events */
@@ -79,10 +80,11 @@ struct nop_dat {
 	bool numbered, full;
 	unsigned keep;
 	char base[4096];
-	/* numbered: each finished file's pages counted on its writer's
-	 * thread with count_dec (only read there: the capture saves pages
-	 * without decoding them); the counts of files finished so far */
-	struct nop_decoder *count_dec;
+	/* numbered: each finished file's pages walked on its writer's
+	 * thread (counted, their addresses noted); the counts of files
+	 * finished so far */
+	nop_dat_walk_fn walk;
+	void *walk_ctx;
 	struct nop_dat_counts counted;
 	struct nop_error err; /* why a new file could not be begun */
 	/* finished, kept, oldest first; pending: its job has not been
@@ -90,7 +92,7 @@ struct nop_dat {
 	struct dat_file { unsigned long long seq, size; bool pending; } *files;
 	size_t nfiles, capfiles;
 	unsigned long long seq, removed;
-	/* numbered: kallsyms and a decoder, read once for every file (a
+	/* numbered: kallsyms, read once for every file (a
 	 * read of /proc/kallsyms takes long enough for the buffers to
 	 * fill while tracing); kallsyms read again for a file after the
 	 * modules changed (kmods: their hash when it was read) */
@@ -98,7 +100,6 @@ struct nop_dat {
 	size_t klen;
 	struct nop_ksyms *kidx;
 	unsigned long long kmods;
-	struct nop_decoder *dec;
 	/* the files writer threads finish (job_main), oldest first, and
 	 * in a job: its thread, turn, result */
 	struct nop_dat *jobs[NJOBS];

@@ -264,3 +264,17 @@ run_suites() {
 	done
 	echo "DONE $KVER" >&3
 }
+
+# kept_syms FILE: the kernel symbols a trace.dat keeps (its kallsyms
+# section as trace-cmd reads it), one "ADDR TYPE NAME" a line
+kept_syms() { trace-cmd dump --kallsyms "$1" 2> /dev/null | grep -E '^[0-9a-f]{8,16} [tTwW] '; }
+
+# only_named_syms FILE ROOT: FILE keeps the symbols its events name, ROOT
+# among them, not all of kallsyms (a recording's pages are walked once
+# after they are written, counted and their addresses noted)
+only_named_syms() {
+	_n=$(kept_syms "$1" | wc -l)
+	_all=$(grep -c ' [tTwW] ' /proc/kallsyms)
+	[ "$_n" -gt 0 ] && [ $((_n * 20)) -lt "$_all" ] || fail "$1 keeps $_n of kallsyms' $_all functions"
+	kept_syms "$1" | grep -q " $2\$" || fail "$1 does not keep $2, which its events name"
+}

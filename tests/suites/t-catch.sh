@@ -120,6 +120,7 @@ t_catch_files() {
 	[ "$n" = "$c" ] || fail "$n of $c catch files hold their sleep whole"
 	[ "$slow" -ge 7 ] || fail "$slow of the 7 slow sleeps' files hold their context switches"
 	trace-cmd report "$T/d/catch-0001.dat" > "$T/tc" 2>&1 || fail "trace-cmd report: $(tail -2 "$T/tc")"
+	only_named_syms "$T/d/catch-0001.dat" hrtimer_nanosleep
 	# without --before the session still records switches (a call's
 	# time off CPU): the file holds their format, trace-cmd names them
 	mkdir -p "$T/e"

@@ -207,6 +207,29 @@ t_record_rotate_every_call_in_some_file() {
 	[ "$total" = 1500 ] || fail "the files hold $total opens, not 1500"
 }
 
+# issue 55: a recording's pages are walked once after they are written,
+# counted and the addresses their events name noted; each file keeps
+# those symbols only: one file, one counted as its pages came (-c), and
+# rotated files written on their own thread, each read by trace-cmd by
+# name
+t_record_keeps_the_symbols_its_events_name() {
+	top_buffer_may_expand
+	expect_rc 0 nopctl record -G -o "$T/a.dat" do_sys_openat2 -- opener 50 /dev/null
+	only_named_syms "$T/a.dat" do_sys_openat2
+	expect_rc 0 nopctl record -G -c 100000000 -o "$T/b.dat" do_sys_openat2 -- opener 50 /dev/null
+	only_named_syms "$T/b.dat" do_sys_openat2
+	mkdir "$T/rec"
+	expect_rc 0 nopctl record --compression none -G -b 4096 -o "$T/rec/r.dat" --max-size 1M --rotate 1000 do_sys_openat2 -- opener 1500 /dev/null 300
+	n=0
+	for f in $(files_of "$T/rec"); do
+		only_named_syms "$T/rec/$f" do_sys_openat2
+		c=$(trace-cmd report "$T/rec/$f" 2> /dev/null | grep -c 'do_sys_openat2() {')
+		[ "$c" -gt 0 ] || fail "trace-cmd names no do_sys_openat2 in $f"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 3 ] || { ls -l "$T/rec"; fail "only $n files of 1M"; }
+}
+
 t_record_split_every_call_in_one_file() {
 	top_buffer_may_expand
 	mkdir "$T/rec"

@@ -255,11 +255,58 @@ static int tally_event(void *ctx, const struct nop_event *ev)
 	return 0;
 }
 
-/* A recording only counts its pages (nop_count_page): the same number of
- * hits, exits and losses as decoding every event, on every capture. */
+struct noted {
+	struct nop_addrset set;
+	unsigned long long stacks;
+};
+
+/* what a trace.dat's symbols were taken from before: every decoded
+ * event's function, caller (a hit's: an entry's or exit's parent_ip is
+ * its depth, which names no function) and stack */
+static int note_decoded(void *ctx, const struct nop_event *ev)
+{
+	struct noted *s = ctx;
+
+	if (ev->type == NOP_EV_LOST || ev->type == NOP_EV_KEVENT)
+		return 0;
+	nop_addrset_add(&s->set, ev->ip);
+	if (ev->type == NOP_EV_FUNC || ev->type == NOP_EV_STACK)
+		nop_addrset_add(&s->set, ev->parent_ip);
+	for (int i = 0; i < ev->nstack; i++)
+		nop_addrset_add(&s->set, ev->stack[i]);
+	s->stacks += ev->nstack > 0;
+	return 0;
+}
+
+static int both(void *ctx, const struct nop_event *ev)
+{
+	struct { struct tally t; struct noted n; } *b = ctx;
+
+	return tally_event(&b->t, ev) ? : note_decoded(&b->n, ev);
+}
+
+static bool same_set(const struct nop_addrset *a, const struct nop_addrset *b)
+{
+	size_t in = 0;
+
+	for (size_t i = 0; i < a->cap; i++)
+		if (a->v[i])
+			for (size_t k = 0; k < b->cap; k++)
+				if (b->v[k] == a->v[i]) {
+					in++;
+					break;
+				}
+	return in == a->n && a->n == b->n;
+}
+
+/* A recording's pages are walked once after the capture, only counted
+ * (nop_count_page): the same number of hits, exits and losses as
+ * decoding every event, and the same addresses noted for the trace.dat's
+ * symbols (stacks included), on every capture. */
 static void counted_as_decoded(void **state)
 {
 	static const char *const caps[] = { "stack", "graph", "lost", "graph-lost", "graph-midcall" };
+	unsigned long long stacks = 0;
 
 	(void)state;
 	for (size_t k = 0; k < ARRAY_SIZE(kernels); k++) {
@@ -270,25 +317,34 @@ static void counted_as_decoded(void **state)
 
 		for (size_t c = 0; c < ARRAY_SIZE(caps); c++)
 			for (int cpu = 0; cpu < 2; cpu++) {
-				struct tally dec = { 0 }, cnt = { 0 };
+				struct { struct tally t; struct noted n; } dec = { 0 };
+				struct tally cnt = { 0 };
+				struct nop_addrset syms = { 0 };
 				FILE *f;
 
 				snprintf(path, sizeof(path), "%s/%s/cpu%d.raw", kernels[k], caps[c], cpu);
 				if (!(f = fopen(path, "r")))
 					continue;
 				while (fread(page, 1, (size_t)ps, f) == (size_t)ps) {
-					nop_decode_page(d, cpu, page, tally_event, &dec);
-					nop_count_page(d, cpu, page, tally_event, &cnt);
+					nop_decode_page(d, cpu, page, both, &dec);
+					nop_count_page(d, cpu, page, &syms, tally_event, &cnt);
 				}
+				nop_decode_flush(d, both, &dec);
 				fclose(f);
-				assert_true(dec.func + dec.exit > 0);
-				assert_int_equal(cnt.func, dec.func);
-				assert_int_equal(cnt.exit, dec.exit);
-				assert_int_equal(cnt.lost, dec.lost);
+				assert_true(dec.t.func + dec.t.exit > 0);
+				assert_int_equal(cnt.func, dec.t.func);
+				assert_int_equal(cnt.exit, dec.t.exit);
+				assert_int_equal(cnt.lost, dec.t.lost);
+				assert_false(syms.failed);
+				assert_true(dec.n.set.n > 0 && same_set(&dec.n.set, &syms));
+				stacks += dec.n.stacks;
+				nop_addrset_free(&dec.n.set);
+				nop_addrset_free(&syms);
 			}
 		free(page);
 		nop_decoder_free(d);
 	}
+	assert_true(stacks > 0);
 }
 
 /* Formats are data from a file too: a trace.dat may claim common_type
