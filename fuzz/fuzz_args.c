@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../cmd/cmd.h"
+#include "internal.h" /* the traceable-function list parser (tracefs/) */
 
 static size_t ncommands(void)
 {
