@@ -53,10 +53,11 @@ int kernel_probes(struct run *r)
 			      " funcgraph-retval nor kprobe_events (CONFIG_KPROBE_EVENTS)", release());
 		return -1;
 	}
-	if (args && !c.btf_args) {
-		nop_error_set(&r->err, NOP_EKERNEL, 0, "--args: this kernel (%s) cannot fetch arguments"
-			      " by name: that needs fprobe events with BTF arguments (Linux 6.6 or later"
-			      " built with CONFIG_PROBE_EVENTS_BTF_ARGS, such as Debian's 6.12 and 6.19)%s",
+	if (args && !c.btf_args && !c.kprobe_args) {
+		nop_error_set(&r->err, NOP_EKERNEL, 0, "--args: this kernel (%s) cannot fetch arguments:"
+			      " that needs fprobe events with BTF arguments (Linux 6.6 or later built with"
+			      " CONFIG_PROBE_EVENTS_BTF_ARGS, such as Debian's 6.12 and 6.19) or kprobe events"
+			      " that fetch $argN (Linux 4.20 or later)%s",
 			      release(), c.func_args ? "" : "; it has no func-args option either");
 		return -1;
 	}
@@ -82,15 +83,18 @@ int kernel_probes(struct run *r)
 		return -1;
 	r->nkprobes = r->uprobes.n - nuser; /* after the user functions' */
 	if (!o->quiet) {
-		size_t nr = r->nkprobes - nop_kprobes_count(&r->uprobes, NOP_PROBE_FARGS);
+		size_t nf = nop_kprobes_count(&r->uprobes, NOP_PROBE_FARGS),
+		       nk = nop_kprobes_count(&r->uprobes, NOP_PROBE_KARGS), nr = r->nkprobes - nf - nk;
 
 		if (ret)
 			fprintf(stderr, "nopctl: return values of %zu function%s through %s events\n", nr,
 				nr == 1 ? "" : "s",
 				nop_kprobes_count(&r->uprobes, NOP_PROBE_FEXIT) ? "fprobe exit" : "kretprobe");
 		if (args)
-			fprintf(stderr, "nopctl: arguments of %zu function%s through fprobe events with BTF"
-				" argument names\n", r->nkprobes - nr, r->nkprobes - nr == 1 ? "" : "s");
+			fprintf(stderr, "nopctl: arguments of %zu function%s through %s\n", nf + nk,
+				nf + nk == 1 ? "" : "s",
+				nk ? "kprobe events with $argN named and typed from BTF"
+				   : "fprobe events with BTF argument names");
 	}
 	return 0;
 }

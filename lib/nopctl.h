@@ -119,7 +119,9 @@ enum nop_probe_kind {
 	NOP_PROBE_KRETPROBE, /* kernel return value, kprobe_events "r:" */
 	NOP_PROBE_FEXIT,     /* kernel return value, dynamic_events "f:...%return" */
 	NOP_PROBE_FARGS,     /* kernel arguments by name (BTF), dynamic_events "f:" */
+	NOP_PROBE_KARGS,     /* kernel arguments, kprobe_events "p:" fetching $argN, named from BTF */
 };
+
 struct nop_uprobe; /* one probe (probes.h) */
 struct nop_strmap;
 struct nop_uprobes {
@@ -149,6 +151,7 @@ struct nop_kcaps {
 	bool kretprobe;	   /* kprobe_events */
 	bool fprobe;	   /* fprobe events in dynamic_events (6.x) */
 	bool btf_args;	   /* probe arguments by BTF name (CONFIG_PROBE_EVENTS_BTF_ARGS) */
+	bool kprobe_args;  /* kprobe events fetch $argN (HAVE_FUNCTION_ARG_ACCESS_API) */
 	bool func_args;	   /* options/func-args (6.15+): raw values, no strings */
 };
 /* c filled from tracing_dir: which kernel probe mechanisms exist */

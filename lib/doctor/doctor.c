@@ -308,10 +308,15 @@ static void check_settings(struct doc *d)
 	if (c.btf_args)
 		doc_say(d, "args", NULL, NOP_CHECK_OK, NULL,
 			"--args fetches arguments by their BTF names through fprobe events");
+	else if (c.kprobe_args)
+		doc_say(d, "args", NULL, NOP_CHECK_OK, NULL,
+			"--args fetches arguments through kprobe events ($argN), named and typed from the"
+			" kernel's BTF");
 	else
-		doc_say(d, "args", NULL, NOP_CHECK_WARN, "arguments by name need Linux 6.6 or later built"
-			" with CONFIG_PROBE_EVENTS_BTF_ARGS (Debian's 6.12 and 6.19)",
-			"no BTF probe arguments: --args exits 3 here");
+		doc_say(d, "args", NULL, NOP_CHECK_WARN, "arguments by name need fprobe events with BTF"
+			" names (Linux 6.6 or later, CONFIG_PROBE_EVENTS_BTF_ARGS) or kprobe events with"
+			" $argN (Linux 4.20 or later)",
+			"no probe events that fetch arguments: --args exits 3 here");
 	/* catch: the kernel's gate (probes/catchgate.c) needs these three */
 	{
 		bool snap = nop_path_exists(d->tdir, "snapshot"), synth = nop_path_exists(d->tdir, "synthetic_events");

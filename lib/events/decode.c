@@ -446,7 +446,7 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 		 * (ucalls.c) */
 		if (u->kind != NOP_PROBE_USER) { /* a kernel function's (--retval, --args) */
 			ev.ip = num(d, u->kfn, rec);
-			if (u->kind != NOP_PROBE_FARGS) {
+			if (!nop_probe_args(u->kind)) {
 				ev.type = NOP_EV_RETVAL;
 				ev.retval = snum(d, u->kret, rec);
 				ev.has_retval = u->kret != NULL;

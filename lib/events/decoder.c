@@ -547,7 +547,7 @@ static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct te
 		if (e->kind != NOP_PROBE_USER) {
 			e->key = 1; /* decoded: the function is in the event */
 			e->kev = evs[i];
-			e->kfn = field(evs[i], e->kind == NOP_PROBE_FARGS ? "__probe_ip" : "__probe_func");
+			e->kfn = field(evs[i], nop_probe_args(e->kind) ? "__probe_ip" : "__probe_func");
 			e->kret = field(evs[i], "ret");
 			continue;
 		}

@@ -156,7 +156,7 @@ static int wants(struct nop_join *j, unsigned long long addr)
 	name = j->name(j->nctx, addr);
 	for (size_t i = 0; name && i < j->u->n; i++)
 		if (j->u->v[i].kind != NOP_PROBE_USER && !strcmp(j->u->v[i].sym, name))
-			w |= j->u->v[i].kind == NOP_PROBE_FARGS ? 2 : 1;
+			w |= nop_probe_args(j->u->v[i].kind) ? 2 : 1;
 	if (machinery(name))
 		w |= 4;
 	if (fetch(name))

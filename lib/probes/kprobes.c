@@ -1,7 +1,8 @@
 /* kprobes.c - return values and arguments of kernel functions where
  * function_graph gives none: no Debian kernel (6.1, 6.12, 6.19) is built
  * with CONFIG_FUNCTION_GRAPH_RETVAL, all have kprobe_events, 6.12 and
- * later fprobe events with arguments by their BTF names. One probe per
+ * later fprobe events with arguments by their BTF names (earlier ones
+ * kprobes fetching $argN, named and typed here from BTF). One probe per
  * function and purpose, in nopctl's group; what it fetches is built here
  * from the function's BTF signature (names checked character by
  * character), never from input.
@@ -35,6 +36,7 @@ void nop_kcaps_read(const char *tracing_dir, struct nop_kcaps *c)
 	/* tracefs's README lists the syntax this kernel accepts */
 	c->fprobe = nop_path_exists(tracing_dir, "dynamic_events") && readme_has(tracing_dir, "f[:[<group>/][<event>]]");
 	c->btf_args = c->fprobe && readme_has(tracing_dir, "<argname>");
+	c->kprobe_args = c->kretprobe && readme_has(tracing_dir, "$arg<N>");
 	c->func_args = nop_path_exists(tracing_dir, "options/func-args");
 }
 
@@ -53,9 +55,43 @@ static const char *fetch_type(const struct nop_kparam *p, char *buf, size_t len)
 	switch (p->kind) {
 	case NOP_KP_SIGNED: snprintf(buf, len, "s%d", p->size * 8); return buf;
 	case NOP_KP_UNSIGNED: snprintf(buf, len, "u%d", p->size * 8); return buf;
-	case NOP_KP_STRING: return "string"; /* x86: a user pointer is read as one */
+	/* a user pointer is read as one where kernel and user addresses do
+	 * not overlap (x86-64, arm64; Linux 5.8 and later) */
+	case NOP_KP_STRING: return "string";
 	default: return "x64";
 	}
+}
+
+/* The fetch arguments of an argument probe: by BTF name where probe
+ * events take them (fprobe), else as kprobe fetches of $argN named and
+ * typed from BTF. $argN is the Nth register-sized argument: after a
+ * parameter whose registers are unknown (a struct passed by value) the
+ * rest are left out. A string is the memory its pointer points to
+ * (+0(...); a register itself cannot be fetched as one). 0, or -1: too
+ * long for buf. */
+static int args_fetch(const struct nop_ksig *sig, bool by_name, char *buf, size_t len)
+{
+	size_t off = 0;
+	char t[16];
+
+	buf[0] = 0;
+	for (int i = 0; i < sig->n; i++) {
+		const struct nop_kparam *p = &sig->p[i];
+
+		if (p->kind == NOP_KP_OTHER) {
+			if (by_name)
+				continue;
+			break;
+		}
+		if (by_name)
+			off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s:%s", off ? " " : "",
+						p->name, fetch_type(p, t, sizeof(t)));
+		else
+			off += (size_t)snprintf(buf + off, off < len ? len - off : 0,
+						p->kind == NOP_KP_STRING ? "%s%s=+0($arg%d):%s" : "%s%s=$arg%d:%s",
+						off ? " " : "", p->name, i + 1, fetch_type(p, t, sizeof(t)));
+	}
+	return off < len ? 0 : -1;
 }
 
 /* a name from available_filter_functions: what the kernel's symbols hold */
@@ -83,9 +119,9 @@ static int add(struct nop_uprobes *u, const char *func, enum nop_probe_kind kind
 		return -1;
 	}
 	p->kind = kind;
-	p->ret = kind != NOP_PROBE_FARGS;
+	p->ret = !nop_probe_args(kind);
 	p->func = u->n;
-	if (nop_probe_event_name(u, func, kind == NOP_PROBE_FARGS ? NOP_KARGS_SUFFIX : NOP_KRET_SUFFIX, p->event,
+	if (nop_probe_event_name(u, func, nop_probe_args(kind) ? NOP_KARGS_SUFFIX : NOP_KRET_SUFFIX, p->event,
 				 sizeof(p->event))) {
 		free(p->path);
 		free(p->sym);
@@ -124,13 +160,11 @@ int nop_kprobes_add(struct nop_uprobes *u, const char *func, const char *module,
 			goto oom;
 	}
 	if (args) {
-		size_t off = 0;
-
-		if (!c->btf_args) {
-			nop_error_set(err, NOP_EKERNEL, 0, "arguments by name need probe arguments by their BTF"
-				      " names (fprobe events, Linux 6.6 or later built with"
-				      " CONFIG_PROBE_EVENTS_BTF_ARGS, as Debian's 6.12 and 6.19 are);"
-				      " this kernel's probe events have only $argN");
+		if (!c->btf_args && !c->kprobe_args) {
+			nop_error_set(err, NOP_EKERNEL, 0, "arguments by name need probe events that fetch"
+				      " arguments: fprobe events with BTF names (Linux 6.6 or later built with"
+				      " CONFIG_PROBE_EVENTS_BTF_ARGS) or kprobe events with $argN (Linux 4.20"
+				      " or later, CONFIG_HAVE_FUNCTION_ARG_ACCESS_API); this kernel has neither");
 			return -1;
 		}
 		if (!sig.found) {
@@ -139,17 +173,11 @@ int nop_kprobes_add(struct nop_uprobes *u, const char *func, const char *module,
 				      " name the function it was made from", func);
 			return -1;
 		}
-		fetch[0] = 0;
-		for (int i = 0; i < sig.n; i++)
-			if (sig.p[i].kind != NOP_KP_OTHER)
-				off += (size_t)snprintf(fetch + off, off < sizeof(fetch) ? sizeof(fetch) - off : 0,
-							"%s%s:%s", off ? " " : "", sig.p[i].name,
-							fetch_type(&sig.p[i], t, sizeof(t)));
-		if (off >= sizeof(fetch)) {
+		if (args_fetch(&sig, c->btf_args, fetch, sizeof(fetch))) {
 			nop_error_set(err, NOP_EINTERNAL, 0, "%s: too many arguments", func);
 			return -1;
 		}
-		if (sig.n && add(u, func, NOP_PROBE_FARGS, fetch))
+		if (fetch[0] && add(u, func, c->btf_args ? NOP_PROBE_FARGS : NOP_PROBE_KARGS, fetch))
 			goto oom;
 	}
 	return 0;

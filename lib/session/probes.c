@@ -19,22 +19,23 @@ static int write_def(const char *tracing_dir, const char *file, const char *def,
 	return nop_write_file(path, def, true, err);
 }
 
-/* a kernel function's probe: kprobe_events takes kretprobes on every
- * kernel, fprobes are in dynamic_events only */
+/* a kernel function's probe: kprobe_events takes kprobes and kretprobes
+ * on every kernel, fprobes are in dynamic_events only */
 static int create_kernel(const char *tracing_dir, const char *ge, const struct nop_uprobe *p,
 			 struct nop_error *err)
 {
 	char def[4400];
-	const char *file = p->kind == NOP_PROBE_KRETPROBE ? "kprobe_events" : "dynamic_events";
+	bool kprobe = p->kind == NOP_PROBE_KRETPROBE || p->kind == NOP_PROBE_KARGS;
+	const char *file = kprobe ? "kprobe_events" : "dynamic_events";
 
-	snprintf(def, sizeof(def), "%c:%s %s%s %s", p->kind == NOP_PROBE_KRETPROBE ? 'r' : 'f', ge, p->sym,
-		 p->kind == NOP_PROBE_FEXIT ? "%return" : "", p->fetch);
+	snprintf(def, sizeof(def), "%c:%s %s%s %s", p->kind == NOP_PROBE_KRETPROBE ? 'r' : kprobe ? 'p' : 'f', ge,
+		 p->sym, p->kind == NOP_PROBE_FEXIT ? "%return" : "", p->fetch);
 	if (write_def(tracing_dir, file, def, err) == 0)
 		return 0;
 	nop_error_set(err, err->sys_errno == ENOENT ? NOP_EKERNEL : err->sys_errno == EINVAL ||
 		      err->sys_errno == E2BIG ? NOP_EUSAGE : NOP_EKERNEL, err->sys_errno,
 		      "the kernel refused the %s on %s (%s in %s): %s%s",
-		      p->kind == NOP_PROBE_FARGS ? "argument probe" : "return probe", p->sym, def, file,
+		      nop_probe_args(p->kind) ? "argument probe" : "return probe", p->sym, def, file,
 		      strerror(err->sys_errno), err->sys_errno == ENOENT ? " (no such tracefs file)" : "");
 	return -1;
 }

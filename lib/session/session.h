@@ -53,6 +53,12 @@ struct nop_uprobe {
 	size_t func;	/* the function's key: the index of its entry probe */
 };
 
+/* an argument probe, of either kind (a recording says FARGS for both) */
+static inline bool nop_probe_args(enum nop_probe_kind k)
+{
+	return k == NOP_PROBE_FARGS || k == NOP_PROBE_KARGS;
+}
+
 /* the gate (cfg.gate): one of its snapshot triggers fired (the snapshot
  * holds the buffer as it was); false without a gate */
 bool nop_session_gate_fired(struct nop_session *s);

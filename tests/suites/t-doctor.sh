@@ -28,8 +28,8 @@ t_doctor_healthy() {
 	# no Debian kernel has funcgraph-retval: kretprobes instead
 	finding funcgraph_retval '.status == "ok" and (.seen | test("kretprobes"))'
 	case $KVER in
-	6.1.*) finding args '.status == "warn" and (.seen | test("--args exits 3"))' ;;
-	*) finding args '.status == "ok"' ;;
+	6.1.*) finding args '.status == "ok" and (.seen | test("kprobe events"))' ;;
+	*) finding args '.status == "ok" and (.seen | test("fprobe events"))' ;;
 	esac
 	case $KVER in
 	6.1.*) finding features '.status == "ok" and .seen == "function arguments from BTF (options/func-args, options/funcgraph-args): no; kprobe events: yes; fprobe events: no; uprobe events: yes"' ;;

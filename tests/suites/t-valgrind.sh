@@ -64,7 +64,7 @@ t_valgrind_kernel_probes() {
 	top_buffer_may_expand # graph roots take the top level
 	# BTF (libbpf), kernel probes, the join, --errors' held trees, a user
 	# tree joined to the kernel's
-	case $KVER in 6.1.*) a= ;; *) a=--args ;; esac
+	a=--args
 	expect_rc 0 vg nopctl graph -j --errors $a do_sys_openat2 -- uopen-static 2 2
 	[ "$(grep '^{' "$T/out" | jq -c 'select(.type == "exit" and .retval == -2)' | wc -l)" = 2 ] ||
 		fail "--errors under valgrind"

@@ -43,11 +43,14 @@ static void signatures_from_btf(void **state)
 
 /* what each kernel offers decides the probe: a kretprobe wherever
  * kprobe_events is, an fprobe exit only without it; arguments by BTF
- * name need fprobes with BTF arguments, refused (exit 3) without */
+ * name through fprobes with BTF arguments, else kprobes fetching $argN
+ * named and typed from BTF (a string through its pointer), refused
+ * (exit 3) with neither */
 static void kernel_probes_by_what_the_kernel_offers(void **state)
 {
-	struct nop_kcaps k612 = { .kretprobe = true, .fprobe = true, .btf_args = true };
-	struct nop_kcaps k61 = { .kretprobe = true };
+	struct nop_kcaps k612 = { .kretprobe = true, .fprobe = true, .btf_args = true, .kprobe_args = true };
+	struct nop_kcaps k61 = { .kretprobe = true, .kprobe_args = true };
+	struct nop_kcaps no_args = { .kretprobe = true };
 	struct nop_kcaps fprobe_only = { .fprobe = true, .btf_args = true };
 	struct nop_uprobes u = { 0 };
 	struct nop_error err;
@@ -57,9 +60,16 @@ static void kernel_probes_by_what_the_kernel_offers(void **state)
 	assert_int_equal(nop_kprobes_add(&u, "do_sys_openat2", NULL, true, true, &k612, &err), 0);
 	assert_int_equal(nop_kprobes_count(&u, NOP_PROBE_KRETPROBE), 1);
 	assert_int_equal(nop_kprobes_count(&u, NOP_PROBE_FARGS), 1);
+	assert_string_equal(u.v[1].fetch, "dfd:s32 filename:string how:x64");
 	nop_uprobes_free(&u);
 	memset(&u, 0, sizeof(u));
-	assert_int_equal(nop_kprobes_add(&u, "do_sys_openat2", NULL, false, true, &k61, &err), -1);
+	assert_int_equal(nop_kprobes_add(&u, "do_sys_openat2", NULL, false, true, &k61, &err), 0);
+	assert_int_equal(nop_kprobes_count(&u, NOP_PROBE_KARGS), 1);
+	assert_string_equal(u.v[0].fetch, "dfd=$arg1:s32 filename=+0($arg2):string how=$arg3:x64");
+	assert_string_equal(u.v[0].event, "do_sys_openat2" NOP_KARGS_SUFFIX);
+	nop_uprobes_free(&u);
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(nop_kprobes_add(&u, "do_sys_openat2", NULL, false, true, &no_args, &err), -1);
 	assert_int_equal(err.status, NOP_EKERNEL);
 	nop_uprobes_free(&u);
 }
