@@ -93,8 +93,8 @@ int kernel_probes(struct run *r)
 		if (args)
 			fprintf(stderr, "nopctl: arguments of %zu function%s through %s\n", nf + nk,
 				nf + nk == 1 ? "" : "s",
-				nk ? "kprobe events with $argN named and typed from BTF"
-				   : "fprobe events with BTF argument names");
+				c.btf_args ? "fprobe events with BTF argument names"
+					   : "kprobe events with $argN named and typed from BTF");
 	}
 	return 0;
 }

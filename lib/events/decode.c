@@ -93,13 +93,14 @@ static void read_stack(struct nop_decoder *d, const struct rec *rec, struct nop_
 }
 
 /* A user_stack record's addresses (its caller[8], the kernel's longs, up
- * to the first 0 or -1) into out: how many. Reads d only. */
-static int ustack_words(const struct nop_decoder *d, const struct rec *rec, unsigned long long *out)
+ * to the first 0 or -1) into out: how many, at most max (the format's
+ * size is a file's word). Reads d only. */
+static int ustack_words(const struct nop_decoder *d, const struct rec *rec, unsigned long long *out, int max)
 {
 	const char *p = rec->data + d->us_caller->offset;
 	int k = 0, lsz = d->kword, n = d->us_caller->size / lsz;
 
-	for (int i = 0; i < n && d->us_caller->offset + lsz * (i + 1) <= rec->size; i++) {
+	for (int i = 0; i < n && k < max && d->us_caller->offset + lsz * (i + 1) <= rec->size; i++) {
 		unsigned long long a = 0;
 
 		memcpy(&a, p + lsz * i, (size_t)lsz); /* as stack_words: copied, never loaded in place */
@@ -112,10 +113,10 @@ static int ustack_words(const struct nop_decoder *d, const struct rec *rec, unsi
 
 /* The addresses a record names as its decoding would give them (a hit's
  * function and caller, a graph entry's or exit's function, a stack's
- * entries), noted into s: a trace.dat keeps the kernel symbols of these.
- * Probe events are left out, as the formats alone do not know them.
- * Reads d only: the writer of a recording's files may note with the
- * decoder its capture counts with. A set out of memory says so itself. */
+ * entries, the kernel function a return-value or argument probe fired
+ * in), noted into s: a trace.dat keeps the kernel symbols of these. A
+ * user function's probe names none. Reads d only. A set out of memory
+ * says so itself. */
 static void note_addrs(const struct nop_decoder *d, const struct rec *rec, const char *end, int type,
 		       struct nop_addrset *s)
 {
@@ -123,7 +124,7 @@ static void note_addrs(const struct nop_decoder *d, const struct rec *rec, const
 	int n = 0;
 
 	if (type == d->ustack_id && d->us_caller) {
-		n = ustack_words(d, rec, v);
+		n = ustack_words(d, rec, v, (int)ARRAY_SIZE(v));
 	} else if (type == d->stack_id && d->st_caller) {
 		n = stack_words(d, rec, end, v, (int)ARRAY_SIZE(v));
 	} else if (type == d->fn_id) {
@@ -133,6 +134,11 @@ static void note_addrs(const struct nop_decoder *d, const struct rec *rec, const
 		v[n++] = num(d, d->ent_func, rec);
 	} else if (type == d->exit_id && d->ex_call) {
 		v[n++] = num(d, d->ex_func, rec);
+	} else if ((unsigned int)(type - d->uev_base) < (unsigned int)d->nuev) {
+		const struct nop_uev *u = &d->uev[type - d->uev_base];
+
+		if (u->key && u->kind != NOP_PROBE_USER && u->kfn)
+			v[n++] = num(d, u->kfn, rec);
 	}
 	for (int i = 0; i < n; i++)
 		nop_addrset_add(s, v[i]);
@@ -364,7 +370,7 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 		/* a user stack (userstacktrace), after its event: its own STACK */
 		if ((ret = flush(d, emit, ctx)))
 			return ret;
-		ev.nstack = ustack_words(d, rec, d->stackbuf);
+		ev.nstack = ustack_words(d, rec, d->stackbuf, (int)ARRAY_SIZE(d->stackbuf));
 		ev.type = NOP_EV_STACK;
 		ev.pid = rec_pid(d, rec);
 		ev.stack = d->stackbuf;

@@ -134,8 +134,10 @@ int nop_decode_page(struct nop_decoder *d, int cpu, void *page,
 /* The same walk, but the records are only counted: one NOP_EV_COUNTS per
  * page (and NOP_EV_LOST as nop_decode_page gives it); with syms, the
  * kernel addresses they name noted there too (a trace.dat's symbols: the
- * hits, callers, graph functions and stacks nop_decode_page would give).
- * Reads d, never writes it. */
+ * hits, callers, graph functions, stacks and kernel probes' functions
+ * nop_decode_page would give). Writes nothing of d (a decoder that only
+ * counts holds no event back): a thread may count with the decoder of a
+ * capture that only saves pages. */
 int nop_count_page(struct nop_decoder *d, int cpu, void *page, struct nop_addrset *syms, nop_emit_fn emit,
 		   void *ctx);
 
@@ -339,6 +341,9 @@ struct nop_stream_source {
 	struct nop_source base;
 	struct nop_decoder *dec;
 	struct nop_stream *st;
+	/* recording to it (nop_source_record_to): its files' writers walk
+	 * their pages with dec, so closing waits for them */
+	struct nop_dat *dat;
 };
 
 int nop_stream_source_drain(struct nop_source *s, nop_emit_fn emit, void *ctx, bool *more,

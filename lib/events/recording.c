@@ -48,8 +48,10 @@ int nop_source_record_to(struct nop_source *src, struct nop_dat *dat, bool count
 	nop_stream_set_pages(st, count_now ? NOP_PAGES_COUNT : NOP_PAGES_SAVE);
 	/* counted as they come, the capture decodes with it: finished files
 	 * (none: a count is not given with a bound) would keep all of kallsyms */
-	if (!count_now)
+	if (!count_now) {
 		nop_dat_walk_with(dat, walk_file_page, ((struct nop_stream_source *)src)->dec);
+		((struct nop_stream_source *)src)->dat = dat;
+	}
 	return 0;
 }
 

@@ -21,6 +21,8 @@ static int live_fd(const struct nop_source *s, int i)
 
 static void live_close(struct nop_source *s)
 {
+	if (((struct nop_stream_source *)s)->dat) /* before its decoder goes */
+		nop_dat_wait(((struct nop_stream_source *)s)->dat);
 	nop_stream_source_release((struct nop_stream_source *)s);
 	free(s);
 }

@@ -66,9 +66,13 @@ static const char *fetch_type(const struct nop_kparam *p, char *buf, size_t len)
  * events take them (fprobe), else as kprobe fetches of $argN named and
  * typed from BTF. $argN is the Nth register-sized argument: after a
  * parameter whose registers are unknown (a struct passed by value) the
- * rest are left out. A string is the memory its pointer points to
+ * rest are left out; so is a parameter whose name is too long for one. A string is the memory its pointer points to
  * (+0(...); a register itself cannot be fetched as one). 0, or -1: too
  * long for buf. */
+/* the longest name a probe event's argument may have (MAX_ARG_NAME_LEN,
+ * kernel/trace/trace_probe.h) */
+#define PROBE_ARG_NAME_MAX 32
+
 static int args_fetch(const struct nop_ksig *sig, bool by_name, char *buf, size_t len)
 {
 	size_t off = 0;
@@ -83,6 +87,8 @@ static int args_fetch(const struct nop_ksig *sig, bool by_name, char *buf, size_
 				continue;
 			break;
 		}
+		if (strlen(p->name) > PROBE_ARG_NAME_MAX)
+			continue; /* the kernel refuses the name: this one left out */
 		if (by_name)
 			off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s:%s", off ? " " : "",
 						p->name, fetch_type(p, t, sizeof(t)));

@@ -51,8 +51,10 @@ typedef int (*nop_dat_walk_fn)(void *ctx, int cpu, void *page, struct nop_dat_co
 			       struct nop_addrset *syms);
 /* numbered (after nop_dat_bound): each finished file's pages walked with
  * fn on the thread that writes it, ctx valid and used by no one else
- * meanwhile */
+ * meanwhile, until nop_dat_wait */
 void nop_dat_walk_with(struct nop_dat *w, nop_dat_walk_fn fn, void *ctx);
+/* every file begun is written (or failed) and its writer done */
+void nop_dat_wait(struct nop_dat *w);
 /* The file keeps the kernel symbols of the addresses noted into this set
  * by a walk of all its pages (nop_dat_each_page), which, whole, says so
  * with nop_dat_noted before nop_dat_finish; not noted, or the set out of

@@ -13,7 +13,6 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-/* a finished file's events counted on its writer's thread */
 #include "tracedat/writer.h"
 
 /* the bytes of pages the file holds so far; version 7: compressed as
@@ -92,6 +91,13 @@ void nop_dat_walk_with(struct nop_dat *w, nop_dat_walk_fn fn, void *ctx)
 	w->walk_ctx = ctx;
 }
 
+void nop_dat_wait(struct nop_dat *w)
+{
+	struct nop_error e; /* a writer's failure stays its file's, said at nop_dat_counted */
+
+	dat_job_wait(w, &e);
+}
+
 int nop_dat_counted(struct nop_dat *w, struct nop_dat_counts *c, struct nop_error *err)
 {
 	int ret = dat_job_wait(w, err);
@@ -154,7 +160,7 @@ static int walk_page(void *ctx, int cpu, void *page)
  * order (their turn); the reader waits only when NJOBS are behind. The
  * job owns the file's descriptor, temporary files and symbols; it shares
  * what does not change (formats' sources, kallsyms and its index, the
- * decoders: one job at a time). */
+ * walk's context: one job at a time). */
 static void *job_main(void *arg)
 {
 	struct nop_dat *j = arg;
