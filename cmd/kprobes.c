@@ -83,16 +83,17 @@ int kernel_probes(struct run *r)
 		return -1;
 	r->nkprobes = r->uprobes.n - nuser; /* after the user functions' */
 	if (!o->quiet) {
-		size_t nf = nop_kprobes_count(&r->uprobes, NOP_PROBE_FARGS),
-		       nk = nop_kprobes_count(&r->uprobes, NOP_PROBE_KARGS), nr = r->nkprobes - nf - nk;
+		size_t na = nop_kprobes_count(&r->uprobes, NOP_PROBE_FARGS) +
+			    nop_kprobes_count(&r->uprobes, NOP_PROBE_KARGS),
+		       nr = r->nkprobes - na;
 
 		if (ret)
 			fprintf(stderr, "nopctl: return values of %zu function%s through %s events\n", nr,
 				nr == 1 ? "" : "s",
 				nop_kprobes_count(&r->uprobes, NOP_PROBE_FEXIT) ? "fprobe exit" : "kretprobe");
 		if (args)
-			fprintf(stderr, "nopctl: arguments of %zu function%s through %s\n", nf + nk,
-				nf + nk == 1 ? "" : "s",
+			fprintf(stderr, "nopctl: arguments of %zu function%s through %s\n", na,
+				na == 1 ? "" : "s",
 				c.btf_args ? "fprobe events with BTF argument names"
 					   : "kprobe events with $argN named and typed from BTF");
 	}

@@ -121,7 +121,6 @@ enum nop_probe_kind {
 	NOP_PROBE_FARGS,     /* kernel arguments by name (BTF), dynamic_events "f:" */
 	NOP_PROBE_KARGS,     /* kernel arguments, kprobe_events "p:" fetching $argN, named from BTF */
 };
-
 struct nop_uprobe; /* one probe (probes.h) */
 struct nop_strmap;
 struct nop_uprobes {

@@ -261,8 +261,9 @@ size_t nop_stream_held(const struct nop_stream *st);
 int nop_source_count_saved(struct nop_source *src, struct nop_dat *dat, nop_emit_fn emit, void *ctx,
 			   struct nop_error *err);
 /* Every page dat saved so far counted with d (emit: as nop_count_page
- * gives them) and the addresses its events name noted: the symbols the
- * file keeps (nop_dat_noted). 0, what emit returned, or -1 with err. */
+ * gives them; NULL: none wanted) and the addresses its events name
+ * noted: the symbols the file keeps (nop_dat_noted). 0, what emit
+ * returned, or -1 with err. */
 int nop_dat_count_pages(struct nop_decoder *d, struct nop_dat *dat, nop_emit_fn emit, void *ctx,
 			struct nop_error *err);
 

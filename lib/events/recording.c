@@ -62,6 +62,13 @@ struct count_saved {
 	void *ctx;
 };
 
+static int ignore(void *ctx, const struct nop_event *ev)
+{
+	(void)ctx;
+	(void)ev;
+	return 0;
+}
+
 static int count_one(void *ctx, int cpu, void *page)
 {
 	struct count_saved *c = ctx;
@@ -72,7 +79,7 @@ static int count_one(void *ctx, int cpu, void *page)
 int nop_dat_count_pages(struct nop_decoder *d, struct nop_dat *dat, nop_emit_fn emit, void *ctx,
 			struct nop_error *err)
 {
-	struct count_saved c = { d, nop_dat_syms(dat), emit, ctx };
+	struct count_saved c = { d, nop_dat_syms(dat), emit ? emit : ignore, ctx };
 	int ret = nop_dat_each_page(dat, count_one, &c);
 
 	if (ret < 0) {

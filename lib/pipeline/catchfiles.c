@@ -18,13 +18,6 @@ struct nop_catchfiles {
 	unsigned long long skipped;
 };
 
-static int ignore(void *ctx, const struct nop_event *ev)
-{
-	(void)ctx;
-	(void)ev;
-	return 0;
-}
-
 int nop_catchfiles_new(struct nop_catchfiles **cf, const struct nop_catchfiles_cfg *cfg, struct nop_error *err)
 {
 	struct nop_catchfiles *c = calloc(1, sizeof(*c));
@@ -71,7 +64,7 @@ int nop_catchfiles_write(void *ctx, unsigned long long seq, unsigned long long f
 		nop_dat_free(w, false);
 		return -1;
 	}
-	if (nop_dat_count_pages(cf->dec, w, ignore, NULL, &err) || nop_dat_finish(w, &err))
+	if (nop_dat_count_pages(cf->dec, w, NULL, NULL, &err) || nop_dat_finish(w, &err))
 		goto failed;
 	nop_dat_free(w, true);
 	return 0;

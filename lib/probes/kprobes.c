@@ -62,21 +62,21 @@ static const char *fetch_type(const struct nop_kparam *p, char *buf, size_t len)
 	}
 }
 
-/* The fetch arguments of an argument probe: by BTF name where probe
- * events take them (fprobe), else as kprobe fetches of $argN named and
- * typed from BTF. $argN is the Nth register-sized argument: after a
- * parameter whose registers are unknown (a struct passed by value) the
- * rest are left out; so is a parameter whose name is too long for one. A string is the memory its pointer points to
- * (+0(...); a register itself cannot be fetched as one). 0, or -1: too
- * long for buf. */
 /* the longest name a probe event's argument may have (MAX_ARG_NAME_LEN,
  * kernel/trace/trace_probe.h) */
 #define PROBE_ARG_NAME_MAX 32
 
+/* The fetch arguments of an argument probe: by BTF name where probe
+ * events take them (fprobe), else as kprobe fetches of $argN named and
+ * typed from BTF. $argN is the Nth register-sized argument: after a
+ * parameter whose registers are unknown (a struct passed by value) the
+ * rest are left out; so is a parameter whose name is too long for the
+ * kernel. A string is the memory its pointer points to (+0(...); a
+ * register itself cannot be fetched as one). 0, or -1: too long for buf. */
 static int args_fetch(const struct nop_ksig *sig, bool by_name, char *buf, size_t len)
 {
 	size_t off = 0;
-	char t[16];
+	char t[16], from[24] = "";
 
 	buf[0] = 0;
 	for (int i = 0; i < sig->n; i++) {
@@ -89,13 +89,10 @@ static int args_fetch(const struct nop_ksig *sig, bool by_name, char *buf, size_
 		}
 		if (strlen(p->name) > PROBE_ARG_NAME_MAX)
 			continue; /* the kernel refuses the name: this one left out */
-		if (by_name)
-			off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s:%s", off ? " " : "",
-						p->name, fetch_type(p, t, sizeof(t)));
-		else
-			off += (size_t)snprintf(buf + off, off < len ? len - off : 0,
-						p->kind == NOP_KP_STRING ? "%s%s=+0($arg%d):%s" : "%s%s=$arg%d:%s",
-						off ? " " : "", p->name, i + 1, fetch_type(p, t, sizeof(t)));
+		if (!by_name)
+			snprintf(from, sizeof(from), p->kind == NOP_KP_STRING ? "=+0($arg%d)" : "=$arg%d", i + 1);
+		off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s%s:%s", off ? " " : "", p->name,
+					from, fetch_type(p, t, sizeof(t)));
 	}
 	return off < len ? 0 : -1;
 }
