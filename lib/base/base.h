@@ -197,6 +197,18 @@ unsigned long long nop_fnv(unsigned long long h, const char *s);
  * it cannot be read */
 unsigned long long nop_modules_hash(void);
 
+/* A set of pids (pidset.c), zero-initialised empty. */
+struct nop_pidset {
+	int *v; /* sorted */
+	size_t n, cap;
+};
+
+bool nop_pidset_has(const struct nop_pidset *s, int pid);
+
+int nop_pidset_add(struct nop_pidset *s, int pid); /* 0, or -1: out of memory */
+
+void nop_pidset_free(struct nop_pidset *s);
+
 /* A string-keyed map of fixed-size zeroed values, in insertion order. */
 struct nop_strmap;
 

@@ -41,6 +41,12 @@ struct nop_pipeline {
 	unsigned long long last; /* the events' latest */
 	struct { unsigned long long addr; int wanted; } root_cache[256];
 	struct { int pid; signed char traced; } task_cache[64];
+	/* children a traced task was seen to fork (task_newtask): a task gone
+	 * when its calls are read is one of them, or another task (its half
+	 * of a context switch); births_unsure: a fork may have gone unread
+	 * (events lost; catch's gate reads only what it caught) */
+	struct nop_pidset born;
+	bool births_unsure;
 };
 
 static bool root_name(struct nop_pipeline *p, unsigned long long addr);
@@ -129,6 +135,7 @@ void nop_pipeline_free(struct nop_pipeline *p)
 		return;
 	nop_sink_free(&p->sink);
 	nop_graph_free(p->graph);
+	nop_pidset_free(&p->born);
 	nop_graph_free(p->ugraph);
 	nop_ucalls_free(p->ucalls);
 	nop_join_free(p->join);
@@ -302,12 +309,30 @@ static bool root_name(struct nop_pipeline *p, unsigned long long addr)
 static __attribute__((noinline)) bool traced_task(struct nop_pipeline *p, int pid)
 {
 	size_t slot = (size_t)pid % ARRAY_SIZE(p->task_cache);
+	int t;
 
 	if (p->task_cache[slot].traced == 0 || p->task_cache[slot].pid != pid) {
+		t = nop_pidset_has(&p->born, pid) ? 1 : nop_session_traces(p->cfg.by_task, pid);
+		if (t < 0) /* gone, its fork not seen: a child only if forks went unread */
+			t = p->births_unsure || p->cfg.gated ? 1 : 0;
 		p->task_cache[slot].pid = pid;
-		p->task_cache[slot].traced = nop_session_traces(p->cfg.by_task, pid) ? 1 : -1;
+		p->task_cache[slot].traced = t > 0 ? 1 : -1;
 	}
 	return p->task_cache[slot].traced > 0;
+}
+
+/* A fork: the child of a traced task is traced (the kernel follows it)
+ * from its first event on, even once it has gone */
+static void note_birth(struct nop_pipeline *p, const struct nop_event *ev)
+{
+	size_t slot = (size_t)ev->child % ARRAY_SIZE(p->task_cache);
+
+	if (!traced_task(p, ev->pid))
+		return;
+	if (nop_pidset_add(&p->born, ev->child))
+		p->births_unsure = true;
+	if (p->task_cache[slot].pid == ev->child) /* the pid another task had */
+		p->task_cache[slot].traced = 0;
 }
 
 /* -c N: after the Nth, nothing more, whatever stopped the run first (a
@@ -517,7 +542,7 @@ static bool in_calls(struct nop_pipeline *p, int pid)
 /* A kernel event (-e): in call trees where its task is, else a line of
  * its own. One that concerns a traced task (a switch to it, its wakeup)
  * goes to that task's tree when the task it came from is not traced, or
- * is in no call (a short-lived task that has gone counts as traced) */
+ * is in no call */
 static int on_kevent(struct nop_pipeline *p, const struct nop_event *ev)
 {
 	struct nop_event moved;
@@ -588,6 +613,7 @@ NOP_HOT static int route(void *ctx, const struct nop_event *ev)
 	if (p->counted)
 		return NOP_FLOW_STOP;
 	note_time(p, ev->ts);
+	p->births_unsure |= ev->type == NOP_EV_LOST;
 	/* a page header's count is the file's word: their sum stops at the
 	 * largest count rather than wrap */
 	if (ev->type == NOP_EV_LOST && !p->cfg.gated &&
@@ -613,6 +639,8 @@ NOP_HOT static int route(void *ctx, const struct nop_event *ev)
 	if (user_call(ev))
 		return on_user_call(p, ev);
 	if (ev->type == NOP_EV_FORK || ev->type == NOP_EV_EXEC || ev->type == NOP_EV_RENAME) {
+		if (ev->type == NOP_EV_FORK && p->cfg.by_task)
+			note_birth(p, ev);
 		ret = p->ucalls && ev->type != NOP_EV_RENAME ? nop_ucalls_process(p->ucalls, ev, on_placed_call, p) : 0;
 		/* the task's name from here on: the lines before it keep the
 		 * name it had (read later from /proc, all would take the last) */

@@ -958,12 +958,12 @@ const char *nop_session_note(const struct nop_session *s)
 /* Is pid one of the tasks the session traces: in set_ftrace_pid, where the
  * kernel also adds the children it follows (function-fork)? Read again
  * only for a pid not in the last reading: a new child (tasks.c). */
-bool nop_session_traces(struct nop_session *s, int pid)
+int nop_session_traces(struct nop_session *s, int pid)
 {
 	/* nested, /proc cannot tell a gone child from another task: the
 	 * kernel's own choice of tasks stands */
 	if (s->kpids || nop_pid_listed(s->pids, pid))
-		return true;
+		return 1;
 	free(s->pids);
 	s->pids = read_trimmed(s->dir, pid_files(s, 0, false));
 	return nop_pid_traced(s->pids, pid, s->started);

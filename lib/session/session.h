@@ -76,8 +76,10 @@ pid_t nop_instance_owner(const char *name); /* of "nopctl-<pid>"; 0: not nopctl'
 
 pid_t nop_probe_group_owner(const char *name);
 
-/* Is pid a task the session traces (set_ftrace_pid, children included)? */
-bool nop_session_traces(struct nop_session *s, int pid);
+/* Is pid a task the session traces (set_ftrace_pid, children included)?
+ * 1 yes, 0 no, -1 gone and not listed: a traced child only if its fork
+ * was seen (the caller reads the fork events) */
+int nop_session_traces(struct nop_session *s, int pid);
 
 /* Another user of the top level (a tracer, filters or pids): 1 and why. */
 int nop_top_level_user(const char *tracing_dir, char *why, size_t len);
@@ -203,11 +205,11 @@ int nop_instance_remove_unheld(const char *tracing_dir, const char *name, struct
 /* a list file's entry as read back, in the form it is written in */
 const char *nop_list_writable(const char *rel, const char *entry, char *buf, size_t len);
 
-/* tasks.c: pid in a set_ftrace_pid list; listed, gone or descended from a
- * listed task; some task of a list still running */
+/* tasks.c: pid in a set_ftrace_pid list; listed or descended from a
+ * listed task (1), not (0), gone (-1); some task of a list still running */
 bool nop_pid_listed(const char *list, int pid);
 
-bool nop_pid_traced(const char *list, int pid, unsigned long long since);
+int nop_pid_traced(const char *list, int pid, unsigned long long since);
 /* when pid started, in clock ticks since boot; 0 if unknown */
 unsigned long long nop_task_started(int pid);
 

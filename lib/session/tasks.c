@@ -53,13 +53,13 @@ unsigned long long nop_task_started(int pid)
 }
 
 /* The kernel drops a child from set_ftrace_pid when it exits, often
- * before nopctl reads its calls: a task that is gone counts as traced
- * (the kernel recorded it because it was in the list), and so does one
- * with a listed ancestor, if it started after since (ticks since boot, 0:
- * any time; a child that existed before the list was written was never
- * followed: the kernel adds a child to it at its fork); the idle task
- * never is. */
-bool nop_pid_traced(const char *list, int pid, unsigned long long since)
+ * before nopctl reads its calls: a task that is gone may have been a
+ * traced child or another task (the halves of context switches to a
+ * traced task are recorded too), -1; one with a listed ancestor is
+ * traced if it started after since (ticks since boot, 0: any time; a
+ * child that existed before the list was written was never followed: the
+ * kernel adds a child to it at its fork); the idle task never is. */
+int nop_pid_traced(const char *list, int pid, unsigned long long since)
 {
 	int up = pid;
 	unsigned long long st;
@@ -74,7 +74,7 @@ bool nop_pid_traced(const char *list, int pid, unsigned long long since)
 		int parent = parent_of(up);
 
 		if (parent == 0)
-			return hops == 0; /* pid itself is gone */
+			return hops == 0 ? -1 : 0; /* pid itself is gone */
 		if (parent < 0)
 			return false;
 		if (nop_pid_listed(list, parent))

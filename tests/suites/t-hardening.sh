@@ -212,6 +212,27 @@ t_graph_pid_over_foreign_settings() {
 	kill "$a"
 }
 
+# a short-lived task that hands the CPU to the traced one and is gone
+# when its events are read is still another task's, marked: without
+# following forks the kernel traces the listed tasks alone (a reader that
+# fell behind, here held up by its output, met such tasks under load)
+t_graph_pid_gone_task_marked() {
+	top_buffer_may_expand # graph at the top level (6.1, and roots on 6.12+)
+	taskset 1 opener 1000000 /etc/hostname 50 > /dev/null &
+	a=$!
+	taskset 1 sh -c 'while :; do (usleep 2000); done' &
+	b=$!
+	nopctl graph -j -b 8192 -p "$a" -d 3 2> "$T/err" | { sleep 2; cat; } > "$T/out" || true
+	kill "$a" "$b"
+	grep -q '"type":"summary"' "$T/out" || { cat "$T/err"; fail "no summary"; }
+	pid_capture "$a" "$T/out"
+	# 6.1 records other tasks' halves of context switches (6.12 on: none)
+	case $KVER in 6.1.*)
+		jq -e -s 'map(select(.type == "summary"))[0].other_tasks > 0' "$T/out" > /dev/null ||
+			fail "no other task's context-switch half counted" ;;
+	esac
+}
+
 t_pid_without_events() {
 	# a task that makes no traced call: said, not a quiet success
 	sleep 100 &

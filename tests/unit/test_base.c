@@ -1,4 +1,4 @@
-/* test_base.c - patterns, modules, CPU lists, string maps, escaping:
+/* test_base.c - patterns, modules, CPU lists, string maps, pid sets, escaping:
  * everything checked before the kernel is touched. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -148,6 +148,26 @@ static void string_maps(void **state)
 	nop_strmap_free(m);
 }
 
+/* pidset: rising pids appended, a wrapped pid put in its place, each
+ * once; found, and only those */
+static void pid_sets(void **state)
+{
+	struct nop_pidset s = { 0 };
+
+	for (int pid = 300; pid < 3300; pid += 3)
+		assert_int_equal(nop_pidset_add(&s, pid), 0);
+	assert_int_equal(nop_pidset_add(&s, 301), 0); /* pids wrapped */
+	assert_int_equal(nop_pidset_add(&s, 2), 0);
+	assert_int_equal(nop_pidset_add(&s, 303), 0); /* again: once */
+	assert_int_equal(s.n, 1002);
+	for (size_t i = 1; i < s.n; i++)
+		assert_true(s.v[i - 1] < s.v[i]);
+	assert_true(nop_pidset_has(&s, 2) && nop_pidset_has(&s, 301) && nop_pidset_has(&s, 3297));
+	assert_false(nop_pidset_has(&s, 1) || nop_pidset_has(&s, 302) || nop_pidset_has(&s, 3300));
+	nop_pidset_free(&s);
+	assert_false(nop_pidset_has(&s, 300));
+}
+
 /* Strings from the kernel or a file (task names, symbols, event fields)
  * in text: what a terminal would obey (C0, DEL, C1 as a raw byte or as
  * UTF-8 U+0080-U+009F) and what is not UTF-8 as \xNN of each byte;
@@ -253,6 +273,7 @@ int main(void)
 		cmocka_unit_test(pattern_length), cmocka_unit_test(module_names),
 		cmocka_unit_test(cpu_lists),
 		cmocka_unit_test(string_maps),
+		cmocka_unit_test(pid_sets),
 		cmocka_unit_test(cpu_masks_past_the_set),
 		cmocka_unit_test(text_escaped),
 		cmocka_unit_test(quoted_text_escaped),
