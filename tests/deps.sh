@@ -3,7 +3,7 @@
 # archive, on a machine that has never seen the project (run as root).
 set -eu
 need="build-essential pkg-config libtracefs-dev libtraceevent-dev libelf-dev libzstd-dev zlib1g-dev libbz2-dev liblzma-dev libdw-dev libbpf-dev libcapstone-dev libjson-c-dev libncurses-dev tmux g++ trace-cmd libcmocka-dev graphviz
-qemu-system-x86 busybox-static cpio xz-utils jq scdoc bash-completion valgrind libc6-dbg clang linux-perf python3.11-dbg debuginfod curl"
+qemu-system-x86 busybox-static cpio xz-utils jq scdoc bash-completion valgrind libc6-dbg clang linux-perf python3.11-dbg debuginfod curl strace"
 missing=
 for p in $need; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' || missing="$missing $p"

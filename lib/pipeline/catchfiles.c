@@ -3,7 +3,8 @@
  * The live sources' pages are kept as they are read, a ring per CPU of
  * twice its buffer: a tree and what came before it. A name refused (a
  * link or a file put there) skips that catch's file: one bad name never
- * ends the run. */
+ * ends the run. The reader writes each file while the kernel's buffer
+ * fills: kallsyms is read and indexed once for all of them. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@ struct nop_catchfiles {
 	char group[64]; /* cfg.desc.group's text, which the caller's may not outlive */
 	struct nop_pagering *ring;
 	struct nop_decoder *dec; /* each file's pages counted: the symbols their events name */
+	struct nop_kallsyms_kept ksyms;
 	unsigned long long skipped;
 };
 
@@ -32,6 +34,7 @@ int nop_catchfiles_new(struct nop_catchfiles **cf, const struct nop_catchfiles_c
 		nop_catchfiles_free(c);
 		return -1;
 	}
+	nop_kallsyms_keep(&c->ksyms); /* before the capture: unreadable, each file tries */
 	c->cfg = *cfg;
 	snprintf(c->group, sizeof(c->group), "%s", cfg->desc.group ? cfg->desc.group : "");
 	c->cfg.desc.group = c->group;
@@ -56,6 +59,8 @@ int nop_catchfiles_write(void *ctx, unsigned long long seq, unsigned long long f
 	from = from > c->before_ns ? from - c->before_ns : 0;
 	if (nop_dat_open(&w, path, c->overwrite, c->tracing_dir, NULL, c->page_size, &err))
 		goto failed;
+	if (!nop_kallsyms_keep(&cf->ksyms))
+		nop_dat_lend_ksyms(w, &cf->ksyms);
 	if (nop_dat_describe(w, &c->desc)) {
 		nop_dat_free(w, false);
 		return errno = ENOMEM, -1;
@@ -91,5 +96,6 @@ void nop_catchfiles_free(struct nop_catchfiles *cf)
 		return;
 	nop_pagering_free(cf->ring);
 	nop_decoder_free(cf->dec);
+	nop_kallsyms_kept_free(&cf->ksyms);
 	free(cf);
 }

@@ -511,6 +511,16 @@ static void put_kallsyms(struct out *o, struct nop_dat *w)
 		free(v);
 }
 
+void nop_dat_lend_ksyms(struct nop_dat *w, const struct nop_kallsyms_kept *k)
+{
+	if (!w->ktext && k->text && k->idx) {
+		w->ktext = k->text;
+		w->klen = k->len;
+		w->kidx = k->idx;
+		w->ksyms_lent = true;
+	}
+}
+
 /* numbered, no job running: a module loaded or removed since kallsyms
  * was read has its functions' names in it only if it is read again; the
  * next file's writer (a job, or finish) reads it, job_wait keeps it */
@@ -518,7 +528,7 @@ void dat_fresh_symbols(struct nop_dat *w)
 {
 	unsigned long long h;
 
-	if (!w->ktext || strcmp(w->kallsyms, "/proc/kallsyms"))
+	if (!w->ktext || w->ksyms_lent || strcmp(w->kallsyms, "/proc/kallsyms"))
 		return;
 	h = nop_modules_hash();
 	if (h == w->kmods)
@@ -976,8 +986,10 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 		pthread_cond_destroy(&w->q->cv);
 		free(w->q);
 	}
-	nop_ksyms_free(w->kidx);
-	free(w->ktext);
+	if (!w->ksyms_lent) {
+		nop_ksyms_free(w->kidx);
+		free(w->ktext);
+	}
 	free(w);
 }
 

@@ -89,6 +89,24 @@ struct nop_ksyms *nop_ksyms_index(const char *text, size_t len);
 char *nop_ksyms_subset(struct nop_ksyms *k, const struct nop_addrset *s, size_t *outlen);
 void nop_ksyms_free(struct nop_ksyms *k);
 
+/* /proc/kallsyms kept for many files (catch's): read and indexed once,
+ * read again once the loaded modules changed (a read takes long enough
+ * for the buffers to fill while tracing) */
+struct nop_kallsyms_kept {
+	char *text;
+	size_t len;
+	struct nop_ksyms *idx;
+	unsigned long long mods; /* the modules' hash when it was read */
+};
+
+/* read now if never read or stale: 0, or -1 (unreadable, or out of
+ * memory: each file then reads its own) */
+int nop_kallsyms_keep(struct nop_kallsyms_kept *k);
+void nop_kallsyms_kept_free(struct nop_kallsyms_kept *k);
+
+/* w's symbols from k (kept by nop_kallsyms_keep), which outlives w */
+void nop_dat_lend_ksyms(struct nop_dat *w, const struct nop_kallsyms_kept *k);
+
 /* a trace.dat's metadata and where each CPU's pages lie (tracedat_read.c) */
 struct nop_dat_cpu {
 	int cpu, buf; /* buf: the instance (buffer) it belongs to */

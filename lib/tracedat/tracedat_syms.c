@@ -163,3 +163,26 @@ char *nop_kallsyms_subset(const char *text, size_t len, const struct nop_addrset
 	nop_ksyms_free(k);
 	return out;
 }
+
+int nop_kallsyms_keep(struct nop_kallsyms_kept *k)
+{
+	unsigned long long h = nop_modules_hash(); /* before kallsyms: a module loaded between is in it */
+
+	if (k->text && k->idx && h == k->mods)
+		return 0;
+	nop_kallsyms_kept_free(k);
+	if (!(k->text = nop_read_file("/proc/kallsyms", &k->len, NULL)) ||
+	    !(k->idx = nop_ksyms_index(k->text, k->len))) {
+		nop_kallsyms_kept_free(k);
+		return -1;
+	}
+	k->mods = h;
+	return 0;
+}
+
+void nop_kallsyms_kept_free(struct nop_kallsyms_kept *k)
+{
+	nop_ksyms_free(k->idx);
+	free(k->text);
+	*k = (struct nop_kallsyms_kept){ 0 };
+}

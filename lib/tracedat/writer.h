@@ -100,6 +100,7 @@ struct nop_dat {
 	size_t klen;
 	struct nop_ksyms *kidx;
 	unsigned long long kmods;
+	bool ksyms_lent; /* ktext and kidx are the caller's (nop_dat_lend_ksyms) */
 	/* the files writer threads finish (job_main), oldest first, and
 	 * in a job: its thread, turn, result */
 	struct nop_dat *jobs[NJOBS];
