@@ -10,7 +10,7 @@
 # (remove it).
 set -eu
 build=${1:-build}
-AREAS="base tracefs session symbols probes tracedat events graph sink pipeline diff doctor"
+AREAS="base arch tracefs session symbols probes tracedat events graph sink pipeline diff doctor"
 KNOWN="
 "
 rank() {

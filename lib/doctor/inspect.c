@@ -1,16 +1,11 @@
 /* inspect.c - ftrace's patch site of one function: where it is, its first
  * bytes as the CPU sees them now, what they are (the 5-byte NOP of an idle
  * site, or a call into an ftrace trampoline), and its enabled_functions
- * record. x86-64. */
+ * record. The machine's instructions are arch.h's. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "doctor/doctor.h"
-
-static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-/* objtool "seals" an endbr64 no indirect call can reach: a 4-byte NOP */
-static const unsigned char sealed[4] = { 0x66, 0x0f, 0x1f, 0x00 };
 
 const char *nop_site_state_name(enum nop_site_state s)
 {
@@ -54,39 +49,21 @@ static void enabled_record(const char *tdir, const char *func, char *out, size_t
 		fclose(f);
 }
 
+/* the site decoded (arch.h), and a call's target named */
 static void decode(struct nop_site *s)
 {
-	const unsigned char *p = s->bytes + (s->site - s->addr);
-	int32_t rel;
+	char name[160], *t;
+	unsigned long long off;
 
-	s->endbr = !memcmp(s->bytes, endbr64, 4);
-	s->sealed = !memcmp(s->bytes, sealed, 4) && s->site == s->addr + 4;
-	if (!memcmp(p, nop5, 5)) {
-		s->state = NOP_SITE_NOP;
+	nop_arch_patch_site(s);
+	if (s->state != NOP_SITE_CALL && s->state != NOP_SITE_JMP)
 		return;
-	}
-	if (p[0] == 0xcc) {
-		s->state = NOP_SITE_INT3; /* being patched right now */
-		return;
-	}
-	if (p[0] != 0xe8 && p[0] != 0xe9) {
-		s->state = NOP_SITE_OTHER;
-		return;
-	}
-	s->state = p[0] == 0xe8 ? NOP_SITE_CALL : NOP_SITE_JMP;
-	memcpy(&rel, p + 1, 4);
-	s->target = s->site + 5 + (long long)rel;
-	{
-		char name[160], *t;
-		unsigned long long off;
-
-		if (nop_ksym_at(s->target, name, sizeof(name), &off) == 0)
-			snprintf(s->target_sym, sizeof(s->target_sym), "%.120s+%#llx", name, off);
-		/* a trampoline ftrace allocated for this function's ops, which
-		 * enabled_functions names ("tramp: 0x...") */
-		else if ((t = strstr(s->enabled, "tramp: ")) && strtoull(t + 7, NULL, 16) == s->target)
-			snprintf(s->target_sym, sizeof(s->target_sym), "a dynamic ftrace trampoline");
-	}
+	if (nop_ksym_at(s->target, name, sizeof(name), &off) == 0)
+		snprintf(s->target_sym, sizeof(s->target_sym), "%.120s+%#llx", name, off);
+	/* a trampoline ftrace allocated for this function's ops, which
+	 * enabled_functions names ("tramp: 0x...") */
+	else if ((t = strstr(s->enabled, "tramp: ")) && strtoull(t + 7, NULL, 16) == s->target)
+		snprintf(s->target_sym, sizeof(s->target_sym), "a dynamic ftrace trampoline");
 }
 
 int nop_inspect(const char *tdir, const char *func, struct nop_site *s, struct nop_error *err)
@@ -121,12 +98,11 @@ int nop_inspect(const char *tdir, const char *func, struct nop_site *s, struct n
 	if ((s->site = listed_site(tdir, func))) {
 		s->site_from = "available_filter_functions_addrs";
 	} else {
-		/* older kernels: the site is the first instruction, after an
-		 * endbr64 where the kernel is built with IBT */
-		s->site = s->addr + (memcmp(s->bytes, endbr64, 4) && memcmp(s->bytes, sealed, 4) ? 0 : 4);
+		/* older kernels: where the machine's functions have it */
+		s->site = s->addr + nop_arch_site_offset(s->bytes);
 		s->site_from = "kallsyms";
 	}
-	if (s->site < s->addr || s->site + 5 > s->addr + sizeof(s->bytes)) {
+	if (s->site < s->addr || s->site + nop_arch.site_len > s->addr + sizeof(s->bytes)) {
 		nop_error_set(err, NOP_EKERNEL, 0, "%s's patch site %#llx is not at its start (%#llx)",
 			      func, s->site, s->addr);
 		return -1;

@@ -57,7 +57,7 @@ struct nop_decoder {
 		/* a shared event: the probe that fired, by the index it
 		 * fetches (id), in the decoder's uid */
 		const struct tep_format_field *idf;
-		/* --retval: an exit's %rax, and its type (NOP_RV_*; a shared
+		/* --retval: an exit's return register, and its type (NOP_RV_*; a shared
 		 * event's are each probe's, in map) */
 		const struct tep_format_field *rvf;
 		unsigned char rv;

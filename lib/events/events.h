@@ -305,7 +305,7 @@ struct nop_decoder;
 
 bool nop_page_filled(const struct nop_decoder *d, const void *page);
 
-/* a value of %rax as a function of that type returned it */
+/* a value of the return register as a function of that type returned it */
 long long nop_rv_value(unsigned char rv, unsigned long long rax);
 
 /* A source of events (source_*.c; lib/README says what one implements).

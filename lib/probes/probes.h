@@ -67,7 +67,7 @@ int nop_uprobes_add_named(struct nop_uprobes *u, const char *event, size_t len, 
 struct nop_ucode {
 	unsigned long long skip;
 	unsigned long long *exits; /* addresses (vaddr), in code order */
-	bool *at_ret; /* each: a ret (%rax holds the value), else a tail call */
+	bool *at_ret; /* each: a ret (the return register holds the value), else a tail call */
 	size_t nexit, cap;
 	unsigned blind;	  /* exits the kernel cannot probe (refused prefixes) */
 	bool undecoded;	  /* code not found or not all decoded: exits may be missing */

@@ -62,7 +62,6 @@ static bool regular(const char *path)
  * "glibc-ld.so.cache1.1", counts, then entries of {flags, key, value,
  * osversion, hwcap}; key and value are offsets of the soname and path */
 #define CACHE_MAGIC "glibc-ld.so.cache1.1"
-#define FLAG_X8664 0x0303 /* ELF libc6, x86-64 */
 struct cache_entry {
 	int32_t flags;
 	uint32_t key, value, osversion;
@@ -80,7 +79,7 @@ static int cache_lookup(const char *c, size_t size, const char *lib, char *out, 
 		struct cache_entry e;
 
 		memcpy(&e, c + 48 + i * sizeof(e), sizeof(e));
-		if (e.flags != FLAG_X8664 || e.key >= size || e.value >= size ||
+		if (e.flags != nop_arch.ldcache_flags || e.key >= size || e.value >= size ||
 		    !memchr(c + e.key, 0, size - e.key) || !memchr(c + e.value, 0, size - e.value))
 			continue;
 		if (lib_named(c + e.key, lib) && strlen(c + e.value) < len && regular(c + e.value)) {
@@ -255,11 +254,12 @@ bool nop_ubin_loaded_by(const char *command, const char *lib)
 int nop_ubin_find(const char *bin, pid_t pid, const char *command, char *out, size_t len,
 		  struct nop_error *err)
 {
-	static const char *const dirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-					    "/lib64", "/usr/lib64", "/lib", "/usr/lib",
-					    "/usr/local/lib" };
-	char buf[PATH_MAX];
+	char multi[2][64], buf[PATH_MAX];
+	const char *const dirs[] = { multi[0], multi[1], "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+				     "/usr/local/lib" };
 
+	snprintf(multi[0], sizeof(multi[0]), "/lib/%s", nop_arch.triplet);
+	snprintf(multi[1], sizeof(multi[1]), "/usr/lib/%s", nop_arch.triplet);
 	if (strchr(bin, '/')) {
 		if (!realpath(bin, buf)) {
 			nop_error_set(err, NOP_EUSAGE, errno, "binary %s: %s", bin, strerror(errno));
@@ -276,8 +276,8 @@ int nop_ubin_find(const char *bin, pid_t pid, const char *command, char *out, si
 		if (from_maps(bin, pid, buf, sizeof(buf)) == 0)
 			goto found;
 		nop_error_set(err, NOP_EUSAGE, 0, "process %d has no library '%s' mapped (see"
-			      " /proc/%d/maps); give its path instead, e.g. /usr/lib/x86_64-linux-gnu/%s.so",
-			      (int)pid, bin, (int)pid, bin);
+			      " /proc/%d/maps); give its path instead, e.g. %s/%s.so",
+			      (int)pid, bin, (int)pid, multi[1], bin);
 		return -1;
 	}
 	if (command && statically_linked(command)) {
@@ -293,8 +293,8 @@ int nop_ubin_find(const char *bin, pid_t pid, const char *command, char *out, si
 		if (in_dir(dirs[i], bin, buf, sizeof(buf)) == 0)
 			goto found;
 	nop_error_set(err, NOP_EUSAGE, ENOENT, "no library '%s' found (ld.so cache, %s...); give its"
-		      " path, e.g. /usr/lib/x86_64-linux-gnu/%s.so.N (a ':' makes a pattern user-space:"
-		      " BINARY:GLOB)", bin, dirs[0], bin);
+		      " path, e.g. %s/%s.so.N (a ':' makes a pattern user-space:"
+		      " BINARY:GLOB)", bin, dirs[0], multi[1], bin);
 	err->remedy = NOP_REMEDY_MODULE;
 	return -1;
 found:

@@ -1,7 +1,7 @@
 /* ucode.c - where a user function's probes go, from its machine code
- * (Capstone, x86-64): the entry, and every instruction that leaves the
- * function (its ret instructions and direct jumps out of it, in it and in
- * its .cold fragments).
+ * (Capstone, in the machine's mode: arch.h): the entry, and every
+ * instruction that leaves the function (its returns and direct jumps out
+ * of it, in it and in its .cold fragments).
  *
  * Probing those instructions leaves the stack alone: a uretprobe writes a
  * trampoline's address over the return address, which C++'s unwinder
@@ -19,10 +19,10 @@
  * be more than one deep in the kernel's uretprobe stack, so it gets the
  * cheaper uretprobe (uprobes.c).
  *
- * The kernel refuses a uprobe on an instruction with a lock or an ES, CS,
- * DS or SS segment prefix (arch/x86/kernel/uprobes.c, is_prefix_bad:
- * -ENOTSUPP, 524). None of those moves the stack pointer, so a function
- * that begins with one is entered, for the probe, at the next instruction.
+ * The kernel's uprobes refuse some instructions (nop_arch_probe_refused:
+ * on x86-64 a lock or segment prefix). None of those moves the stack
+ * pointer, so a function that begins with one is entered, for the probe,
+ * at the next instruction.
  */
 #include <capstone/capstone.h>
 #include <errno.h>
@@ -31,23 +31,6 @@
 #include <string.h>
 
 #include "probes/probes.h"
-
-/* a prefix the kernel's uprobes refuse (is_prefix_bad) */
-static bool refused_prefix(const cs_insn *in)
-{
-	const cs_x86 *x = &in->detail->x86;
-
-	for (int i = 0; i < 4; i++)
-		switch (x->prefix[i]) {
-		case X86_PREFIX_LOCK:
-		case X86_PREFIX_ES:
-		case X86_PREFIX_CS:
-		case X86_PREFIX_DS:
-		case X86_PREFIX_SS:
-			return true;
-		}
-	return false;
-}
 
 /* the bytes at [vaddr, vaddr + size) in an executable section of e */
 static const unsigned char *code_at(Elf *e, unsigned long long vaddr, unsigned long long size)
@@ -114,7 +97,9 @@ static int scan(csh h, cs_insn *in, Elf *e, const struct range *rs, size_t nr, s
 	if (!code)
 		return 1;
 	while (left && cs_disasm_iter(h, &p, &left, &addr, in)) {
-		bool bad = refused_prefix(in);
+		bool bad = nop_arch_probe_refused(in);
+		unsigned long long to = 0;
+		enum nop_insn_flow flow = nop_arch_insn_flow(in, &to);
 
 		if (entry_open) {
 			if (!bad)
@@ -122,19 +107,13 @@ static int scan(csh h, cs_insn *in, Elf *e, const struct range *rs, size_t nr, s
 			else
 				c->skip += in->size;
 		}
-		if (in->id == X86_INS_CALL || in->id == X86_INS_LCALL || in->id == X86_INS_SYSCALL ||
-		    in->id == X86_INS_SYSENTER || in->id == X86_INS_INT || in->id == X86_INS_INT3 ||
-		    in->id == X86_INS_LJMP ||
-		    (in->id == X86_INS_JMP && in->detail->x86.operands[0].type != X86_OP_IMM))
-			c->reaches_out = true;
-		if (in->id == X86_INS_RET || in->id == X86_INS_RETF) {
+		c->reaches_out |= flow == NOP_INSN_OUT;
+		if (flow == NOP_INSN_RETURN) {
 			if (bad)
 				c->blind++;
 			else if (add_exit(c, in->address, true))
 				return -1;
-		} else if (in->id == X86_INS_JMP && in->detail->x86.op_count == 1 &&
-			   in->detail->x86.operands[0].type == X86_OP_IMM &&
-			   !inside(rs, nr, (unsigned long long)in->detail->x86.operands[0].imm)) {
+		} else if (flow == NOP_INSN_JUMP && !inside(rs, nr, to)) {
 			/* a tail call: the frame is gone, the stack pointer is the entry's */
 			c->reaches_out = true;
 			if (bad)
@@ -144,8 +123,7 @@ static int scan(csh h, cs_insn *in, Elf *e, const struct range *rs, size_t nr, s
 		}
 	}
 	if (entry_open) /* nothing but refused instructions */
-		c->refused = "every instruction of it has a prefix the kernel's uprobes refuse (lock, or"
-			     " an ES, CS, DS or SS segment)";
+		c->refused = nop_arch.refused;
 	return left ? 1 : 0; /* bytes Capstone could not decode: exits may be missing */
 }
 
@@ -169,11 +147,10 @@ int nop_ucode_scan(const struct nop_ubin *b, size_t i, struct nop_ucode *c, stru
 		if (fragment_of(f->name, s->name))
 			rs[nr++] = (struct range){ f->vaddr, f->vaddr + f->size };
 	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
+	if (nop_arch_disasm_open(&h) != CS_ERR_OK) {
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "the disassembler (Capstone) could not start");
 		return -1;
 	}
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
 	if (!(in = cs_malloc(h)))
 		ret = -1;
 	for (size_t k = 0; k < nr && ret >= 0; k++) {

@@ -320,7 +320,7 @@ static int add_function(struct nop_uprobes *u, const struct nop_ubin *b, size_t 
 			continue;
 		if ((x = add_probe(u, b, s, true, 0, c.exits[k], false, false, (size_t)f, nth++)) < 0)
 			r = -1;
-		else /* at a tail call %rax is not the value yet */
+		else /* at a tail call the return register is not the value yet */
 			u->v[x].rv = c.at_ret[k] ? rv : 0;
 	}
 	nop_ucode_free(&c);

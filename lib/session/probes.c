@@ -136,7 +136,7 @@ int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char
 			continue;
 		}
 		/* with returns probed (calls, not hits), an entry also fetches
-		 * its return address (the first word on the stack): the call
+		 * its return address (nop_arch.entry_caller): the call
 		 * site, which the DOT view names; entries and exits fetch the
 		 * stack pointer, which pairs an exit with its entry exactly
 		 * (recursion) and tells which calls an exception or a longjmp
@@ -146,17 +146,20 @@ int nop_probes_create(struct nop_journal *j, const char *tracing_dir, const char
 		 * traced program's memory at every call), but for their
 		 * callers: a stack the kernel unwinds from a function's entry
 		 * by frame pointers skips the caller itself */
-		snprintf(def, sizeof(def), "%c:%s %s:0x%llx%s%s", p->uret ? 'r' : 'p', ge, p->path,
+		snprintf(def, sizeof(def), "%c:%s %s:0x%llx%s%s%s%s", p->uret ? 'r' : 'p', ge, p->path,
 			 p->offset, returns ? " sp=%sp:x64" : "",
-			 (returns || u->callers) && !p->ret ? " caller=$stack0:x64" : "");
-		/* --retval: an exit's %rax (at a ret: the value; a uretprobe's
-		 * $retval), which the decoder keeps where it is the value */
+			 (returns || u->callers) && !p->ret ? " caller=" : "",
+			 (returns || u->callers) && !p->ret ? nop_arch.entry_caller : "",
+			 (returns || u->callers) && !p->ret ? ":x64" : "");
+		/* --retval: an exit's return register (at a ret: the value; a
+		 * uretprobe's $retval), which the decoder keeps where it is the
+		 * value */
 		/* --args: the parameters, from DWARF (uprobes.c) */
 		if (p->fetch)
 			snprintf(def + strlen(def), sizeof(def) - strlen(def), " %s", p->fetch);
 		if (u->retval && p->ret)
 			snprintf(def + strlen(def), sizeof(def) - strlen(def), " %s=%s:x64",
-				 p->shared ? "rv" : rv_name(p->rv), p->uret ? "$retval" : "%ax");
+				 p->shared ? "rv" : rv_name(p->rv), p->uret ? "$retval" : nop_arch.ret_reg);
 		/* a shared event's probe: its index, which tells the decoder
 		 * which probe fired (the arguments' names and types are the
 		 * same for every probe of the event; the value is its own) */

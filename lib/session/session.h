@@ -48,7 +48,7 @@ struct nop_uprobe {
 	 * by an immediate it fetches, its index (id=\\N) */
 	bool shared;
 	size_t nshared; /* a shared event's first probe: how many it has */
-	unsigned char rv; /* an exit where %rax is the return value: its type
+	unsigned char rv; /* an exit where the return register is the value: its type
 			     (NOP_RV_*, base/base.h); 0: none shown */
 	size_t func;	/* the function's key: the index of its entry probe */
 };

@@ -191,10 +191,11 @@ static inline __attribute__((always_inline)) const struct fname *
 fname(struct nop_sink *s, struct graph_lines *g, unsigned long long addr, struct fname *unnamed)
 {
 	/* 1024 slots: the top 10 bits of a multiplicative hash of the address
-	 * less its 4 low bits (x86-64 kernels align functions to 16 bytes:
-	 * hashed whole, the 267 functions above still took 5,914 fills) */
+	 * less the low bits the kernel's function alignment leaves 0 (hashed
+	 * whole, the 267 functions above took 5,914 fills on x86-64, which
+	 * aligns them to 16 bytes) */
 	_Static_assert(ARRAY_SIZE(((struct graph_lines *)0)->names) == 1 << 10, "names: 2^10 slots");
-	size_t i = (size_t)(((addr >> 4) * 0x9e3779b97f4a7c15ULL) >> 54);
+	size_t i = (size_t)(((addr >> NOP_KFUNC_ALIGN_SHIFT) * 0x9e3779b97f4a7c15ULL) >> 54);
 	struct fname *f = &g->names[i], *o = &g->names[i ^ 1];
 
 	if (f->name && f->addr == addr)

@@ -106,7 +106,7 @@ bool nop_srclines_at(struct nop_srclines *sl, const char *path, unsigned long lo
 /* The type a function returns, from its DWARF subprogram: NOP_RV_VOID,
  * or its size in bytes with NOP_RV_SIGNED (a signed integer or char) or
  * NOP_RV_POINTER; 0 where the debug info does not say (no DWARF, a
- * struct or a floating-point value, which are not returned in %rax) */
+ * struct or a floating-point value, which are not returned in the return register) */
 unsigned char nop_srclines_rettype(struct nop_srclines *sl, const char *path, unsigned long long vaddr)
 {
 	Dwarf *dw = dwarf_of(sl, path);
@@ -199,9 +199,7 @@ static bool is_char(Dwarf_Die *ptr)
 int nop_srclines_params(struct nop_srclines *sl, const char *path, unsigned long long vaddr, char *out,
 			size_t len)
 {
-	/* the System V x86-64 ABI's registers for integer and pointer
-	 * arguments, in order, as uprobe fetch arguments name them */
-	static const char *const regs[] = { "%di", "%si", "%dx", "%cx", "%r8", "%r9" };
+	const char *const *regs = nop_arch.arg_regs;
 	Dwarf *dw = dwarf_of(sl, path);
 	Dwarf_Die cu, *scopes = NULL, c, t;
 	size_t off = 0, nreg = 0;
@@ -227,7 +225,7 @@ int nop_srclines_params(struct nop_srclines *sl, const char *path, unsigned long
 
 		if (dwarf_tag(&c) != DW_TAG_formal_parameter)
 			continue;
-		if (!param_type(&c, &t) || nreg >= ARRAY_SIZE(regs))
+		if (!param_type(&c, &t) || nreg >= nop_arch.narg_regs)
 			break;
 		switch (dwarf_tag(&t)) {
 		case DW_TAG_pointer_type:

@@ -224,9 +224,8 @@ static int load(struct nop_ubin *b, Elf *e, struct nop_error *err)
 
 	if (elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh))
 		return elf_fail(err, b->path, "is not an ELF file: give a program or a shared library");
-	if (eh.e_machine != EM_X86_64 || gelf_getclass(e) != ELFCLASS64)
-		return elf_fail(err, b->path, "is not a 64-bit x86-64 ELF file: this machine cannot"
-				" run its functions");
+	if (eh.e_machine != nop_arch.elf_machine || gelf_getclass(e) != ELFCLASS64)
+		return elf_fail(err, b->path, nop_arch.not_this_machine);
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
 		return elf_fail(err, b->path, "is not a program or shared library (an object file or"
 				" core dump has no functions that run)");

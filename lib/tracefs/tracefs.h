@@ -6,7 +6,7 @@
 #ifndef NOPCTL_AREA_TRACEFS_H
 #define NOPCTL_AREA_TRACEFS_H
 
-#include "base/base.h"
+#include "arch/arch.h"
 
 /* the longest event filter nopctl writes (nop_event_filter_check) */
 #define NOP_EVENT_FILTER_MAX 1024
