@@ -1,6 +1,6 @@
 /* pidset.c - a set of pids kept sorted: the children a traced task was
  * seen to fork. Pids are handed out rising until they wrap, so an
- * insertion is nearly always at the end. */
+ * insertion is at the end until then. */
 #include <stdlib.h>
 #include <string.h>
 

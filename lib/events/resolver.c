@@ -259,7 +259,7 @@ static const char *ksym_find(struct nop_resolver *r, unsigned long long addr,
 const char *nop_resolve_sym(struct nop_resolver *r, unsigned long long addr,
 			    unsigned long long *off)
 {
-	struct sym_slot *s = &r->syms[(addr >> 4 ^ addr >> 16) & (SYM_CACHE - 1)];
+	struct sym_slot *s = &r->syms[(addr >> NOP_KFUNC_ALIGN_SHIFT ^ addr >> 16) & (SYM_CACHE - 1)];
 	unsigned long long start = 0;
 	const char *name = NULL;
 

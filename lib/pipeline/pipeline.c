@@ -42,9 +42,10 @@ struct nop_pipeline {
 	struct { unsigned long long addr; int wanted; } root_cache[256];
 	struct { int pid; signed char traced; } task_cache[64];
 	/* children a traced task was seen to fork (task_newtask): a task gone
-	 * when its calls are read is one of them, or another task (its half
-	 * of a context switch); births_unsure: a fork may have gone unread
-	 * (events lost; catch's gate reads only what it caught) */
+	 * when its calls are read, and not one asked for, is one of them or
+	 * another task (its half of a context switch); births_unsure: a fork
+	 * may have gone unread (events lost; catch's gate reads only what it
+	 * caught) */
 	struct nop_pidset born;
 	bool births_unsure;
 };
@@ -281,7 +282,7 @@ static bool root_wanted(struct nop_pipeline *p, const struct nop_gitem *gi)
 
 static bool root_name(struct nop_pipeline *p, unsigned long long addr)
 {
-	size_t slot = (addr >> 4) % ARRAY_SIZE(p->root_cache);
+	size_t slot = (addr >> NOP_KFUNC_ALIGN_SHIFT) % ARRAY_SIZE(p->root_cache);
 	const struct nop_uprobe *up;
 	const char *name;
 
@@ -312,13 +313,27 @@ static __attribute__((noinline)) bool traced_task(struct nop_pipeline *p, int pi
 	int t;
 
 	if (p->task_cache[slot].traced == 0 || p->task_cache[slot].pid != pid) {
-		t = nop_pidset_has(&p->born, pid) ? 1 : nop_session_traces(p->cfg.by_task, pid);
-		if (t < 0) /* gone, its fork not seen: a child only if forks went unread */
-			t = p->births_unsure || p->cfg.gated ? 1 : 0;
+		/* gone: a traced child if its fork was seen, or if forks may
+		 * have gone unread (a pid seen born and now alive may be
+		 * another task's: /proc is asked first) */
+		if ((t = nop_session_traces(p->cfg.by_task, pid)) < 0)
+			t = nop_pidset_has(&p->born, pid) || p->births_unsure || p->cfg.gated ? 1 : 0;
 		p->task_cache[slot].pid = pid;
 		p->task_cache[slot].traced = t > 0 ? 1 : -1;
 	}
 	return p->task_cache[slot].traced > 0;
+}
+
+/* A fork may have gone unread (events lost, out of memory): a gone task
+ * judged not traced before may have been a child */
+static void births_unsure(struct nop_pipeline *p)
+{
+	if (p->births_unsure)
+		return;
+	p->births_unsure = true;
+	for (size_t i = 0; i < ARRAY_SIZE(p->task_cache); i++)
+		if (p->task_cache[i].traced < 0)
+			p->task_cache[i].traced = 0;
 }
 
 /* A fork: the child of a traced task is traced (the kernel follows it)
@@ -330,7 +345,7 @@ static void note_birth(struct nop_pipeline *p, const struct nop_event *ev)
 	if (!traced_task(p, ev->pid))
 		return;
 	if (nop_pidset_add(&p->born, ev->child))
-		p->births_unsure = true;
+		births_unsure(p);
 	if (p->task_cache[slot].pid == ev->child) /* the pid another task had */
 		p->task_cache[slot].traced = 0;
 }
@@ -613,7 +628,8 @@ NOP_HOT static int route(void *ctx, const struct nop_event *ev)
 	if (p->counted)
 		return NOP_FLOW_STOP;
 	note_time(p, ev->ts);
-	p->births_unsure |= ev->type == NOP_EV_LOST;
+	if (ev->type == NOP_EV_LOST && p->cfg.by_task)
+		births_unsure(p);
 	/* a page header's count is the file's word: their sum stops at the
 	 * largest count rather than wrap */
 	if (ev->type == NOP_EV_LOST && !p->cfg.gated &&

@@ -145,7 +145,7 @@ static bool fetch(const char *name)
  * 4 it is the probes' machinery, 8 their fetch of memory */
 static int wants(struct nop_join *j, unsigned long long addr)
 {
-	size_t s = (addr >> 4) % ARRAY_SIZE(j->cache);
+	size_t s = (addr >> NOP_KFUNC_ALIGN_SHIFT) % ARRAY_SIZE(j->cache);
 	const char *name;
 	int w = 0;
 

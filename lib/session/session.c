@@ -964,6 +964,11 @@ int nop_session_traces(struct nop_session *s, int pid)
 	 * kernel's own choice of tasks stands */
 	if (s->kpids || nop_pid_listed(s->pids, pid))
 		return 1;
+	/* the tasks asked for: the kernel drops any task that exits from
+	 * the list (function-fork), these too */
+	for (size_t i = 0; i < s->cfg.npids; i++)
+		if (s->cfg.pids[i] == pid)
+			return 1;
 	free(s->pids);
 	s->pids = read_trimmed(s->dir, pid_files(s, 0, false));
 	return nop_pid_traced(s->pids, pid, s->started);

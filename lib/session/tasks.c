@@ -52,7 +52,7 @@ unsigned long long nop_task_started(int pid)
 	return t;
 }
 
-/* The kernel drops a child from set_ftrace_pid when it exits, often
+/* The kernel drops a task from set_ftrace_pid when it exits, often
  * before nopctl reads its calls: a task that is gone may have been a
  * traced child or another task (the halves of context switches to a
  * traced task are recorded too), -1; one with a listed ancestor is

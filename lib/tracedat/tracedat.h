@@ -104,7 +104,8 @@ struct nop_kallsyms_kept {
 int nop_kallsyms_keep(struct nop_kallsyms_kept *k);
 void nop_kallsyms_kept_free(struct nop_kallsyms_kept *k);
 
-/* w's symbols from k (kept by nop_kallsyms_keep), which outlives w */
+/* w's symbols from k (kept by nop_kallsyms_keep), which outlives w; the
+ * index is written while a file is finished: one file at a time */
 void nop_dat_lend_ksyms(struct nop_dat *w, const struct nop_kallsyms_kept *k);
 
 /* a trace.dat's metadata and where each CPU's pages lie (tracedat_read.c) */

@@ -222,8 +222,9 @@ t_graph_pid_gone_task_marked() {
 	a=$!
 	taskset 1 sh -c 'while :; do (usleep 2000); done' &
 	b=$!
+	trap 'kill "$b" 2> /dev/null || true' EXIT
 	nopctl graph -j -b 8192 -p "$a" -d 3 2> "$T/err" | { sleep 2; cat; } > "$T/out" || true
-	kill "$a" "$b"
+	kill "$a"
 	grep -q '"type":"summary"' "$T/out" || { cat "$T/err"; fail "no summary"; }
 	pid_capture "$a" "$T/out"
 	# 6.1 records other tasks' halves of context switches (6.12 on: none)
@@ -231,6 +232,27 @@ t_graph_pid_gone_task_marked() {
 		jq -e -s 'map(select(.type == "summary"))[0].other_tasks > 0' "$T/out" > /dev/null ||
 			fail "no other task's context-switch half counted" ;;
 	esac
+	# the task asked for, read once it has exited (the kernel drops it
+	# from set_ftrace_pid too) and other tasks have taken its place in
+	# nopctl's cache: its calls are its own to the end. Its 75 opens
+	# begin once tracing has; the output is held until it has gone (a
+	# zombie: the shell reaps it later)
+	taskset 1 sh -c "while [ ! -e $T/go ]; do usleep 20000; done; exec opener 75 /etc/hostname 50" &
+	a=$!
+	nopctl graph -j -b 8192 -p "$a" 2> "$T/err" |
+		{ while s=$(cut -d' ' -f3 "/proc/$a/stat" 2> /dev/null) && [ "$s" != Z ]; do usleep 100000; done
+		  cat; } > "$T/out" &
+	g=$!
+	wait_for "$T/err" "tracing"
+	touch "$T/go"
+	wait "$g" || true
+	kill "$b"
+	grep -q '"type":"summary"' "$T/out" || { cat "$T/err"; fail "no summary"; }
+	jq -e -s --argjson a "$a" '[.[] | select(.pid == $a and .context_switch == true)] | length == 0' "$T/out" > /dev/null ||
+		fail "calls of the task asked for marked another task's: $(grep '"context_switch"' "$T/out" | grep -c "\"pid\":$a,")"
+	n=$(jq -c --argjson a "$a" 'select(.pid == $a and .func == "do_sys_openat2" and (.type == "exit" or .type == "call"))' "$T/out" | wc -l)
+	[ "$n" = 75 ] || jq -e -s 'map(select(.type == "summary"))[0].lost > 0' "$T/out" > /dev/null ||
+		fail "$n of the 75 opens of the task asked for, nothing lost: $(grep summary "$T/out") $(cat "$T/err")"
 }
 
 t_pid_without_events() {
