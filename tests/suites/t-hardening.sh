@@ -235,8 +235,10 @@ t_graph_pid_gone_task_marked() {
 	# the task asked for, read once it has exited (the kernel drops it
 	# from set_ftrace_pid too) and other tasks have taken its place in
 	# nopctl's cache: its calls are its own to the end. Its 75 opens
-	# begin once tracing has; the output is held until it has gone (a
-	# zombie: the shell reaps it later)
+	# begin once tracing has (the first part's "tracing" line gone: the
+	# redirection comes after wait_for reads), and the output is held
+	# until it has gone (a zombie: the shell reaps it later)
+	rm -f "$T/err"
 	taskset 1 sh -c "while [ ! -e $T/go ]; do usleep 20000; done; exec opener 75 /etc/hostname 50" &
 	a=$!
 	nopctl graph -j -b 8192 -p "$a" 2> "$T/err" |
