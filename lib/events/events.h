@@ -241,6 +241,10 @@ void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx);
 /* after each raw page is decoded: the first and last stamps of its events */
 typedef void (*nop_span_fn)(void *ctx, int cpu, unsigned long long first, unsigned long long last);
 void nop_stream_set_span(struct nop_stream *st, nop_span_fn fn);
+/* live, pages saved: a CPU read and found empty with none of its pages
+ * waiting (raw's ctx), before the round hands any page on */
+typedef void (*nop_empty_fn)(void *ctx, int cpu);
+void nop_stream_set_empty(struct nop_stream *st, nop_empty_fn fn);
 
 /* A recording's pages: NOP_PAGES_COUNT only counted (nop_count_page),
  * NOP_PAGES_SAVE not even that (counted from the trace.dat afterwards) */

@@ -45,6 +45,7 @@ int nop_source_record_to(struct nop_source *src, struct nop_dat *dat, bool count
 	struct nop_stream *st = ((struct nop_stream_source *)src)->st;
 
 	nop_stream_set_raw(st, (nop_raw_fn)nop_dat_page, dat);
+	nop_stream_set_empty(st, nop_dat_cpu_empty);
 	nop_stream_set_pages(st, count_now ? NOP_PAGES_COUNT : NOP_PAGES_SAVE);
 	/* counted as they come, the capture decodes with it: finished files
 	 * (none: a count is not given with a bound) would keep all of kallsyms */

@@ -29,6 +29,11 @@ void nop_stream_set_span(struct nop_stream *st, nop_span_fn fn)
 	st->span = fn;
 }
 
+void nop_stream_set_empty(struct nop_stream *st, nop_empty_fn fn)
+{
+	st->empty = fn;
+}
+
 void nop_stream_set_raw(struct nop_stream *st, nop_raw_fn fn, void *ctx)
 {
 	st->raw = fn;

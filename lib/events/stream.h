@@ -49,6 +49,7 @@ struct nop_stream {
 	nop_raw_fn raw;
 	void *raw_ctx;
 	nop_span_fn span; /* after a raw page is decoded: its events' span (raw_ctx) */
+	nop_empty_fn empty; /* a CPU read empty, nothing of it spooled (raw_ctx) */
 	enum nop_pages pages;
 	int datfd; /* a trace.dat (nop_stream_open_dat), else -1 */
 	/* live: the largest time stamp read by the rounds before this one;

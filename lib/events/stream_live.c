@@ -394,6 +394,9 @@ int nop_stream_drain_live(struct nop_stream *st, nop_emit_fn emit, void *ctx, bo
 		c->backlog = r > 0;
 		c->read_at = now;
 		*more |= r > 0;
+		/* every page of it read in earlier rounds is handed on */
+		if (st->empty && c->kernel_empty && !c->spool.n)
+			st->empty(st->raw_ctx, c->cpu);
 	}
 	st->catch_up = false;
 	if (decode_spools(st, err))

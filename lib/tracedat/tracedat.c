@@ -542,14 +542,20 @@ void dat_fresh_symbols(struct nop_dat *w)
 }
 
 /* A file of a rotation: its CPUs' pages were cut as each was read, not at
- * one time. from: the latest of the CPUs' first pages' times, to: the
+ * one time. from: the latest of the CPUs' first pages' times, and of
+ * their last events in the files before (a CPU with no page here may have
+ * given the file before events later than this one's first); to: the
  * earliest of their last pages' (a page's header begins with the time of
- * its first event): between them every CPU's events are in the file */
+ * its first event), and the cap taken at the cut (a CPU with no page here
+ * may give the next file events from before its end): between them every
+ * CPU's events are in the file */
 static void complete_span(const struct nop_dat *w, unsigned long long *from, unsigned long long *to)
 {
 	*from = 0;
 	*to = ~0ULL;
 	for (int c = 0; c < w->ncpus; c++) {
+		if (w->q && w->q->lastev && w->q->lastev[c] > *from)
+			*from = w->q->lastev[c];
 		if (!w->size[c])
 			continue;
 		if (w->dc[c].first_ts > *from)
@@ -557,6 +563,8 @@ static void complete_span(const struct nop_dat *w, unsigned long long *from, uns
 		if (w->dc[c].last_ts < *to)
 			*to = w->dc[c].last_ts;
 	}
+	if (w->span_cap && w->span_cap < *to)
+		*to = w->span_cap;
 	if (*to == ~0ULL)
 		*to = 0;
 }
@@ -981,9 +989,11 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 	dat_release(w); /* its files rotated away when the run failed: kept */
 	free(w->events);
 	free(w->files);
+	free(w->cov);
 	if (w->q) {
 		pthread_mutex_destroy(&w->q->mu);
 		pthread_cond_destroy(&w->q->cv);
+		free(w->q->lastev);
 		free(w->q);
 	}
 	if (!w->ksyms_lent) {
@@ -1027,6 +1037,8 @@ int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len)
 	 * (not numbered) the page and every later one left out */
 	if (w->max_size && dat_data_size(w) + ps + w->reserve > w->max_size) {
 		if (!w->numbered || w->full) {
+			if (!w->full)
+				w->span_cap = dat_span_cap(w);
 			w->full = true;
 			return 0;
 		}
@@ -1048,6 +1060,12 @@ int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len)
 		if (!w->size[cpu])
 			w->dc[cpu].first_ts = ts;
 		w->dc[cpu].last_ts = ts;
+		if (w->cov) {
+			if (ts > w->cov[cpu])
+				w->cov[cpu] = ts;
+			if (ts > w->hmax)
+				w->hmax = ts;
+		}
 	}
 	w->npend[cpu] += ps;
 	w->size[cpu] += ps;

@@ -20,6 +20,10 @@ int nop_pagering_write(const struct nop_pagering *r, struct nop_dat *w, unsigned
 void nop_pagering_free(struct nop_pagering *r);
 
 int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len);
+/* A bounded recording's CPU read and found empty, none of its pages
+ * waiting to be handed on (ctx: the nop_dat): every event it wrote before
+ * is in the files, which a file cut now can say (its complete span) */
+void nop_dat_cpu_empty(void *ctx, int cpu);
 
 /* A trace.dat of version 6 or 7, as trace-cmd and nopctl record write it,
  * read without libtracecmd (tracedat_read.c): 0, or -1 with the reason.

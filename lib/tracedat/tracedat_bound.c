@@ -57,6 +57,10 @@ int nop_dat_bound(struct nop_dat *w, const char *base, unsigned long long max_si
 	}
 	if (!max_size)
 		return 0;
+	if (!(w->cov = calloc((size_t)w->ncpus, sizeof(*w->cov)))) {
+		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
+		return -1;
+	}
 	w->chunked = !w->v6;
 	/* the symbols the events name: a sixteenth of a file until a file
 	 * says what they take (compressed: a sixty-fourth) */
@@ -146,11 +150,44 @@ bool nop_dat_file(struct nop_dat *w, size_t i, char *buf, size_t len, unsigned l
 	return true;
 }
 
+/* a page counted into its file's figures, its last event's time into
+ * its CPU's */
 static int walk_page(void *ctx, int cpu, void *page)
 {
 	struct nop_dat *j = ctx;
+	struct nop_dat_counts one = { 0 };
+	int ret = j->walk(j->walk_ctx, cpu, page, &one, &j->syms);
 
-	return j->walk(j->walk_ctx, cpu, page, &j->counted, &j->syms);
+	nop_dat_counts_add(&j->counted, &one);
+	if (cpu >= 0 && cpu < j->ncpus && one.last_ts > j->dc[cpu].ev_last)
+		j->dc[cpu].ev_last = one.last_ts;
+	return ret;
+}
+
+/* the cap on a file's complete span at its cut: a CPU with no page in it
+ * may still give events from before the cut (read but not yet handed on,
+ * or not yet read), to the next file; its events are whole up to the time
+ * it was last known to be (cov). 0: no cap */
+unsigned long long dat_span_cap(const struct nop_dat *w)
+{
+	unsigned long long cap = 0;
+
+	for (int c = 0; w->cov && c < w->ncpus; c++)
+		if (!w->size[c] && w->cov[c] && (!cap || w->cov[c] < cap))
+			cap = w->cov[c];
+	return cap;
+}
+
+/* read empty after every page handed on so far was read: its events up
+ * to the latest page time handed on are in the files (1: a time before
+ * any) */
+void nop_dat_cpu_empty(void *ctx, int cpu)
+{
+	struct nop_dat *w = ctx;
+	unsigned long long t = w->hmax ? w->hmax : 1;
+
+	if (w->cov && cpu >= 0 && cpu < w->ncpus && t > w->cov[cpu])
+		w->cov[cpu] = t;
 }
 
 /* A finished file is written on a thread of its own (its events counted,
@@ -199,6 +236,11 @@ static void *job_main(void *arg)
 	pthread_mutex_unlock(&q->mu);
 	if (!j->job_ret && !discard && !abandoned)
 		j->job_ret = nop_dat_finish(j, &j->err);
+	/* its CPUs' last events: where the next files' complete spans begin
+	 * (after its own was written; one job at a time, in turn) */
+	for (int c = 0; c < j->ncpus; c++)
+		if (j->dc[c].ev_last > q->lastev[c])
+			q->lastev[c] = j->dc[c].ev_last;
 	j->job_size = fstat(j->fd, &st) == 0 ? (unsigned long long)st.st_size : 0;
 	if (discard && !abandoned) /* a newer file took their place */
 		dat_drop_rotated(j);
@@ -368,7 +410,10 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 	if (!w->numbered)
 		return 0;
 	if (!w->q) {
-		if (!(w->q = calloc(1, sizeof(*w->q)))) {
+		if (!(w->q = calloc(1, sizeof(*w->q))) ||
+		    !(w->q->lastev = calloc((size_t)w->ncpus, sizeof(*w->q->lastev)))) {
+			free(w->q);
+			w->q = NULL;
 			nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 			return -1;
 		}
@@ -411,7 +456,10 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return -1;
 	}
+	w->span_cap = dat_span_cap(w);
 	*j = *w;
+	w->span_cap = 0;
+	j->cov = NULL; /* the writer's */
 	j->cut_end = true;
 	j->seq0 = j->seq;
 	j->skipped = 0;

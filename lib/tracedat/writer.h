@@ -24,12 +24,16 @@ struct dat_jobs {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	unsigned long long turn, next, last_seq;
+	/* per CPU: the time of its last event in the files written so far
+	 * (each job adds its file's after writing it, in turn) */
+	unsigned long long *lastev;
 };
 
-/* a CPU's chunks (version 7) and its first and last pages' times */
+/* a CPU's chunks (version 7), its first and last pages' times, and its
+ * last event's as the file's walk found it */
 struct dat_cpu {
 	struct nop_zcpu z;
-	unsigned long long first_ts, last_ts;
+	unsigned long long first_ts, last_ts, ev_last;
 };
 
 struct nop_dat {
@@ -78,6 +82,13 @@ struct nop_dat {
 	 * of which the newest keep stay; unnumbered: pages past it left out */
 	unsigned long long max_size, reserve, ksyms_reserve;
 	bool numbered, full;
+	/* bounded: per CPU, a time up to which all its events were handed
+	 * on, to this file or earlier ones (its pages' times; the latest
+	 * page time handed, hmax, when it was read empty): the writer's,
+	 * across files (a job's is NULL). span_cap: where a file that ends
+	 * at a cut or at its size holds every CPU's events up to, at most
+	 * (0: no cap) */
+	unsigned long long *cov, hmax, span_cap;
 	unsigned keep;
 	char base[4096];
 	/* numbered: each finished file's pages walked on its writer's
@@ -136,5 +147,6 @@ unsigned long long dat_data_size(const struct nop_dat *w);
 void dat_file_path(const struct nop_dat *w, unsigned long long seq, char *buf, size_t len);
 int dat_job_wait(struct nop_dat *w, struct nop_error *err);
 void dat_abandon_waiting(struct nop_dat *w);
+unsigned long long dat_span_cap(const struct nop_dat *w);
 
 #endif

@@ -392,6 +392,104 @@ static void crafted_lost_counts_saturate(void **state)
  * between naming and renaming left (.NAME.nopctl-part[-XXXXXX].TAG) are
  * removed by the next one writing there: regular files of a nopctl gone,
  * hidden, of this PID namespace; nothing else */
+/* a test walk: a page's header time as its events' last (the span's
+ * floor needs no more) */
+static int walk_by_header(void *ctx, int cpu, void *page, struct nop_dat_counts *c, struct nop_addrset *syms)
+{
+	unsigned long long ts;
+
+	(void)ctx;
+	(void)cpu;
+	(void)syms;
+	memcpy(&ts, page, sizeof(ts));
+	if (!c->first_ts || ts < c->first_ts)
+		c->first_ts = ts;
+	if (ts > c->last_ts)
+		c->last_ts = ts;
+	return 0;
+}
+
+/* hands on n pages of cpu whose headers say from, from + 10, ... */
+static void hand_pages(struct nop_dat *w, int cpu, char *page, size_t ps, unsigned long long from, int n)
+{
+	for (int i = 0; i < n; i++) {
+		unsigned long long ts = from + 10ULL * (unsigned long long)i;
+
+		memcpy(page, &ts, sizeof(ts));
+		assert_int_equal(nop_dat_page(w, cpu, page, ps), 0);
+	}
+}
+
+/* the complete span a file of a rotation says it has */
+static void span_of(const char *path, unsigned long long *from, unsigned long long *to)
+{
+	struct nop_dat_in *in = NULL;
+	struct nop_error err;
+
+	assert_int_equal(nop_dat_in_open(&in, path, &err), 0);
+	*from = in->complete_from;
+	*to = in->complete_to;
+	nop_dat_in_free(in);
+}
+
+/* A rotation's CPUs are cut as each is handed on: a file claims every
+ * CPU's events only between the latest of their starts and the earliest
+ * of their ends. A CPU with no page in a file bounds it too: CPU 1's
+ * pages from file 1's time, handed on after the cut (a later round,
+ * a CPU later in the round), put file 1's end at CPU 1's last time known
+ * (read empty before any page); CPU 1's pages in file 1 later than file
+ * 2's first put file 2's beginning after them. */
+static void rotation_span_bounded_by_every_cpu(void **state)
+{
+	char dir[] = "/tmp/nopctl-test-span-XXXXXX", base[256], path[300], ks[256];
+	const char *kdir = kernels[1];
+	struct nop_error err;
+	struct nop_decoder *d = nop_decoder_new(kdir, &err);
+	size_t ps = (size_t)nop_decoder_page_size(d);
+	char *page = calloc(1, ps);
+	unsigned long long from, to;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/graph/cpu0.raw", kdir);
+	assert_non_null(f = fopen(path, "r"));
+	assert_int_equal(fread(page, 1, ps, f), ps);
+	fclose(f);
+	snprintf(ks, sizeof(ks), "%s/kallsyms", kdir);
+	assert_non_null(mkdtemp(dir));
+	for (int order = 0; order < 2; order++) {
+		struct nop_dat *w = NULL;
+
+		snprintf(base, sizeof(base), "%s/r%d.dat", dir, order);
+		snprintf(path, sizeof(path), "%s.1", base);
+		assert_int_equal(nop_dat_open(&w, path, false, kdir, ks, (int)ps, &err), 0);
+		nop_dat_describe(w, &(struct nop_dat_desc){ .uncompressed = true });
+		assert_int_equal(nop_dat_bound(w, base, 1 << 20, true, 0, false, &err), 0);
+		nop_dat_walk_with(w, walk_by_header, NULL);
+		nop_dat_cpu_empty(w, 0); /* the first round's reads: nothing yet */
+		nop_dat_cpu_empty(w, 1);
+		if (order == 1) /* CPU 1 first, later than all of CPU 0 */
+			hand_pages(w, 1, page, ps, 5000, 10);
+		hand_pages(w, 0, page, ps, 1000, 300); /* past one file: a cut */
+		if (order == 0) /* CPU 1 after the cut, from file 1's time */
+			hand_pages(w, 1, page, ps, 1005, 10);
+		nop_dat_wait(w);
+		assert_int_equal(nop_dat_finish(w, &err), 0);
+		nop_dat_free(w, true);
+		snprintf(path, sizeof(path), "%s.1", base);
+		span_of(path, &from, &to);
+		if (order == 0)
+			assert_true(to && to <= 1005);
+		snprintf(path, sizeof(path), "%s.2", base);
+		span_of(path, &from, &to);
+		if (order == 1)
+			assert_true(from >= 5090);
+	}
+	assert_int_equal(count("rm -rf %s; echo 0", dir), 0);
+	free(page);
+	nop_decoder_free(d);
+}
+
 static void whole_under_its_name_stale_parts_removed(void **state)
 {
 	char dir[] = "/tmp/nopctl-test-parts-XXXXXX", path[512], tag[64], dead[64], ks[256];
@@ -450,6 +548,7 @@ int main(void)
 		cmocka_unit_test(damaged_tracedat),
 		cmocka_unit_test(hostile_files_refused),
 		cmocka_unit_test(whole_under_its_name_stale_parts_removed),
+		cmocka_unit_test(rotation_span_bounded_by_every_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
