@@ -492,31 +492,29 @@ static void put_file(struct out *o, const char *path, int sizelen)
 /* kallsyms: the symbols the events need, or all of them */
 static void put_kallsyms(struct out *o, struct nop_dat *w)
 {
-	size_t full = w->klen, len, sublen = 0;
-	char *v = w->ktext ? w->ktext : nop_read_file(w->kallsyms, &full, NULL), *sub = NULL;
+	size_t full = w->ks.len, len, sublen = 0;
+	char *v = w->ks.text ? w->ks.text : nop_read_file(w->kallsyms, &full, NULL), *sub = NULL;
 
-	if (v && w->numbered && !w->ktext) { /* kept, indexed once, for every file */
-		w->ktext = v;
-		w->klen = full;
-		w->kidx = nop_ksyms_index(v, full);
+	if (v && w->numbered && !w->ks.text) { /* kept, indexed once, for every file */
+		w->ks.text = v;
+		w->ks.len = full;
+		w->ks.idx = nop_ksyms_index(v, full);
 	}
 	len = full;
 	if (v && !w->syms_failed &&
-	    (sub = w->kidx ? nop_ksyms_subset(w->kidx, &w->syms, &sublen) : nop_kallsyms_subset(v, full, &w->syms, &sublen)))
+	    (sub = w->ks.idx ? nop_ksyms_subset(w->ks.idx, &w->syms, &sublen) : nop_kallsyms_subset(v, full, &w->syms, &sublen)))
 		len = sublen;
 	put32(o, v ? (unsigned int)len : 0);
 	put(o, sub ? sub : v ? v : "", v ? len : 0);
 	free(sub);
-	if (v != w->ktext)
+	if (v != w->ks.text)
 		free(v);
 }
 
 void nop_dat_lend_ksyms(struct nop_dat *w, const struct nop_kallsyms_kept *k)
 {
-	if (!w->ktext && k->text && k->idx) {
-		w->ktext = k->text;
-		w->klen = k->len;
-		w->kidx = k->idx;
+	if (!w->ks.text && k->text && k->idx) {
+		w->ks = *k;
 		w->ksyms_lent = true;
 	}
 }
@@ -528,17 +526,13 @@ void dat_fresh_symbols(struct nop_dat *w)
 {
 	unsigned long long h;
 
-	if (!w->ktext || w->ksyms_lent || strcmp(w->kallsyms, "/proc/kallsyms"))
+	if (!w->ks.text || w->ksyms_lent || strcmp(w->kallsyms, "/proc/kallsyms"))
 		return;
 	h = nop_modules_hash();
-	if (h == w->kmods)
+	if (h == w->ks.mods)
 		return;
-	w->kmods = h;
-	free(w->ktext);
-	nop_ksyms_free(w->kidx);
-	w->ktext = NULL;
-	w->kidx = NULL;
-	w->klen = 0;
+	nop_kallsyms_kept_free(&w->ks);
+	w->ks.mods = h;
 }
 
 /* A file of a rotation: its CPUs' pages were cut as each was read, not at
@@ -996,10 +990,8 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 		free(w->q->lastev);
 		free(w->q);
 	}
-	if (!w->ksyms_lent) {
-		nop_ksyms_free(w->kidx);
-		free(w->ktext);
-	}
+	if (!w->ksyms_lent)
+		nop_kallsyms_kept_free(&w->ks);
 	free(w);
 }
 

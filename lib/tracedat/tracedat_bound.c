@@ -50,7 +50,7 @@ int nop_dat_bound(struct nop_dat *w, const char *base, unsigned long long max_si
 	w->keep = keep;
 	w->overwrite = overwrite;
 	w->seq = 1;
-	w->kmods = nop_modules_hash(); /* before kallsyms: a module loaded between is in it */
+	w->ks.mods = nop_modules_hash(); /* before kallsyms: a module loaded between is in it */
 	if ((max_size || numbered) && dat_header_size(w, &fixed)) {
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return -1;
@@ -281,15 +281,11 @@ static int job_reaped(struct nop_dat *w, struct nop_dat *j, struct nop_error *er
 {
 	int ret = j->job_ret;
 
-	if (j->ktext != w->ktext) { /* read again (fresh_symbols): the next files' */
-		if (!w->ktext) {
-			w->ktext = j->ktext;
-			w->klen = j->klen;
-			w->kidx = j->kidx;
-		} else {
-			free(j->ktext);
-			nop_ksyms_free(j->kidx);
-		}
+	if (j->ks.text != w->ks.text) { /* read again (fresh_symbols): the next files' */
+		if (!w->ks.text)
+			w->ks = j->ks;
+		else
+			nop_kallsyms_kept_free(&j->ks);
 	}
 	if (ret)
 		*err = j->err;

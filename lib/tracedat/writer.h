@@ -103,15 +103,12 @@ struct nop_dat {
 	struct dat_file { unsigned long long seq, size; bool pending; } *files;
 	size_t nfiles, capfiles;
 	unsigned long long seq, removed;
-	/* numbered: kallsyms, read once for every file (a
-	 * read of /proc/kallsyms takes long enough for the buffers to
-	 * fill while tracing); kallsyms read again for a file after the
-	 * modules changed (kmods: their hash when it was read) */
-	char *ktext;
-	size_t klen;
-	struct nop_ksyms *kidx;
-	unsigned long long kmods;
-	bool ksyms_lent; /* ktext and kidx are the caller's (nop_dat_lend_ksyms) */
+	/* numbered: kallsyms, read once for every file (a read of
+	 * /proc/kallsyms takes long enough for the buffers to fill while
+	 * tracing) by the first file's writer; read again for a file after
+	 * the modules changed (ks.mods: their hash before it was read) */
+	struct nop_kallsyms_kept ks;
+	bool ksyms_lent; /* ks is the caller's (nop_dat_lend_ksyms) */
 	/* the files writer threads finish (job_main), oldest first, and
 	 * in a job: its thread, turn, result */
 	struct nop_dat *jobs[NJOBS];
