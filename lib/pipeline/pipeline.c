@@ -40,14 +40,7 @@ struct nop_pipeline {
 	struct nop_span span; /* first: the events' earliest; a rotated part's whole span */
 	unsigned long long last; /* the events' latest */
 	struct { unsigned long long addr; int wanted; } root_cache[256];
-	struct { int pid; signed char traced; } task_cache[64];
-	/* children a traced task was seen to fork (task_newtask): a task gone
-	 * when its calls are read, and not one asked for, is one of them or
-	 * another task (its half of a context switch); births_unsure: a fork
-	 * may have gone unread (events lost; catch's gate reads only what it
-	 * caught) */
-	struct nop_pidset born;
-	bool births_unsure;
+	struct nop_tasks tasks; /* cfg.by_task: whose calls are shown */
 };
 
 static bool root_name(struct nop_pipeline *p, unsigned long long addr);
@@ -84,6 +77,7 @@ int nop_pipeline_new(struct nop_pipeline **pp, const struct nop_pipeline_cfg *cf
 	if (!p)
 		return -1;
 	p->cfg = *cfg;
+	nop_tasks_init(&p->tasks, cfg->by_task, cfg->gated);
 	if (nop_sink_init(&p->sink, &cfg->sink, err) || (cfg->graph && !(p->graph = nop_graph_new(err)))) {
 		nop_pipeline_free(p);
 		return -1;
@@ -136,7 +130,7 @@ void nop_pipeline_free(struct nop_pipeline *p)
 		return;
 	nop_sink_free(&p->sink);
 	nop_graph_free(p->graph);
-	nop_pidset_free(&p->born);
+	nop_tasks_free(&p->tasks);
 	nop_graph_free(p->ugraph);
 	nop_ucalls_free(p->ucalls);
 	nop_join_free(p->join);
@@ -303,51 +297,11 @@ static bool root_name(struct nop_pipeline *p, unsigned long long addr)
 }
 
 /* Tracing chosen tasks (the caller checks cfg.by_task: this is off the
- * path of every other run): is pid one of them (or a child the kernel follows)?
- * The kernel also records the calls another task makes between the
- * sched_switch that hands the CPU to a traced task and the switch itself
- * (switch_mm_irqs_off, finish_task_switch, ...). */
-static __attribute__((noinline)) bool traced_task(struct nop_pipeline *p, int pid)
+ * path of every other run): is pid one of them (or a child the kernel
+ * follows)? */
+static bool traced_task(struct nop_pipeline *p, int pid)
 {
-	size_t slot = (size_t)pid % ARRAY_SIZE(p->task_cache);
-	int t;
-
-	if (p->task_cache[slot].traced == 0 || p->task_cache[slot].pid != pid) {
-		/* gone: a traced child if its fork was seen, or if forks may
-		 * have gone unread (a pid seen born and now alive may be
-		 * another task's: /proc is asked first) */
-		if ((t = nop_session_traces(p->cfg.by_task, pid)) < 0)
-			t = nop_pidset_has(&p->born, pid) || p->births_unsure || p->cfg.gated ? 1 : 0;
-		p->task_cache[slot].pid = pid;
-		p->task_cache[slot].traced = t > 0 ? 1 : -1;
-	}
-	return p->task_cache[slot].traced > 0;
-}
-
-/* A fork may have gone unread (events lost, out of memory): a gone task
- * judged not traced before may have been a child */
-static void births_unsure(struct nop_pipeline *p)
-{
-	if (p->births_unsure)
-		return;
-	p->births_unsure = true;
-	for (size_t i = 0; i < ARRAY_SIZE(p->task_cache); i++)
-		if (p->task_cache[i].traced < 0)
-			p->task_cache[i].traced = 0;
-}
-
-/* A fork: the child of a traced task is traced (the kernel follows it)
- * from its first event on, even once it has gone */
-static void note_birth(struct nop_pipeline *p, const struct nop_event *ev)
-{
-	size_t slot = (size_t)ev->child % ARRAY_SIZE(p->task_cache);
-
-	if (!traced_task(p, ev->pid))
-		return;
-	if (nop_pidset_add(&p->born, ev->child))
-		births_unsure(p);
-	if (p->task_cache[slot].pid == ev->child) /* the pid another task had */
-		p->task_cache[slot].traced = 0;
+	return nop_tasks_traced(&p->tasks, pid);
 }
 
 /* -c N: after the Nth, nothing more, whatever stopped the run first (a
@@ -629,7 +583,7 @@ NOP_HOT static int route(void *ctx, const struct nop_event *ev)
 		return NOP_FLOW_STOP;
 	note_time(p, ev->ts);
 	if (ev->type == NOP_EV_LOST && p->cfg.by_task)
-		births_unsure(p);
+		nop_tasks_unsure(&p->tasks);
 	/* a page header's count is the file's word: their sum stops at the
 	 * largest count rather than wrap */
 	if (ev->type == NOP_EV_LOST && !p->cfg.gated &&
@@ -656,7 +610,7 @@ NOP_HOT static int route(void *ctx, const struct nop_event *ev)
 		return on_user_call(p, ev);
 	if (ev->type == NOP_EV_FORK || ev->type == NOP_EV_EXEC || ev->type == NOP_EV_RENAME) {
 		if (ev->type == NOP_EV_FORK && p->cfg.by_task)
-			note_birth(p, ev);
+			nop_tasks_born(&p->tasks, ev->pid, ev->child);
 		ret = p->ucalls && ev->type != NOP_EV_RENAME ? nop_ucalls_process(p->ucalls, ev, on_placed_call, p) : 0;
 		/* the task's name from here on: the lines before it keep the
 		 * name it had (read later from /proc, all would take the last) */

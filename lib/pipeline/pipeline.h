@@ -20,6 +20,25 @@ struct nop_span {
  * part fell where the capture holds every CPU's events */
 bool nop_pipeline_gap(const struct nop_span *s, const struct nop_gitem *gi);
 
+/* The tasks a run that traces chosen ones shows (tasks.c): the session's,
+ * and the children they were seen to fork (born), remembered per pid in
+ * a small cache; unsure: a fork may have gone unread (events lost, or
+ * catch's gate, which reads only what it caught) and a gone task counts
+ * as a child. Zeroed by init, freed by free. */
+struct nop_tasks {
+	struct nop_session *session;
+	bool gated, unsure;
+	struct { int pid; signed char traced; } cache[64];
+	struct nop_pidset born;
+};
+void nop_tasks_init(struct nop_tasks *t, struct nop_session *s, bool gated);
+/* is pid one of them: one the session traces, or a child seen born */
+bool nop_tasks_traced(struct nop_tasks *t, int pid);
+void nop_tasks_unsure(struct nop_tasks *t);
+/* a fork: child is traced if parent is */
+void nop_tasks_born(struct nop_tasks *t, int parent, int child);
+void nop_tasks_free(struct nop_tasks *t);
+
 /* catch: a tree caught open (nop_pipeline_catch_now) still runs */
 bool nop_pipeline_catch_running(const struct nop_pipeline *p);
 
