@@ -197,17 +197,21 @@ unsigned long long nop_fnv(unsigned long long h, const char *s);
  * it cannot be read */
 unsigned long long nop_modules_hash(void);
 
-/* A set of pids (pidset.c), zero-initialised empty. */
-struct nop_pidset {
-	int *v; /* sorted */
+/* A set of nonzero 64-bit values (addrset.c): the kernel addresses a
+ * recording's events name, the pids a traced task forked. Zero-initialised
+ * empty; an open-addressing table (v: cap slots, 0 the empty one). */
+struct nop_addrset {
+	unsigned long long *v;
 	size_t n, cap;
+	bool failed; /* a value was not kept (out of memory) */
 };
 
-bool nop_pidset_has(const struct nop_pidset *s, int pid);
+/* 0 (0 itself is never kept), or -1 (out of memory: failed set) */
+int nop_addrset_add(struct nop_addrset *s, unsigned long long a);
 
-int nop_pidset_add(struct nop_pidset *s, int pid); /* 0, or -1: out of memory */
+bool nop_addrset_has(const struct nop_addrset *s, unsigned long long a);
 
-void nop_pidset_free(struct nop_pidset *s);
+void nop_addrset_free(struct nop_addrset *s);
 
 /* A string-keyed map of fixed-size zeroed values, in insertion order. */
 struct nop_strmap;

@@ -29,7 +29,7 @@ struct nop_tasks {
 	struct nop_session *session;
 	bool gated, unsure;
 	struct { int pid; signed char traced; } cache[64];
-	struct nop_pidset born;
+	struct nop_addrset born;
 };
 void nop_tasks_init(struct nop_tasks *t, struct nop_session *s, bool gated);
 /* is pid one of them: one the session traces, or a child seen born */

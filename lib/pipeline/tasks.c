@@ -23,7 +23,7 @@ bool nop_tasks_traced(struct nop_tasks *t, int pid)
 		 * have gone unread (a pid seen born and now alive may be
 		 * another task's: /proc is asked first) */
 		if ((on = nop_session_traces(t->session, pid)) < 0)
-			on = nop_pidset_has(&t->born, pid) || t->unsure || t->gated ? 1 : 0;
+			on = nop_addrset_has(&t->born, (unsigned long long)pid) || t->unsure || t->gated ? 1 : 0;
 		t->cache[slot].pid = pid;
 		t->cache[slot].traced = on > 0 ? 1 : -1;
 	}
@@ -50,7 +50,7 @@ void nop_tasks_born(struct nop_tasks *t, int parent, int child)
 
 	if (!nop_tasks_traced(t, parent))
 		return;
-	if (nop_pidset_add(&t->born, child))
+	if (child <= 0 || nop_addrset_add(&t->born, (unsigned long long)child))
 		nop_tasks_unsure(t);
 	if (t->cache[slot].pid == child) /* the pid another task had */
 		t->cache[slot].traced = 0;
@@ -58,5 +58,5 @@ void nop_tasks_born(struct nop_tasks *t, int parent, int child)
 
 void nop_tasks_free(struct nop_tasks *t)
 {
-	nop_pidset_free(&t->born);
+	nop_addrset_free(&t->born);
 }

@@ -71,18 +71,6 @@ void nop_dat_noted(struct nop_dat *w);
 int nop_dat_counted(struct nop_dat *w, struct nop_dat_counts *c, struct nop_error *err);
 void nop_dat_counts_add(struct nop_dat_counts *to, const struct nop_dat_counts *c);
 
-/* A set of addresses (tracedat_syms.c): those a recording's events name */
-struct nop_addrset {
-	unsigned long long *v;
-	size_t n, cap;
-	bool failed; /* an address was not kept (out of memory) */
-};
-
-/* 0, or -1 (out of memory: failed set) */
-int nop_addrset_add(struct nop_addrset *s, unsigned long long a);
-
-void nop_addrset_free(struct nop_addrset *s);
-
 /* The lines of kallsyms text naming the functions that hold the set's
  * addresses (malloc'd, *outlen bytes; NULL: ENOMEM) */
 char *nop_kallsyms_subset(const char *text, size_t len, const struct nop_addrset *s, size_t *outlen);

@@ -148,24 +148,27 @@ static void string_maps(void **state)
 	nop_strmap_free(m);
 }
 
-/* pidset: rising pids appended, a wrapped pid put in its place, each
- * once; found, and only those */
-static void pid_sets(void **state)
+/* addrset: values kept once each through its growth (pids rising, a
+ * wrapped one, kernel addresses); found, and only those; 0 never */
+static void addr_sets(void **state)
 {
-	struct nop_pidset s = { 0 };
+	struct nop_addrset s = { 0 };
 
-	for (int pid = 300; pid < 3300; pid += 3)
-		assert_int_equal(nop_pidset_add(&s, pid), 0);
-	assert_int_equal(nop_pidset_add(&s, 301), 0); /* pids wrapped */
-	assert_int_equal(nop_pidset_add(&s, 2), 0);
-	assert_int_equal(nop_pidset_add(&s, 303), 0); /* again: once */
-	assert_int_equal(s.n, 1002);
-	for (size_t i = 1; i < s.n; i++)
-		assert_true(s.v[i - 1] < s.v[i]);
-	assert_true(nop_pidset_has(&s, 2) && nop_pidset_has(&s, 301) && nop_pidset_has(&s, 3297));
-	assert_false(nop_pidset_has(&s, 1) || nop_pidset_has(&s, 302) || nop_pidset_has(&s, 3300));
-	nop_pidset_free(&s);
-	assert_false(nop_pidset_has(&s, 300));
+	assert_false(nop_addrset_has(&s, 300));
+	for (unsigned long long pid = 300; pid < 3300; pid += 3)
+		assert_int_equal(nop_addrset_add(&s, pid), 0);
+	assert_int_equal(nop_addrset_add(&s, 301), 0); /* pids wrapped */
+	assert_int_equal(nop_addrset_add(&s, 2), 0);
+	assert_int_equal(nop_addrset_add(&s, 303), 0); /* again: once */
+	assert_int_equal(nop_addrset_add(&s, 0xffffffff81000010ULL), 0);
+	assert_int_equal(nop_addrset_add(&s, 0), 0);
+	assert_int_equal(s.n, 1003);
+	assert_true(nop_addrset_has(&s, 2) && nop_addrset_has(&s, 301) && nop_addrset_has(&s, 3297) &&
+		    nop_addrset_has(&s, 0xffffffff81000010ULL));
+	assert_false(nop_addrset_has(&s, 1) || nop_addrset_has(&s, 302) || nop_addrset_has(&s, 3300) ||
+		     nop_addrset_has(&s, 0) || nop_addrset_has(&s, 0xffffffff81000000ULL));
+	nop_addrset_free(&s);
+	assert_false(nop_addrset_has(&s, 300));
 }
 
 /* Strings from the kernel or a file (task names, symbols, event fields)
@@ -273,7 +276,7 @@ int main(void)
 		cmocka_unit_test(pattern_length), cmocka_unit_test(module_names),
 		cmocka_unit_test(cpu_lists),
 		cmocka_unit_test(string_maps),
-		cmocka_unit_test(pid_sets),
+		cmocka_unit_test(addr_sets),
 		cmocka_unit_test(cpu_masks_past_the_set),
 		cmocka_unit_test(text_escaped),
 		cmocka_unit_test(quoted_text_escaped),
