@@ -42,6 +42,10 @@ static void enabled_record(const char *tdir, const char *func, char *out, size_t
 	*out = 0;
 	while (f && fgets(line, sizeof(line), f))
 		if (!strncmp(line, func, n) && (line[n] == ' ' || line[n] == '\t')) {
+			/* 6.x parts a record's fields with tabs ("\ttramp: ...",
+			 * "\tops: ..."): one line, shown as the kernel spaces it */
+			for (char *t = line; (t = strchr(t, '\t')); )
+				*t = ' ';
 			snprintf(out, len, "%s", nop_trim(line));
 			break;
 		}

@@ -176,6 +176,9 @@ t_inspect_patch_site() {
 		(.enabled | startswith("do_sys_openat2 ("))' "$T/busy" > /dev/null ||
 		{ cat "$T/busy"; fail "traced site is not a call into ftrace"; }
 	grep -q 'site        call: a call into ftrace' "$T/busy.txt" || { cat "$T/busy.txt"; fail "text"; }
+	# the kernel's record as it reads (6.x parts it with tabs), not escaped
+	grep -q '^  enabled_functions: do_sys_openat2 (' "$T/busy.txt" && ! grep -q '\\x' "$T/busy.txt" ||
+		{ cat "$T/busy.txt"; fail "enabled_functions line escaped or missing"; }
 	expect_rc 0 nopctl inspect -j do_sys_openat2
 	jq -e '.state == "nop" and .enabled == ""' "$T/out" > /dev/null || { cat "$T/out"; fail "not a NOP again after the trace"; }
 	expect_rc 2 nopctl inspect 'do_sys_*'
