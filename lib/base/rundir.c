@@ -31,7 +31,13 @@ static int dir_stat(const char *dir, bool create, struct stat *st, struct nop_er
 		return -1;
 	}
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		nop_error_io(err, "create", dir, errno);
+		/* a directory nopctl makes is never the kernel's: a missing
+		 * parent is the path's */
+		if (errno == ENOENT)
+			nop_error_set(err, NOP_EINTERNAL, errno, "cannot create %s: the directory it would be in"
+				      " does not exist", dir);
+		else
+			nop_error_io(err, "create", dir, errno);
 		return -1;
 	}
 	if (lstat(dir, st) < 0) {

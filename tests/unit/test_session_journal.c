@@ -122,6 +122,15 @@ static void journal_dir_must_be_private(void **state)
 	assert_int_equal(nop_journal_open(&j, dir, &err), -1);
 	assert_non_null(strstr(err.msg, "refusing"));
 	unlink(jdir);
+	/* a journal directory whose parent is missing (no /run): the path
+	 * said, not the kernel blamed */
+	snprintf(link, sizeof(link), "%s/gone/run", dir);
+	nop_journal_set_dir(link);
+	assert_int_equal(nop_journal_open(&j, dir, &err), -1);
+	nop_journal_set_dir(jdir);
+	assert_non_null(strstr(err.msg, "the directory it would be in does not exist"));
+	assert_null(strstr(err.msg, "kernel"));
+	assert_int_not_equal(err.status, NOP_EKERNEL);
 }
 
 /* replay a journal of this text; its path in p */
