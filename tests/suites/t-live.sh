@@ -149,8 +149,9 @@ t_record_rotate_bounded_and_every_file_read() {
 	(while :; do files_of "$T/rec" | wc -l; usleep 20000; done) > "$T/counts" 2>/dev/null &
 	w=$!
 	# version 6: the files' number is the subject, compressed files hold
-	# four times the opens (t_load_record_rotate_loses_no_more: version 7)
-	expect_rc 0 nopctl record --compression none -G -b 4096 -o "$T/rec/r.dat" --max-size 1M --rotate 3 do_sys_openat2 -- opener 3000 /dev/null 300
+	# four times the opens (t_load_record_rotate_loses_no_more: version 7);
+	# a reader starved beside other guests loses events, counted (exit 5)
+	expect_ok_or_lost nopctl record --compression none -G -b 4096 -o "$T/rec/r.dat" --max-size 1M --rotate 3 do_sys_openat2 -- opener 3000 /dev/null 300
 	kill $w
 	[ "$(sort -n "$T/counts" | tail -1)" -le 3 ] || fail "more than 3 files at a time: $(sort -n "$T/counts" | uniq -c)"
 	grep -q '^nopctl: files: .*r\.dat\.[0-9]* (.*older removed' "$T/err" || { cat "$T/err"; fail "no file list with removed ones"; }
