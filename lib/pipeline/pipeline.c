@@ -296,14 +296,6 @@ static bool root_name(struct nop_pipeline *p, unsigned long long addr)
 	return p->root_cache[slot].wanted > 0;
 }
 
-/* Tracing chosen tasks (the caller checks cfg.by_task: this is off the
- * path of every other run): is pid one of them (or a child the kernel
- * follows)? */
-static bool traced_task(struct nop_pipeline *p, int pid)
-{
-	return nop_tasks_traced(&p->tasks, pid);
-}
-
 /* -c N: after the Nth, nothing more, whatever stopped the run first (a
  * COMMAND that exited before the first read still has all its events in
  * the final drain; one graph event can close several calls) */
@@ -367,7 +359,7 @@ static __attribute__((noinline)) int on_call_filtered(struct nop_pipeline *p, co
 	 * outside any call is in no root's tree */
 	if (p->cfg.nroots && (!gi->npath || ((gi->path[0] & NOP_UKEY_MASK) != NOP_UKEY && !root_wanted(p, gi))))
 		return NOP_FLOW_GO;
-	if (p->cfg.by_task && !traced_task(p, gi->pid)) {
+	if (p->cfg.by_task && !nop_tasks_traced(&p->tasks, gi->pid)) {
 		/* shown, marked, in the tree view; left out of sums and pictures */
 		if (nop_gi_ends_call(gi))
 			p->sum.other_tasks++;
@@ -516,8 +508,8 @@ static int on_kevent(struct nop_pipeline *p, const struct nop_event *ev)
 {
 	struct nop_event moved;
 
-	if (p->cfg.by_task && ev->about && traced_task(p, ev->about) &&
-	    (!traced_task(p, ev->pid) || (p->graph && !in_calls(p, ev->pid)))) {
+	if (p->cfg.by_task && ev->about && nop_tasks_traced(&p->tasks, ev->about) &&
+	    (!nop_tasks_traced(&p->tasks, ev->pid) || (p->graph && !in_calls(p, ev->pid)))) {
 		moved = *ev;
 		moved.pid = ev->about;
 		ev = &moved;
@@ -632,7 +624,7 @@ NOP_HOT static int route(void *ctx, const struct nop_event *ev)
 	p->saw_func |= ev->type == NOP_EV_FUNC;
 	if (ev->type == NOP_EV_LOST || !p->sink.ops->event)
 		return NOP_FLOW_GO; /* pictures are made of calls, not hits */
-	if (p->cfg.by_task && !traced_task(p, ev->pid)) {
+	if (p->cfg.by_task && !nop_tasks_traced(&p->tasks, ev->pid)) {
 		p->sum.other_tasks += ev->type == NOP_EV_FUNC;
 		return NOP_FLOW_GO;
 	}

@@ -32,7 +32,8 @@ struct nop_tasks {
 	struct nop_addrset born;
 };
 void nop_tasks_init(struct nop_tasks *t, struct nop_session *s, bool gated);
-/* is pid one of them: one the session traces, or a child seen born */
+/* is pid one of them: one the session traces, or a child seen born
+ * (asked only where the run traces chosen tasks: off every other's path) */
 bool nop_tasks_traced(struct nop_tasks *t, int pid);
 void nop_tasks_unsure(struct nop_tasks *t);
 /* a fork: child is traced if parent is */
