@@ -535,34 +535,6 @@ void dat_fresh_symbols(struct nop_dat *w)
 	w->ks.mods = h;
 }
 
-/* A file of a rotation: its CPUs' pages were cut as each was read, not at
- * one time. from: the latest of the CPUs' first pages' times, and of
- * their last events in the files before (a CPU with no page here may have
- * given the file before events later than this one's first); to: the
- * earliest of their last pages' (a page's header begins with the time of
- * its first event), and the cap taken at the cut (a CPU with no page here
- * may give the next file events from before its end): between them every
- * CPU's events are in the file */
-static void complete_span(const struct nop_dat *w, unsigned long long *from, unsigned long long *to)
-{
-	*from = 0;
-	*to = ~0ULL;
-	for (int c = 0; c < w->ncpus; c++) {
-		if (w->q && w->q->lastev && w->q->lastev[c] > *from)
-			*from = w->q->lastev[c];
-		if (!w->size[c])
-			continue;
-		if (w->dc[c].first_ts > *from)
-			*from = w->dc[c].first_ts;
-		if (w->dc[c].last_ts < *to)
-			*to = w->dc[c].last_ts;
-	}
-	if (w->span_cap && w->span_cap < *to)
-		*to = w->span_cap;
-	if (*to == ~0ULL)
-		*to = 0;
-}
-
 /* the process events where tasks are followed, the context switches
  * where they were recorded (catch --before), the kernel events asked
  * for: each once, in the system of each. -1: out of memory */
@@ -677,7 +649,7 @@ static void put_own_options(struct out *o, struct nop_dat *w)
 		unsigned short id = NOP_DAT_OPT_COMPLETE;
 		unsigned long long from, to;
 
-		complete_span(w, &from, &to);
+		dat_complete_span(w, &from, &to);
 		put(o, &id, 2);
 		put32(o, 16);
 		put64(o, w->numbered && w->seq > 1 ? from : 0);
@@ -1052,12 +1024,7 @@ int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len)
 		if (!w->size[cpu])
 			w->dc[cpu].first_ts = ts;
 		w->dc[cpu].last_ts = ts;
-		if (w->cov) {
-			if (ts > w->cov[cpu])
-				w->cov[cpu] = ts;
-			if (ts > w->hmax)
-				w->hmax = ts;
-		}
+		dat_covered(w, cpu, ts);
 	}
 	w->npend[cpu] += ps;
 	w->size[cpu] += ps;

@@ -178,6 +178,46 @@ unsigned long long dat_span_cap(const struct nop_dat *w)
 	return cap;
 }
 
+/* A file of a rotation: its CPUs' pages were cut as each was read, not at
+ * one time. from: the latest of the CPUs' first pages' times, and of
+ * their last events in the files before (a CPU with no page here may have
+ * given the file before events later than this one's first); to: the
+ * earliest of their last pages' (a page's header begins with the time of
+ * its first event), and the cap taken at the cut (a CPU with no page here
+ * may give the next file events from before its end): between them every
+ * CPU's events are in the file */
+void dat_complete_span(const struct nop_dat *w, unsigned long long *from, unsigned long long *to)
+{
+	*from = 0;
+	*to = ~0ULL;
+	for (int c = 0; c < w->ncpus; c++) {
+		if (w->q && w->q->lastev && w->q->lastev[c] > *from)
+			*from = w->q->lastev[c];
+		if (!w->size[c])
+			continue;
+		if (w->dc[c].first_ts > *from)
+			*from = w->dc[c].first_ts;
+		if (w->dc[c].last_ts < *to)
+			*to = w->dc[c].last_ts;
+	}
+	if (w->span_cap && w->span_cap < *to)
+		*to = w->span_cap;
+	if (*to == ~0ULL)
+		*to = 0;
+}
+
+/* a page of cpu whose first event is at ts handed on: cpu's events up to
+ * ts are in the files */
+void dat_covered(struct nop_dat *w, int cpu, unsigned long long ts)
+{
+	if (!w->cov)
+		return;
+	if (ts > w->cov[cpu])
+		w->cov[cpu] = ts;
+	if (ts > w->hmax)
+		w->hmax = ts;
+}
+
 /* read empty after every page handed on so far was read: its events up
  * to the latest page time handed on are in the files (1: a time before
  * any) */

@@ -145,5 +145,9 @@ void dat_file_path(const struct nop_dat *w, unsigned long long seq, char *buf, s
 int dat_job_wait(struct nop_dat *w, struct nop_error *err);
 void dat_abandon_waiting(struct nop_dat *w);
 unsigned long long dat_span_cap(const struct nop_dat *w);
+void dat_covered(struct nop_dat *w, int cpu, unsigned long long ts);
+/* where every CPU's events are in a file of a rotation (0, 0: the whole
+ * file; to 0: no end) */
+void dat_complete_span(const struct nop_dat *w, unsigned long long *from, unsigned long long *to);
 
 #endif
