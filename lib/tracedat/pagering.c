@@ -95,10 +95,17 @@ void nop_pagering_span(void *ctx, int cpu, unsigned long long first, unsigned lo
 	c->v[(c->head + c->used - 1) % r->n].last = last;
 }
 
+/* A CPU's events are in the file from its first page's first event to
+ * its last page's last: a busy CPU's ring (or the kernel's buffer it was
+ * read from, in overwrite mode) may begin well after from. The file is
+ * whole from the latest such start to the earliest such end. */
 int nop_pagering_write(const struct nop_pagering *r, struct nop_dat *w, unsigned long long from)
 {
+	unsigned long long whole_from = 0, whole_to = ~0ULL;
+
 	for (int cpu = 0; cpu < r->ncpus; cpu++) {
 		const struct cpu_ring *c = &r->cpus[cpu];
+		unsigned long long first = 0, last = 0;
 
 		for (size_t i = 0; i < c->used; i++) {
 			const struct kept *k = &c->v[(c->head + i) % r->n];
@@ -107,7 +114,15 @@ int nop_pagering_write(const struct nop_pagering *r, struct nop_dat *w, unsigned
 				continue;
 			if (nop_dat_page(w, cpu, k->page, k->len))
 				return -1;
+			if (!first)
+				first = k->first;
+			last = k->last;
 		}
+		if (first > whole_from)
+			whole_from = first;
+		if (last && last < whole_to)
+			whole_to = last;
 	}
+	nop_dat_excerpt(w, whole_from, whole_to == ~0ULL ? 0 : whole_to);
 	return 0;
 }

@@ -645,15 +645,22 @@ static void put_own_options(struct out *o, struct nop_dat *w)
 {
 	if (w->group[0] && w->uprobes && w->uprobes->n)
 		put_binaries(o, w->uprobes);
-	if ((w->numbered && w->seq > 1) || w->cut_end || w->full) {
+	if ((w->numbered && w->seq > 1) || w->cut_end || w->full || w->excerpt) {
 		unsigned short id = NOP_DAT_OPT_COMPLETE;
 		unsigned long long from, to;
 
-		dat_complete_span(w, &from, &to);
+		if (w->excerpt) {
+			from = w->excerpt_from;
+			to = w->excerpt_to;
+		} else {
+			dat_complete_span(w, &from, &to);
+			from = w->numbered && w->seq > 1 ? from : 0;
+			to = w->cut_end || w->full ? to : 0;
+		}
 		put(o, &id, 2);
 		put32(o, 16);
-		put64(o, w->numbered && w->seq > 1 ? from : 0);
-		put64(o, w->cut_end || w->full ? to : 0);
+		put64(o, from);
+		put64(o, to);
 	}
 }
 
@@ -989,6 +996,13 @@ int dat_header_size(struct nop_dat *w, unsigned long long *n)
 		return -1;
 	*n = o.off + (unsigned long long)w->page_size + (w->v6 ? 0 : 4096 + 4ULL * (unsigned long long)w->ncpus);
 	return 0;
+}
+
+void nop_dat_excerpt(struct nop_dat *w, unsigned long long from, unsigned long long to)
+{
+	w->excerpt = true;
+	w->excerpt_from = from;
+	w->excerpt_to = to;
 }
 
 int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len)

@@ -10,7 +10,8 @@
 /* The newest pages of each CPU as they were read (pagering.c): a ring of
  * pages_per_cpu per CPU; put takes a page as read (ctx: the ring; 0, or -1
  * with errno), span gives the newest page of a CPU its events' stamps.
- * write: the pages with events from from (trace clock ns) on into w.
+ * write: the pages with events from from (trace clock ns) on into w, and
+ * the span they hold every CPU's events in (nop_dat_excerpt).
  * Free with nop_pagering_free. */
 struct nop_pagering;
 struct nop_pagering *nop_pagering_new(int ncpus, size_t page_size, size_t pages_per_cpu);
@@ -20,6 +21,10 @@ int nop_pagering_write(const struct nop_pagering *r, struct nop_dat *w, unsigned
 void nop_pagering_free(struct nop_pagering *r);
 
 int nop_dat_page(struct nop_dat *w, int cpu, const void *page, size_t len);
+/* w is an excerpt of a longer capture (a catch file): its pages hold
+ * every CPU's events from from to to (trace clock ns), which the file
+ * says, so that a call cut at either end is no loss to its reader */
+void nop_dat_excerpt(struct nop_dat *w, unsigned long long from, unsigned long long to);
 /* A bounded recording's CPU read and found empty, none of its pages
  * waiting to be handed on (ctx: the nop_dat): every event it wrote before
  * is in the files, which a file cut now can say (its complete span) */

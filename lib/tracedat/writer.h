@@ -117,6 +117,8 @@ struct nop_dat {
 	pthread_t job_th;
 	bool job_threaded; /* job_main runs on job_th (else it has run) */
 	bool cut_end; /* a job's file: the next file goes on from its end */
+	bool excerpt; /* a catch file: its span is excerpt_from to excerpt_to */
+	unsigned long long excerpt_from, excerpt_to;
 	unsigned long long seq0; /* a job's file: the number it was begun as */
 	unsigned long long ticket;
 	bool job_done, discard, abandoned; /* under q->mu */

@@ -112,7 +112,9 @@ t_catch_files() {
 		i=$((i + 1))
 		f=$T/d/catch-$(printf %04d "$i").dat
 		d=$(grep '^{' "$T/out" | jq -s "map(select(.type == \"catch\"))[$((i - 1))].duration_ns")
-		nopctl report -j "$f" 2> /dev/null > "$T/r.json"
+		rc=0
+		nopctl report -j "$f" 2> "$T/r.err" > "$T/r.json" || rc=$?
+		[ "$rc" = 0 ] || fail "report of $f: exit $rc: $(tail -n 3 "$T/r.err") $(grep '"type":"summary"' "$T/r.json")"
 		# the caught tree whole: its root's entry and exit, the call
 		# and its duration as the catch line said
 		jq -e -s "map(select(.type == \"exit\" and .func == \"hrtimer_nanosleep\" and .depth == 0 and .duration_ns == $d)) | length == 1" "$T/r.json" > /dev/null || continue

@@ -490,6 +490,50 @@ static void rotation_span_bounded_by_every_cpu(void **state)
 	nop_decoder_free(d);
 }
 
+/* A catch file is a slice of the pages each CPU kept: a busy CPU's ring
+ * begins after the slice's from and holds its newest pages only. The file
+ * says it is whole from the latest of the CPUs' first events to the
+ * earliest of their last, so that a call it cuts is no loss to report. */
+static void catch_file_span_bounded_by_every_cpu(void **state)
+{
+	char dir[] = "/tmp/nopctl-test-excerpt-XXXXXX", path[300], ks[256];
+	const char *kdir = kernels[1];
+	struct nop_error err;
+	struct nop_decoder *d = nop_decoder_new(kdir, &err);
+	size_t ps = (size_t)nop_decoder_page_size(d);
+	struct nop_pagering *r = nop_pagering_new(2, ps, 4);
+	char *page = calloc(1, ps);
+	struct nop_dat *w = NULL;
+	unsigned long long from, to;
+
+	(void)state;
+	snprintf(ks, sizeof(ks), "%s/kallsyms", kdir);
+	assert_non_null(mkdtemp(dir));
+	/* CPU 0: 10 pages from 1000, the ring keeps 1060-1090; CPU 1: two
+	 * pages from 900, both kept, the second ending at 1100 */
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(nop_pagering_put(r, 0, page, ps), 0);
+		nop_pagering_span(r, 0, 1000 + 10ULL * (unsigned long long)i, 1009 + 10ULL * (unsigned long long)i);
+	}
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(nop_pagering_put(r, 1, page, ps), 0);
+		nop_pagering_span(r, 1, 900 + 100ULL * (unsigned long long)i, 1000 + 100ULL * (unsigned long long)i);
+	}
+	snprintf(path, sizeof(path), "%s/catch-0001.dat", dir);
+	assert_int_equal(nop_dat_open(&w, path, false, kdir, ks, (int)ps, &err), 0);
+	nop_dat_describe(w, &(struct nop_dat_desc){ .uncompressed = true });
+	assert_int_equal(nop_pagering_write(r, w, 950), 0); /* asked from 950 */
+	assert_int_equal(nop_dat_finish(w, &err), 0);
+	nop_dat_free(w, true);
+	span_of(path, &from, &to);
+	assert_int_equal(from, 1060); /* CPU 0's oldest kept page */
+	assert_int_equal(to, 1099);   /* CPU 0's last event */
+	assert_int_equal(count("rm -rf %s; echo 0", dir), 0);
+	nop_pagering_free(r);
+	free(page);
+	nop_decoder_free(d);
+}
+
 static void whole_under_its_name_stale_parts_removed(void **state)
 {
 	char dir[] = "/tmp/nopctl-test-parts-XXXXXX", path[512], tag[64], dead[64], ks[256];
@@ -549,6 +593,7 @@ int main(void)
 		cmocka_unit_test(hostile_files_refused),
 		cmocka_unit_test(whole_under_its_name_stale_parts_removed),
 		cmocka_unit_test(rotation_span_bounded_by_every_cpu),
+		cmocka_unit_test(catch_file_span_bounded_by_every_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
