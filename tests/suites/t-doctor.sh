@@ -83,7 +83,8 @@ t_doctor_sees_other_users() {
 	# a kprobe on the function, and another tool's function tracer at the top level
 	# (both allocate the top-level buffer, whatever ran before this test)
 	top_buffer_may_expand
-	mount -t debugfs none /sys/kernel/debug # kprobes/list: every kprobe, BPF's too
+	# kprobes/list: every kprobe, BPF's too (debugfs, once a boot)
+	grep -q " /sys/kernel/debug debugfs " /proc/mounts || mount -t debugfs none /sys/kernel/debug
 	echo 'p:nopctl_test/open do_sys_openat2' > "$TR/kprobe_events"
 	echo 1 > "$TR/events/nopctl_test/open/enable"
 	echo do_sys_openat2 > "$TR/set_ftrace_filter"
