@@ -152,6 +152,7 @@ struct nop_kcaps {
 	bool btf_args;	   /* probe arguments by BTF name (CONFIG_PROBE_EVENTS_BTF_ARGS) */
 	bool kprobe_args;  /* kprobe events fetch $argN (HAVE_FUNCTION_ARG_ACCESS_API) */
 	bool func_args;	   /* options/func-args (6.15+): raw values, no strings */
+	bool hist;	   /* hist triggers (CONFIG_HIST_TRIGGERS; not Debian 11's 5.10) */
 };
 /* c filled from tracing_dir: which kernel probe mechanisms exist */
 void nop_kcaps_read(const char *tracing_dir, struct nop_kcaps *c);

@@ -82,7 +82,11 @@ bool nop_arch_probe_refused(const cs_insn *in)
 }
 
 static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+/* the idle site's 5-byte NOP: P6's, which every kernel from 5.14 writes;
+ * 5.10 writes its ideal_nops[NOP_ATOMIC5], K8's where the CPU has no NOPL
+ * (arch/x86/kernel/alternative.c, arch_init_ideal_nops; QEMU's qemu64) */
 static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const unsigned char k8_nop5[5] = { 0x66, 0x66, 0x66, 0x66, 0x90 };
 /* objtool "seals" an endbr64 no indirect call can reach: a 4-byte NOP */
 static const unsigned char sealed[4] = { 0x66, 0x0f, 0x1f, 0x00 };
 
@@ -102,7 +106,7 @@ void nop_arch_patch_site(struct nop_site *s)
 
 	s->endbr = !memcmp(s->bytes, endbr64, 4);
 	s->sealed = !memcmp(s->bytes, sealed, 4) && s->site == s->addr + 4;
-	if (!memcmp(p, nop5, 5)) {
+	if (!memcmp(p, nop5, 5) || !memcmp(p, k8_nop5, 5)) {
 		s->state = NOP_SITE_NOP;
 		return;
 	}

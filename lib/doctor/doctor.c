@@ -321,16 +321,17 @@ static void check_settings(struct doc *d)
 	{
 		bool snap = nop_path_exists(d->tdir, "snapshot"), synth = nop_path_exists(d->tdir, "synthetic_events");
 
-		if (snap && c.kretprobe)
+		if (snap && c.kretprobe && c.hist)
 			doc_say(d, "catch", NULL, NOP_CHECK_OK, NULL,
 				"kernel roots judged in the kernel: snapshot triggers on kretprobes (--errors)%s;"
 				" user functions and --outliers judged as they are read",
 				synth ? " and on a synthetic latency event (--slower-than)"
 				      : "; --slower-than judged as read (no synthetic_events)");
 		else
-			doc_say(d, "catch", NULL, NOP_CHECK_WARN, "CONFIG_TRACER_SNAPSHOT and CONFIG_KPROBE_EVENTS let"
-				" the kernel judge root calls", "no %s: catch reads and judges every call",
-				snap ? "kprobe_events" : "snapshot");
+			doc_say(d, "catch", NULL, NOP_CHECK_WARN, "CONFIG_TRACER_SNAPSHOT, CONFIG_KPROBE_EVENTS and"
+				" CONFIG_HIST_TRIGGERS let the kernel judge root calls",
+				"no %s: catch reads and judges every call",
+				!snap ? "snapshot" : !c.kretprobe ? "kprobe_events" : "hist triggers");
 	}
 	v = doc_read(d, "trace_clock", &e);
 	if (v && (b = strchr(v, '['))) {

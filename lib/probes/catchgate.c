@@ -108,14 +108,18 @@ int nop_gate_plan(struct nop_gate_plan *g, const char *tracing_dir, const char *
 {
 	unsigned long long us = slower_ns / 1000;
 	char ev[160], in[160], clock[32];
+	struct nop_kcaps caps;
 
 	memset(g, 0, sizeof(*g));
 	if (!n || (!errors && !slower_ns))
 		return unable(err, "no root function or condition");
 	if (n > NOP_GATE_FUNCS)
 		return unable(err, "more than %d root functions", NOP_GATE_FUNCS);
-	if (!nop_path_exists(tracing_dir, "snapshot") || !nop_path_exists(tracing_dir, "kprobe_events"))
+	nop_kcaps_read(tracing_dir, &caps);
+	if (!nop_path_exists(tracing_dir, "snapshot") || !caps.kretprobe)
 		return unable(err, "this kernel has no snapshot or kprobe_events");
+	if (!caps.hist)
+		return unable(err, "this kernel has no hist triggers");
 	if (slower_ns && !nop_path_exists(tracing_dir, "synthetic_events"))
 		return unable(err, "this kernel has no synthetic_events");
 	if (slower_ns && current_clock(tracing_dir, clock, sizeof(clock)))

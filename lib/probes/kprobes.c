@@ -38,6 +38,7 @@ void nop_kcaps_read(const char *tracing_dir, struct nop_kcaps *c)
 	c->btf_args = c->fprobe && readme_has(tracing_dir, "<argname>");
 	c->kprobe_args = c->kretprobe && readme_has(tracing_dir, "$arg<N>");
 	c->func_args = nop_path_exists(tracing_dir, "options/func-args");
+	c->hist = readme_has(tracing_dir, "hist (see below)");
 }
 
 /* a kretprobe wherever kprobe_events is: 6.19's fprobe exit beside

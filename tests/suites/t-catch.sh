@@ -16,10 +16,20 @@ over50() {
 
 t_catch_exact() {
 	top_buffer_may_expand # graph roots take the top level (instances lack set_graph_function)
+	# the kernel judges kernel roots where it has hist triggers (not
+	# Debian's 5.10: there catch says why it reads every call)
+	case $KVER in
+	5.10.*) gate='.gate == "user"' hits= ;;
+	*) gate='.gate == "kernel" and .missed == 0' hits=' and .hits == .caught' ;;
+	esac
 	expect_rc_json 0 "$T/k.json" nopctl catch --slower-than 50ms -j -o "$T/k.json" hrtimer_nanosleep -- uslow slow 700
+	case $KVER in 5.10.*)
+		grep -q "every call read and judged here (this kernel has no hist triggers)" "$T/err" ||
+			{ cat "$T/err"; fail "no reason for the gate's absence"; } ;;
+	esac
 	k=$(over50)
 	[ "$k" != 7 ] && echo "# $KVER: $k naps over 50 ms, 7 of them slow" >&3
-	all_of summary ".roots == 700 and .caught >= 7 and .caught <= $k and .lost == 0 and .overrun == 0 and .gaps == 0 and .gate == \"kernel\" and .hits == .caught and .missed == 0" "$T/k.json"
+	all_of summary ".roots == 700 and .caught >= 7 and .caught <= $k and .lost == 0 and .overrun == 0 and .gaps == 0 and $gate$hits" "$T/k.json"
 	caught=$(jq -s 'map(select(.type == "summary"))[0].caught' "$T/k.json")
 	# the same judged in user space, every call read
 	expect_rc_json 0 "$T/ku.json" env NOPCTL_CATCH_GATE=0 nopctl catch --slower-than 50ms -j -o "$T/ku.json" hrtimer_nanosleep -- uslow slow 700
@@ -41,7 +51,7 @@ t_catch_exact() {
 		fail "user trees not whole"
 	# paced: 700 unpaced opens' trees overflowed 6.19's default buffer once
 	expect_rc 0 nopctl catch --errors -b 4096 -j -o "$T/e.json" do_sys_openat2 -- sh -c 'opener 700 /etc/hostname 300; for i in 1 2 3 4 5 6 7; do opener 1 /nonexistent; done; true'
-	all_of summary '.roots == 707 and .caught == 7 and .gate == "kernel" and .missed == 0' "$T/e.json"
+	all_of summary ".roots == 707 and .caught == 7 and $gate" "$T/e.json"
 	[ "$(jq -c 'select(.func == "do_sys_openat2" and .depth == 0 and .error == "ENOENT")' "$T/e.json" | wc -l)" = 7 ] ||
 		fail "not the 7 failed opens, each with ENOENT"
 	expect_rc 0 nopctl catch --slower-than 50ms -c 2 -j -o "$T/two.json" hrtimer_nanosleep -- uslow slow 700

@@ -77,7 +77,8 @@ static void kernel_probes_by_what_the_kernel_offers(void **state)
 /* catch's gate (issue 42): its texts for do_sys_openat2 (BTF: an int on
  * 6.19, fetched as s32 there), one arm per condition, the clock the
  * buffer uses named (a hist trigger would set its own); a kernel without
- * the snapshot file, or a function whose name no probe takes: none */
+ * the snapshot file or hist triggers, or a function whose name no probe
+ * takes: none */
 static void catch_gate_texts(void **state)
 {
 	char dir[] = "/tmp/nopctl-gate-XXXXXX";
@@ -93,6 +94,10 @@ static void catch_gate_texts(void **state)
 	put_text(dir, "trace_clock", "[local] global counter\n");
 	assert_int_equal(nop_gate_plan(g, dir, f, 1, NULL, true, 0, &err), 1); /* no snapshot file */
 	put_text(dir, "snapshot", "");
+	/* no hist triggers (Debian's 5.10): README lists none */
+	assert_int_equal(nop_gate_plan(g, dir, f, 1, NULL, true, 0, &err), 1);
+	assert_non_null(strstr(err.msg, "no hist triggers"));
+	put_text(dir, "README", "\t\t    snapshot\n\t\t    hist (see below)\n");
 	assert_int_equal(nop_gate_plan(g, dir, bad, 1, NULL, true, 0, &err), 1);
 	assert_int_equal(nop_gate_plan(g, dir, f, 1, NULL, true, 50000000, &err), 0);
 	nop_probe_group(group, sizeof(group), getpid());

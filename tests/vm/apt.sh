@@ -12,7 +12,8 @@ papt() {
 		-o Dir::State::Lists="$APT_STATE/lists" -o Dir::Cache="$APT_STATE/cache" -o Dir::State::Status=/dev/null \
 		-o APT::Sandbox::User=root "$@"
 }
-# an archive line for RELEASE
+# an archive line for RELEASE; ARCHIVE debian-security for its security
+# updates (NOPCTL_DEBIAN_MIRROR is the host that serves both)
 apt_source() {
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${NOPCTL_DEBIAN_MIRROR:-http://deb.debian.org/debian} $1 main"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${NOPCTL_DEBIAN_MIRROR:-http://deb.debian.org}/${2:-debian} $1 main"
 }

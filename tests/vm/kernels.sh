@@ -1,6 +1,7 @@
 #!/bin/sh
 # kernels.sh - fetch and unpack the Debian kernels the VM suites boot.
 # Prints one vmlinuz path per line. Cache: $NOPCTL_VM_CACHE (outside the repo).
+#   5.10  bullseye's (Debian 11), through a private apt state like 6.19's
 #   6.1   bookworm's default kernel
 #   6.12  bookworm's 6.12 (+deb12)
 #   6.19  trixie-backports, through a private apt state (its own sources
@@ -60,10 +61,18 @@ if ! ls "$pkg"/usr/lib/modules/*/kernel/drivers/net/dummy.ko* >/dev/null 2>&1; t
 	mod=linux-modules-${pkg#linux-binary-}
 	if ! bpo_apt apt-get download "$mod" >&2 2>/dev/null; then
 		bpo_apt /usr/lib/apt/apt-helper download-file \
-			"${NOPCTL_DEBIAN_MIRROR:-http://deb.debian.org/debian}/pool/main/l/linux/${mod}_${ver}_amd64.deb" \
+			"${NOPCTL_DEBIAN_MIRROR:-http://deb.debian.org}/debian/pool/main/l/linux/${mod}_${ver}_amd64.deb" \
 			"$cache/${mod}_${ver}_amd64.deb" >&2 || { echo "kernels.sh: cannot fetch $mod $ver" >&2; exit 1; }
 	fi
 	dpkg-deb --fsys-tarfile "$mod"_*.deb | tar -x -C "$pkg" --wildcards '*/kernel/drivers/net/dummy.ko*'
 	rm -f "$mod"_*.deb
 fi
+ls "$cache/$pkg"/boot/vmlinuz-*
+
+# 5.10: bullseye's, and its security updates
+APT_STATE=$cache/apt-bullseye
+mkdir -p "$APT_STATE"
+{ apt_source bullseye; apt_source bullseye-security debian-security; } > "$APT_STATE/sources.list"
+pkg=$(newest "papt apt-cache" '^linux-image-5\.10\.0-[0-9]+-cloud-amd64$' "papt apt-get")
+unpack "papt apt-get" "$pkg"
 ls "$cache/$pkg"/boot/vmlinuz-*
