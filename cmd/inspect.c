@@ -46,12 +46,7 @@ int cmd_inspect(struct opts *o)
 		       s.sealed ? "\n  +0          66 0f 1f 00: an endbr64 sealed into a NOP (IBT: never"
 				  " called indirectly)" : NULL, s.sealed);
 	nop_field_str(&f, "state", "\n  site        %s", nop_site_state_name(s.state));
-	nop_field_str(&f, "meaning", ": %s",
-		      s.state == NOP_SITE_NOP ? "the 5-byte NOP 0f 1f 44 00 00: ftrace is not tracing it"
-		      : s.state == NOP_SITE_CALL ? "a call into ftrace: something traces it"
-		      : s.state == NOP_SITE_JMP ? "a jump (a livepatch or a direct trampoline)"
-		      : s.state == NOP_SITE_INT3 ? "int3: ftrace is patching it right now"
-						 : "not an ftrace site");
+	nop_field_str(&f, "meaning", ": %s", nop_site_meaning(s.state));
 	if (s.state == NOP_SITE_CALL || s.state == NOP_SITE_JMP) {
 		nop_field_str(&f, "target", "\n  target      %s", addr[2]);
 		nop_field_str(&f, "target_symbol", *s.target_sym ? " %s" : NULL, *s.target_sym ? s.target_sym : NULL);

@@ -886,7 +886,8 @@ int nop_doctor(const char *const *patterns, size_t n, nop_finding_fn fn, void *c
 int nop_top_level_holder(void);
 
 /* ---- inspect: ftrace's patch site of one function ------------------------ */
-enum nop_site_state { NOP_SITE_NOP, NOP_SITE_CALL, NOP_SITE_JMP, NOP_SITE_INT3, NOP_SITE_OTHER };
+/* INT3: x86-64's ftrace patching it; BRK: arm64's brk in the call site (a kprobe) */
+enum nop_site_state { NOP_SITE_NOP, NOP_SITE_CALL, NOP_SITE_JMP, NOP_SITE_INT3, NOP_SITE_OTHER, NOP_SITE_BRK };
 struct nop_site {
 	char func[NOP_NAME_MAX];
 	char module[64];
@@ -903,6 +904,8 @@ struct nop_site {
 };
 /* s as a word ("nop", "call", ...); static */
 const char *nop_site_state_name(enum nop_site_state s);
+/* what s means on this machine, a phrase; static */
+const char *nop_site_meaning(enum nop_site_state s);
 /* site filled with func's patch site as the CPU sees it (/proc/kcore); 0, or -1 with err */
 int nop_inspect(const char *tracing_dir, const char *func, struct nop_site *site,
 		struct nop_error *err);

@@ -1,8 +1,9 @@
 /* arch.h - what differs between the machines nopctl runs on, one small
  * interface per concern. nopctl traces the machine it runs on, so each
- * is the build target's: one file per machine (x86_64.c), compiled
- * whole for its target and empty for any other. A trace.dat records its
- * own machine's facts in its header and is read by those, not by these. */
+ * is the build target's: one file per machine (x86_64.c, aarch64.c),
+ * compiled whole for its target and empty for any other. A trace.dat
+ * records its own machine's facts in its header and is read by those,
+ * not by these. */
 #ifndef NOPCTL_ARCH_H
 #define NOPCTL_ARCH_H
 
@@ -15,6 +16,11 @@
  * 1 << NOP_KFUNC_ALIGN_SHIFT bytes */
 #if defined(__x86_64__)
 #define NOP_KFUNC_ALIGN_SHIFT 4
+#elif defined(__aarch64__)
+/* 4 bytes, an instruction: arm64 kernels align functions to 8 only with
+ * DYNAMIC_FTRACE_WITH_CALL_OPS (6.4 and later; Debian's 6.1 has them at
+ * every multiple of 4) */
+#define NOP_KFUNC_ALIGN_SHIFT 2
 #else
 #error "nopctl: no lib/arch file for this machine"
 #endif
@@ -36,8 +42,10 @@ struct nop_arch {
 	size_t narg_regs;
 	const char *ret_reg;
 	const char *entry_caller;
-	/* ftrace's patch site: its instruction's length */
+	/* ftrace's patch site: its instruction's length, and what an idle
+	 * one holds, as inspect says it */
 	unsigned site_len;
+	const char *site_idle;
 	/* why a function none of whose instructions the kernel's uprobes
 	 * take cannot be probed */
 	const char *refused;
@@ -68,7 +76,9 @@ bool nop_arch_probe_refused(const cs_insn *in);
 unsigned nop_arch_site_offset(const unsigned char *bytes);
 
 /* s->bytes (from s->addr) at s->site decoded: s->state and s->target,
- * and what precedes the site (s->endbr, s->sealed) */
+ * and what precedes the site (x86-64: s->endbr, s->sealed; arm64: a brk
+ * in the mov before the site, where a kprobe on the function sits, is
+ * NOP_SITE_BRK) */
 void nop_arch_patch_site(struct nop_site *s);
 
 #endif

@@ -1,7 +1,7 @@
 /* inspect.c - ftrace's patch site of one function: where it is, its first
- * bytes as the CPU sees them now, what they are (the 5-byte NOP of an idle
- * site, or a call into an ftrace trampoline), and its enabled_functions
- * record. The machine's instructions are arch.h's. */
+ * bytes as the CPU sees them now, what they are (the NOP of an idle site,
+ * or a call into an ftrace trampoline), and its enabled_functions record.
+ * The machine's instructions are arch.h's. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,9 +9,27 @@
 
 const char *nop_site_state_name(enum nop_site_state s)
 {
-	static const char *const names[] = { "nop", "call", "jmp", "int3", "other" };
+	static const char *const names[] = { "nop", "call", "jmp", "int3", "other", "brk" };
 
 	return names[s];
+}
+
+const char *nop_site_meaning(enum nop_site_state s)
+{
+	switch (s) {
+	case NOP_SITE_NOP:
+		return nop_arch.site_idle;
+	case NOP_SITE_CALL:
+		return "a call into ftrace: something traces it";
+	case NOP_SITE_JMP:
+		return "a jump (a livepatch or a direct trampoline)";
+	case NOP_SITE_INT3:
+		return "int3: ftrace is patching it right now";
+	case NOP_SITE_BRK:
+		return "brk: a breakpoint in the call site (a kprobe on the function's entry)";
+	default:
+		return "not an ftrace site";
+	}
 }
 
 /* the patch site from available_filter_functions_addrs ("addr name [mod]"),

@@ -10,19 +10,21 @@
  * where it was at the entry (it points at the return address), which
  * pairs the two exactly.
  *
- * A probed ret costs the kernel two exceptions a call (the breakpoint, then
- * the single step of the ret out of line: x86 uprobes emulate jumps, calls
- * and nops, not ret); a uretprobe's return one breakpoint (6.1), or a
- * system call from its trampoline (6.11 and later). A function that calls
+ * A probed ret costs the kernel two exceptions a call on x86-64 (the
+ * breakpoint, then the single step of the ret out of line: its uprobes
+ * emulate jumps, calls and nops, not ret), one on arm64 (whose uprobes
+ * simulate ret); a uretprobe's return one breakpoint (6.1), or a
+ * system call from its trampoline (6.11 and later, x86-64). A function that calls
  * nothing, jumps out of itself only by returning and never enters the
  * kernel (reaches_out false) cannot be unwound through by an exception or
  * be more than one deep in the kernel's uretprobe stack, so it gets the
  * cheaper uretprobe (uprobes.c).
  *
  * The kernel's uprobes refuse some instructions (nop_arch_probe_refused:
- * on x86-64 a lock or segment prefix). None of those moves the stack
- * pointer, so a function that begins with one is entered, for the probe,
- * at the next instruction.
+ * on x86-64 a lock or segment prefix; on arm64 exclusive and literal
+ * loads, MRS, MSR, exceptions and most hints). None of those moves the
+ * stack pointer, so a function that begins with one is entered, for the
+ * probe, at the next instruction.
  */
 #include <capstone/capstone.h>
 #include <errno.h>
