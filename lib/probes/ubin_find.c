@@ -107,6 +107,19 @@ static int from_cache(const char *lib, char *out, size_t len)
 	return ret;
 }
 
+/* an ELF file: not a linker script, which a -dev package's LIB.so can be
+ * (Debian's libc.so, libm.so) */
+static bool elf_file(const char *path)
+{
+	char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool yes = fd >= 0 && read(fd, magic, 4) == 4 && !memcmp(magic, "\177ELF", 4);
+
+	if (fd >= 0)
+		close(fd);
+	return yes;
+}
+
 /* a file in dir whose name is the library's */
 static int in_dir(const char *dir, const char *lib, char *out, size_t len)
 {
@@ -115,7 +128,7 @@ static int in_dir(const char *dir, const char *lib, char *out, size_t len)
 
 	for (size_t i = 0; i < ARRAY_SIZE(sfx); i++) {
 		snprintf(out, len, "%s/%s%s", dir, lib, sfx[i]);
-		if (regular(out) && lib_named(out, lib))
+		if (regular(out) && lib_named(out, lib) && elf_file(out))
 			return 0;
 	}
 	return -1;
