@@ -6,18 +6,40 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR   ?=
 
 CC        ?= cc
+# make CROSS_COMPILE=aarch64-linux-gnu-: built for that triplet by its
+# compiler and binutils, against Debian's multiarch libraries of it (the
+# :arm64 -dev packages, tests/deps.sh --cross), into build/TRIPLET; a
+# native build (none) is as on any machine
+CROSS_COMPILE ?=
+TRIPLET   := $(notdir $(patsubst %-,%,$(CROSS_COMPILE)))
+ifneq ($(CROSS_COMPILE),)
+ifeq ($(origin CC),default)
+CC        := $(CROSS_COMPILE)gcc
+endif
+ifeq ($(origin CXX),default)
+CXX       := $(CROSS_COMPILE)g++
+endif
+ifeq ($(origin AR),default)
+AR        := $(CROSS_COMPILE)ar
+endif
+PKG_CONFIG ?= PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET)/pkgconfig:/usr/share/pkgconfig pkg-config
+endif
+PKG_CONFIG ?= pkg-config
+NM        ?= $(CROSS_COMPILE)nm
+OBJCOPY   ?= $(CROSS_COMPILE)objcopy
+STRIP     ?= $(CROSS_COMPILE)strip
 PKGS      := libtracefs libtraceevent libelf libdw libbpf libzstd zlib capstone json-c ncursesw
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS  := $(shell pkg-config --libs $(PKGS)) -lstdc++ -lm
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS  := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lstdc++ -lm
 # -O3 and link-time optimization: the decoder, call-graph engine and
 # sinks are separate files, each called once per event
 CFLAGS    ?= -O3 -g -flto=auto
 CFLAGS    += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -Ilib $(PKG_CFLAGS)
 # each object's header dependencies, written by the compiler (.d beside it)
 DEPFLAGS  := -MMD -MP
-BUILD     ?= build
+BUILD     ?= build$(if $(TRIPLET),/$(TRIPLET))
 ifeq ($(SANITIZE),1)
-BUILD     := build/sanitize
+BUILD     := build$(if $(TRIPLET),/$(TRIPLET))/sanitize
 CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS   += -fsanitize=address,undefined
 endif

@@ -3,7 +3,7 @@
 # may call functions defined in its own area and in the areas before it in
 # AREAS, never in one after it; cmd/ includes nothing of lib/ but
 # nopctl.h, and nopctl.h declares no function cmd/ does not call, nor a
-# macro or type no one of them needs. Read from the objects' symbols (nm), so a call counts whatever
+# macro or type no one of them needs. Read from the objects' symbols (nm, or $NM), so a call counts whatever
 # header declared it. KNOWN lists the calls against the order that stand
 # until the boundary they cross is mended (none stands now); a new one
 # fails the check, and so does a KNOWN entry that no longer happens
@@ -29,8 +29,8 @@ for c in lib/*/*.c; do
 	f=${f%.c}
 	o=$build/lib/$f.o
 	[ -f "$o" ] || { echo "layers: no $o: build first" >&2; exit 1; }
-	nm --defined-only "$o" | awk -v f="$f" '$2 ~ /^[TDBR]$/ { print $3, f }' >> "$tmp/defs"
-	nm -u "$o" | awk -v f="$f" '{ print $2, f }' >> "$tmp/uses"
+	"${NM:-nm}" --defined-only "$o" | awk -v f="$f" '$2 ~ /^[TDBR]$/ { print $3, f }' >> "$tmp/defs"
+	"${NM:-nm}" -u "$o" | awk -v f="$f" '{ print $2, f }' >> "$tmp/uses"
 done
 [ -s "$tmp/defs" ] || { echo "layers: no objects under $build/lib" >&2; exit 1; }
 sort -u "$tmp/defs" > "$tmp/d"
@@ -80,7 +80,7 @@ for f in lib/*/*.c lib/*/*.h; do
 done >> "$tmp/new"
 # nopctl.h declares what cmd/ calls, and nothing else (internal.h the rest)
 grep -oE '\bnop_[a-z0-9_]+ *\(' lib/nopctl.h | sed 's/ *($//' | sort -u > "$tmp/public"
-for o in "$build"/cmd/*.o; do nm -u "$o"; done | awk '{ print $2 }' | sort -u > "$tmp/cmduse"
+for o in "$build"/cmd/*.o; do "${NM:-nm}" -u "$o"; done | awk '{ print $2 }' | sort -u > "$tmp/cmduse"
 comm -23 "$tmp/public" "$tmp/cmduse" | sed 's/^/layers: nopctl.h declares what cmd\/ never calls (move it to internal.h): /' >> "$tmp/new"
 # and the macros, structs and enums cmd/ names (an enum: it or one of
 # its constants), or that the header's other declarations need

@@ -28,12 +28,12 @@ $(BUILD)/tests/helpers/ufuncs-nopie: tests/progs/ufuncs.c $(BUILD)/tests/helpers
 	$(CC) $(UPROG_CFLAGS) -no-pie -o $@ $< -L$(BUILD)/tests/helpers -lnopdemo -Wl,-rpath,'$$ORIGIN'
 $(BUILD)/tests/helpers/ufuncs-stripped: $(BUILD)/tests/helpers/ufuncs-pie
 	@mkdir -p $(dir $@)
-	strip --strip-all -o $@ $<
+	$(STRIP) --strip-all -o $@ $<
 # what nopctl takes for a Go program: a .go.buildinfo section
 $(BUILD)/tests/helpers/ufuncs-go: $(BUILD)/tests/helpers/ufuncs-pie
 	@mkdir -p $(dir $@)
 	printf 'go1.22' > $@.buildinfo
-	objcopy --add-section .go.buildinfo=$@.buildinfo $< $@
+	$(OBJCOPY) --add-section .go.buildinfo=$@.buildinfo $< $@
 	rm -f $@.buildinfo
 # a known few slow or failing calls (issue 42); dynamic: a graph of a
 # user root probes every function of the binary, a static one's libc too
@@ -83,18 +83,18 @@ $(BUILD)/tests/helpers/ureal-O%: tests/progs/ureal.c
 	$(CC) -O$* -g -o $@ $<
 $(BUILD)/tests/helpers/uexc-O%: tests/progs/uexc.cpp
 	@mkdir -p $(dir $@)
-	g++ -O$* -g -o $@ $<
+	$(CXX) -O$* -g -o $@ $<
 # stripped, their symbols in a debug file: found by .gnu_debuglink beside
 # it, or by build ID under /usr/lib/debug/.build-id (where the test puts
 # ureal-buildid.symbols for its run; not beside it as NAME.debug, which
 # elfutils would find too)
 $(BUILD)/tests/helpers/ureal-dbglink: $(BUILD)/tests/helpers/ureal-O2
-	objcopy --only-keep-debug $< $@.debug
-	strip --strip-all -o $@ $<
-	cd $(dir $@) && objcopy --add-gnu-debuglink=ureal-dbglink.debug ureal-dbglink
+	$(OBJCOPY) --only-keep-debug $< $@.debug
+	$(STRIP) --strip-all -o $@ $<
+	cd $(dir $@) && $(OBJCOPY) --add-gnu-debuglink=ureal-dbglink.debug ureal-dbglink
 $(BUILD)/tests/helpers/ureal-buildid: $(BUILD)/tests/helpers/ureal-O0
-	objcopy --only-keep-debug $< $@.symbols
-	strip --strip-all -o $@ $<
+	$(OBJCOPY) --only-keep-debug $< $@.symbols
+	$(STRIP) --strip-all -o $@ $<
 # bench B6': 10,000 functions, each called once (bench/progs/umany.sh)
 $(BUILD)/tests/helpers/umany: bench/progs/umany.sh
 	@mkdir -p $(dir $@)
@@ -106,7 +106,7 @@ $(BUILD)/tests/helpers/udlopen: tests/progs/udlopen.c $(BUILD)/tests/helpers/lib
 	$(CC) $(UPROG_CFLAGS) -o $@ $< -ldl -Wl,-rpath,'$$ORIGIN'
 $(BUILD)/tests/helpers/ucxx: tests/progs/ucxx.cpp
 	@mkdir -p $(dir $@)
-	g++ $(UPROG_CFLAGS) -fPIE -pie -o $@ $<
+	$(CXX) $(UPROG_CFLAGS) -fPIE -pie -o $@ $<
 # bench B6: one function called N times, in a shared library (traced by
 # uprobes, perf probe, or wrapped by LD_PRELOAD), or compiled in with
 # -finstrument-functions; -O2 as a program is built
@@ -213,12 +213,16 @@ $(BUILD)/tests/test_alloc: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=rea
 
 # the library's areas call one way (tests/layers.sh, lib/README.md);
 # report's instructions per call within their budgets (tests/cost.sh:
-# callgrind cannot run an ASan binary)
-unit-check: $(UNIT_BIN) $(BIN) $(UPROG) $(COST_WALK)
-	sh tests/layers.sh $(BUILD)
-	$(if $(filter 1,$(SANITIZE)),,sh tests/cost.sh $(BUILD))
-	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; ( cd tests && NOPCTL_BIN=$(abspath $(BIN)) \
-		NOPCTL_HELPERS=$(abspath $(BUILD)/tests/helpers) ../$$t ); done
+# callgrind cannot run an ASan binary, nor another machine's). Built with
+# CROSS_COMPILE, the tests and the nopctl they run go through qemu-user
+# (qemu-aarch64 for aarch64-linux-gnu-: tests/deps.sh --cross)
+UNIT_RUN  := $(if $(TRIPLET),qemu-$(firstword $(subst -, ,$(TRIPLET))))
+unit-check: $(UNIT_BIN) $(BIN) $(UPROG) $(if $(TRIPLET),,$(COST_WALK))
+	NM=$(NM) sh tests/layers.sh $(BUILD)
+	$(if $(filter 1,$(SANITIZE))$(TRIPLET),,sh tests/cost.sh $(BUILD))
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; ( cd tests && \
+		NOPCTL_BIN="$(strip $(UNIT_RUN) $(abspath $(BIN)))" \
+		NOPCTL_HELPERS=$(abspath $(BUILD)/tests/helpers) $(UNIT_RUN) ../$$t ); done
 .PHONY: unit-check
 
 demo: all $(HELPERS)
