@@ -7,8 +7,8 @@
  *   cold N     work() N times; every 4th takes its unlikely branch, which
  *              GCC moves to a work.cold fragment reached by a jump; and
  *              say("cold", i) N times (a string and an int, --args)
- *   lock N     lockfn() N times: its first instruction has a lock prefix,
- *              which the kernel's uprobes refuse to probe
+ *   lock N     lockfn() N times: its first instruction is one the kernel's
+ *              uprobes refuse to probe (x86-64: a lock prefix)
  *   fork N     leaf() N times in the parent and N times in a child
  *   exec N     leaf() N times, then exec of itself, which calls it N times
  *   all N      each of the above
@@ -27,8 +27,25 @@ long n_lockfn, n_leaf, n_say;
 static jmp_buf env;
 static volatile int sink;
 
-/* the first instruction locks: uprobes refuse it (a lock prefix) */
+/* the first instruction is one uprobes refuse: x86-64's locks (a lock
+ * prefix); arm64's reads a system register (MRS, but of DAIF), and an
+ * exclusive load and store, refused too, count the call */
 void lockfn(void);
+#if defined(__aarch64__)
+__asm__(".text\n"
+	".globl lockfn\n"
+	".type lockfn, %function\n"
+	"lockfn:\n"
+	"	mrs x16, tpidr_el0\n"
+	"	adrp x16, n_lockfn\n"
+	"	add x16, x16, :lo12:n_lockfn\n"
+	"1:	ldxr x17, [x16]\n"
+	"	add x17, x17, #1\n"
+	"	stxr w15, x17, [x16]\n"
+	"	cbnz w15, 1b\n"
+	"	ret\n"
+	".size lockfn, .-lockfn\n");
+#else
 __asm__(".text\n"
 	".globl lockfn\n"
 	".type lockfn, @function\n"
@@ -36,6 +53,7 @@ __asm__(".text\n"
 	"	lock incq n_lockfn(%rip)\n"
 	"	ret\n"
 	".size lockfn, .-lockfn\n");
+#endif
 
 NOINLINE long rec(int n)
 {
