@@ -22,7 +22,7 @@ const struct nop_arch nop_arch = {
 	/* a call pushed the return address: the stack's top word */
 	.entry_caller = "$stack0",
 	.site_len = 5,
-	.site_idle = "the 5-byte NOP 0f 1f 44 00 00: ftrace is not tracing it",
+	.site_idle = "a 5-byte NOP: ftrace is not tracing it",
 	.refused = "every instruction of it has a prefix the kernel's uprobes refuse (lock, or an ES,"
 		   " CS, DS or SS segment)",
 };

@@ -33,6 +33,42 @@ static void site_states_named(void **state)
 	assert_true(nop_arch.site_len > 0 && nop_arch.narg_regs >= 6);
 }
 
+#if defined(__x86_64__)
+static void x86_site(const unsigned char *b, size_t n, struct nop_site *s)
+{
+	memset(s, 0, sizeof(*s));
+	memcpy(s->bytes, b, n);
+	s->addr = 0xffffffff81000000ULL;
+	s->site = s->addr + nop_arch_site_offset(s->bytes);
+	nop_arch_patch_site(s);
+}
+
+/* the idle site: P6's 5-byte NOP (5.14 on), K8's (5.10 on a CPU without
+ * NOPL, as QEMU's qemu64), each after an endbr64 or not; a call rel32
+ * into a trampoline; anything else is not an ftrace site */
+static void x86_site_states(void **state)
+{
+	static const unsigned char p6[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x41, 0x55 };
+	static const unsigned char k8[] = { 0x66, 0x66, 0x66, 0x66, 0x90, 0x41, 0x55 };
+	static const unsigned char ibt_p6[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	static const unsigned char call[] = { 0xe8, 0xfb, 0x0f, 0x00, 0x00 };
+	static const unsigned char push[] = { 0x41, 0x55, 0x49, 0x89, 0xf5 };
+	struct nop_site s;
+
+	(void)state;
+	x86_site(p6, sizeof(p6), &s);
+	assert_int_equal(s.state, NOP_SITE_NOP);
+	x86_site(k8, sizeof(k8), &s);
+	assert_int_equal(s.state, NOP_SITE_NOP);
+	x86_site(ibt_p6, sizeof(ibt_p6), &s);
+	assert_true(s.state == NOP_SITE_NOP && s.endbr && s.site == s.addr + 4);
+	x86_site(call, sizeof(call), &s);
+	assert_true(s.state == NOP_SITE_CALL && s.target == s.addr + 5 + 0xffb);
+	x86_site(push, sizeof(push), &s);
+	assert_int_equal(s.state, NOP_SITE_OTHER);
+}
+#endif
+
 #if defined(__aarch64__)
 /* one instruction word at an address, decoded as ucode.c decodes a function */
 struct one {
@@ -314,6 +350,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(site_states_named),
+#if defined(__x86_64__)
+		cmocka_unit_test(x86_site_states),
+#endif
 #if defined(__aarch64__)
 		cmocka_unit_test_setup_teardown(arm64_insn_flow, one_open, one_close),
 		cmocka_unit_test_setup_teardown(arm64_probe_refused, one_open, one_close),
