@@ -1,6 +1,7 @@
 # lib.sh - the guest's test runner. A suite is a file of t_* functions;
 # each runs in its own subshell under 'set -e', its verdict goes to ttyS1
-# (fd 3), and after each one tracefs must be exactly as it was before.
+# (fd 3; arm64: hvc0), and after each one tracefs must be exactly as it
+# was before.
 T=/tmp/t
 TR=/sys/kernel/tracing
 KVER=$(uname -r)
@@ -66,7 +67,7 @@ expect_ok_or_lost() {
 # logged since boot (6.1 writes "WARNING: CPU: 0 PID: 1 at kernel/...",
 # 6.19 "WARNING: kernel/..."); each test fails on a new one. Only these
 # files: a soft lockup under an overloaded TCG host is not nopctl's doing
-TRACING_WARNING='WARNING:.*(kernel/trace/|kernel/kprobes|kernel/events/uprobes|arch/x86/kernel/(ftrace|kprobes))'
+TRACING_WARNING='WARNING:.*(kernel/trace/|kernel/kprobes|kernel/events/uprobes|arch/x86/kernel/(ftrace|kprobes)|arch/arm64/kernel/(ftrace|probes))'
 tracing_warnings() { dmesg 2>/dev/null | grep -c -E "$TRACING_WARNING"; }
 
 # Every tracefs file nopctl may touch, the instances, and the journals.
@@ -237,6 +238,8 @@ run_suites() {
 	tests=$(grep -ho '^t_[a-z0-9_]*()' $files | tr -d '()' | sort)
 	only=$(sed -n 's/.*nopctl\.only=\([^ ]*\).*/\1/p' /proc/cmdline)
 	[ -z "$only" ] || tests=$(echo "$tests" | grep -E "$only")
+	skip=$(sed -n 's/.*nopctl\.skip=\([^ ]*\).*/\1/p' /proc/cmdline)
+	[ -z "$skip" ] || tests=$(echo "$tests" | grep -Ev "$skip")
 	echo "PLAN $(echo $tests | wc -w)" >&3
 	# init leaves tracefs unmounted for the trace suite's first test, which
 	# checks that nopctl mounts it; without that suite, mount it here

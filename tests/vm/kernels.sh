@@ -8,9 +8,18 @@
 #         list, lists and cache under the cache directory), so that this
 #         machine's own sources stay as they are
 # The newest of each that the archive has.
+# NOPCTL_VM_ARCH=arm64: instead bookworm's arm64 cloud kernels 6.1 and
+# 6.12 (the host's apt, arm64 a foreign architecture: deps.sh --cross),
+# each with its modules (virtio_console for 6.1's results port, dummy.ko),
+# cache /var/cache/nopctl/kernels-arm64.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}
+arch=${NOPCTL_VM_ARCH:-amd64}
+case $arch in
+amd64) cache=${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels} ;;
+arm64) cache=${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels-arm64} ;;
+*) echo "kernels.sh: NOPCTL_VM_ARCH is amd64 or arm64, not $arch" >&2; exit 2 ;;
+esac
 mkdir -p "$cache"
 cd "$cache"
 
@@ -43,6 +52,16 @@ unpack() {
 	rm -f "$2"_*.deb
 	mv "$2.tmp" "$2"
 }
+
+# arm64: the image packages hold their modules; nothing else to fetch
+if [ "$arch" = arm64 ]; then
+	for re in '^linux-image-6\.1\.0-[0-9]+-cloud-arm64$' '^linux-image-6\.12\.[0-9]+\+deb12-cloud-arm64-unsigned$'; do
+		pkg=$(newest apt-cache "$re" apt-get)
+		unpack apt-get "$pkg"
+		ls "$cache/$pkg"/boot/vmlinuz-*
+	done
+	exit 0
+fi
 
 for re in '^linux-image-6\.1\.0-[0-9]+-cloud-amd64$' '^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64-unsigned$'; do
 	pkg=$(newest apt-cache "$re" apt-get)

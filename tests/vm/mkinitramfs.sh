@@ -2,9 +2,15 @@
 # mkinitramfs.sh OUT.cpio.gz - the guest's root: busybox-static, the fresh
 # nopctl with its shared libraries, jq (a real JSON parser), trace-cmd, tmux,
 # valgrind, the test helpers and the suites.
+# NOPCTL_VM_ARCH=arm64: an arm64 guest's root (arm64.sh): the cross-built
+# nopctl and helpers (build/aarch64-linux-gnu), busybox, jq and trace-cmd
+# from Debian's :arm64 packages, the virtio console's modules.
 set -eu
 out=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
+if [ "${NOPCTL_VM_ARCH:-amd64}" = arm64 ]; then
+	exec sh "$top/tests/vm/arm64.sh" "$out"
+fi
 b=${NOPCTL_BUILD:-$top/build}
 case $b in /*) ;; *) b=$top/$b ;; esac
 root=$(mktemp -d)

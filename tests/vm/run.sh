@@ -9,14 +9,25 @@
 # NOPCTL_VM_ONLY=6.1: only the kernel whose version is 6.1 (not 6.12);
 # without it every kernel but 5.10.
 # NOPCTL_VM_TESTS='stale|shared': only the tests whose names match (grep -E).
+# NOPCTL_VM_SKIP='t_a|t_b': not the tests whose names match (grep -E).
 # NOPCTL_VM_STATIC=1: the guest's root has no shared libraries, only the
 # static nopctl (make static) and static helpers (the static suite).
 # NOPCTL_VM_FAILED=FILE: each failure (its verdict and the first lines of
 # its log) is appended there too, for a recap at the end of a long log.
+# NOPCTL_VM_ARCH=arm64: Debian's arm64 kernels (6.1, 6.12) under
+# qemu-system-aarch64, one guest at a time, with the cross-built nopctl
+# (NOPCTL_BUILD defaults to build/aarch64-linux-gnu); verdicts through a
+# virtio console (the virt machine has one UART).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 suites=$(echo "${*:-trace}" | tr ' ' ,)
-work=${NOPCTL_VM_WORK:-$top/build/vm}
+arch=${NOPCTL_VM_ARCH:-amd64}
+if [ "$arch" = arm64 ]; then
+	export NOPCTL_VM_ARCH NOPCTL_BUILD="${NOPCTL_BUILD:-$top/build/aarch64-linux-gnu}"
+	work=${NOPCTL_VM_WORK:-$NOPCTL_BUILD/vm}
+else
+	work=${NOPCTL_VM_WORK:-$top/build/vm}
+fi
 mkdir -p "$work"
 kernels=$(sh "$top/tests/vm/kernels.sh") || { echo "run.sh: cannot fetch kernels"; echo "vm: 0 passed, 1 failed"; exit 1; }
 if [ -n "${NOPCTL_VM_ONLY:-}" ]; then
@@ -34,7 +45,7 @@ else
 	kernels=$only
 fi
 # one initramfs per run: runs with other suites or parameters may share $work
-tag=$(echo "$suites ${NOPCTL_VM_TESTS:-} ${NOPCTL_VM_APPEND:-} ${NOPCTL_VM_STATIC:+static}" | cksum | cut -d' ' -f1)
+tag=$(echo "$suites ${NOPCTL_VM_TESTS:-} ${NOPCTL_VM_APPEND:-} ${NOPCTL_VM_STATIC:+static}${NOPCTL_VM_SKIP:+ skip=$NOPCTL_VM_SKIP}" | cksum | cut -d' ' -f1)
 initrd=$work/initrd-$tag.gz
 sh "$top/tests/vm/mkinitramfs.sh" "$initrd" || { echo "vm: 0 passed, 1 failed"; exit 1; }
 
@@ -46,11 +57,26 @@ boot() {
 	_name=$(basename "$1")-$tag
 	rm -f "$work/$_name.results" "$work/$_name.console"
 	_start=$(date +%s)
+	if [ "$arch" = arm64 ]; then
+		# pauth-impdef: QEMU's own pointer authentication, far cheaper
+		# to emulate than the architected QARMA
+		timeout "${NOPCTL_VM_TIMEOUT:-2400}" qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on \
+			-accel tcg,thread=single -m 1024 -smp 2 \
+			-nodefaults -display none -no-reboot \
+			-serial "file:$work/$_name.console" \
+			-device virtio-serial-pci -chardev "file,id=results,path=$work/$_name.results" \
+			-device virtconsole,chardev=results \
+			-kernel "$1" -initrd "$initrd" \
+			-append "console=ttyAMA0 quiet loglevel=3 panic=-1 nopctl.suites=$suites ${NOPCTL_VM_TESTS:+nopctl.only=$NOPCTL_VM_TESTS} ${NOPCTL_VM_SKIP:+nopctl.skip=$NOPCTL_VM_SKIP }${NOPCTL_VM_APPEND:-}" </dev/null
+		_qrc=$?
+		echo "$_qrc $(($(date +%s) - _start))" > "$work/$_name.qemu"
+		return
+	fi
 	timeout "${NOPCTL_VM_TIMEOUT:-2400}" qemu-system-x86_64 -accel tcg,thread=single -m 1024 -smp 2 \
 		-nodefaults -display none -no-reboot \
 		-serial "file:$work/$_name.console" -serial "file:$work/$_name.results" \
 		-kernel "$1" -initrd "$initrd" \
-		-append "console=ttyS0 quiet loglevel=3 panic=-1 nopctl.suites=$suites ${NOPCTL_VM_TESTS:+nopctl.only=$NOPCTL_VM_TESTS} ${NOPCTL_VM_APPEND:-}" </dev/null
+		-append "console=ttyS0 quiet loglevel=3 panic=-1 nopctl.suites=$suites ${NOPCTL_VM_TESTS:+nopctl.only=$NOPCTL_VM_TESTS} ${NOPCTL_VM_SKIP:+nopctl.skip=$NOPCTL_VM_SKIP }${NOPCTL_VM_APPEND:-}" </dev/null
 	_qrc=$?
 	echo "$_qrc $(($(date +%s) - _start))" > "$work/$_name.qemu"
 }
@@ -92,6 +118,7 @@ recap() {
 }
 
 jobs=${NOPCTL_VM_JOBS:-$(nproc)}
+[ "$arch" = arm64 ] && jobs=1
 running=
 for k in $kernels; do
 	while [ "$(echo $running | wc -w)" -ge "$jobs" ]; do
