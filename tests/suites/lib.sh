@@ -8,6 +8,20 @@ KVER=$(uname -r)
 
 fail() { echo "FAIL: $*"; exit 1; }
 
+# the kernel's names that differ between machines: a system call's
+# wrapper ($SYS: ${SYS}openat), the function that calls the wrappers, and
+# the outermost frame of a system call's kernel stack
+case $(uname -m) in
+aarch64) SYS=__arm64_sys_ SYSCALL_DISPATCH=invoke_syscall SYSCALL_ENTRY=el0t_64_sync ;;
+*) SYS=__x64_sys_ SYSCALL_DISPATCH=do_syscall_64 SYSCALL_ENTRY=entry_SYSCALL_64 ;;
+esac
+# fprobe events ('f:' in dynamic_events): yes from 6.12 on, except on
+# Debian's arm64 6.12, which is built without CONFIG_FPROBE
+case "$(uname -m) $KVER" in
+*" 5.10."* | *" 6.1."* | "aarch64 6.12."*) FPROBES=no ;;
+*) FPROBES=yes ;;
+esac
+
 # expect_rc WANT CMD... : run CMD, output in $T/out and $T/err
 # (sh has no locals: its variables start with _ to spare the caller's)
 expect_rc() {

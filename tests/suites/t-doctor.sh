@@ -27,8 +27,8 @@ t_doctor_healthy() {
 	esac
 	# no Debian kernel has funcgraph-retval: kretprobes instead
 	finding funcgraph_retval '.status == "ok" and (.seen | test("kretprobes"))'
-	case $KVER in
-	5.10.* | 6.1.*) finding args '.status == "ok" and (.seen | test("kprobe events"))' ;;
+	case $FPROBES in
+	no) finding args '.status == "ok" and (.seen | test("kprobe events"))' ;;
 	*) finding args '.status == "ok" and (.seen | test("fprobe events"))' ;;
 	esac
 	# catch's gate needs hist triggers, which Debian's 5.10 is built without
@@ -36,8 +36,8 @@ t_doctor_healthy() {
 	5.10.*) finding catch '.status == "warn" and (.seen | test("^no hist triggers: catch reads and judges every call"))' ;;
 	*) finding catch '.status == "ok" and (.seen | test("^kernel roots judged in the kernel"))' ;;
 	esac
-	case $KVER in
-	5.10.* | 6.1.*) finding features '.status == "ok" and .seen == "function arguments from BTF (options/func-args, options/funcgraph-args): no; kprobe events: yes; fprobe events: no; uprobe events: yes"' ;;
+	case $KVER/$FPROBES in
+	5.10.* | 6.1.* | */no) finding features '.status == "ok" and .seen == "function arguments from BTF (options/func-args, options/funcgraph-args): no; kprobe events: yes; fprobe events: no; uprobe events: yes"' ;;
 	6.12.*) finding features '.status == "ok" and .seen == "function arguments from BTF (options/func-args, options/funcgraph-args): no; kprobe events: yes; fprobe events: yes; uprobe events: yes"' ;;
 	*) finding features '.status == "ok" and .seen == "function arguments from BTF (options/func-args, options/funcgraph-args): yes; kprobe events: yes; fprobe events: yes; uprobe events: yes"' ;;
 	esac
@@ -161,10 +161,18 @@ t_inspect_patch_site() {
 	case $KVER in 5.10.*) nop5='66 66 66 66 90' ;; *) nop5='0f 1f 44 00 00' ;; esac
 	expect_rc 0 nopctl inspect -j do_sys_openat2
 	cp "$T/out" "$T/idle"
-	jq -e --arg nop5 "$nop5" '.state == "nop" and .function == "do_sys_openat2" and
-		(.site_offset == (if .endbr64 or .endbr64_sealed then 4 else 0 end)) and
-		.site_offset as $o | (.bytes | split(" ") | .[$o:$o + 5] | join(" ")) == $nop5 and
-		.enabled == ""' "$T/idle" > /dev/null || { cat "$T/idle"; fail "idle site is not the 5-byte NOP"; }
+	if [ "$(uname -m)" = aarch64 ]; then
+		# arm64 (no BTI in Debian's kernels): the mov x9, x30 ftrace
+		# wrote at boot, then the NOP its bl replaces
+		jq -e '.state == "nop" and .function == "do_sys_openat2" and .site_offset == 4 and
+			(.bytes | split(" ") | .[0:8] | join(" ")) == "e9 03 1e aa 1f 20 03 d5" and
+			.enabled == ""' "$T/idle" > /dev/null || { cat "$T/idle"; fail "idle site is not mov x9, x30 and the NOP"; }
+	else
+		jq -e --arg nop5 "$nop5" '.state == "nop" and .function == "do_sys_openat2" and
+			(.site_offset == (if .endbr64 or .endbr64_sealed then 4 else 0 end)) and
+			.site_offset as $o | (.bytes | split(" ") | .[$o:$o + 5] | join(" ")) == $nop5 and
+			.enabled == ""' "$T/idle" > /dev/null || { cat "$T/idle"; fail "idle site is not the 5-byte NOP"; }
+	fi
 	case $KVER in
 	5.10.* | 6.1.*) jq -e '.site_from == "kallsyms"' "$T/idle" > /dev/null || fail "no _addrs file before 6.6" ;;
 	*) jq -e '.site_from == "available_filter_functions_addrs"' "$T/idle" > /dev/null ||

@@ -87,13 +87,13 @@ t_stack() {
 	grep '^{' "$T/out" > "$T/json"
 	all_of func '(.stack | length) >= 2' "$T/json"
 	jq -r 'select(.type == "func") | .stack[]' "$T/json" > "$T/frames"
-	grep -q '^do_syscall_64' "$T/frames" || fail "stack lacks do_syscall_64"
+	grep -q "^$SYSCALL_DISPATCH" "$T/frames" || fail "stack lacks $SYSCALL_DISPATCH"
 	# as the kernel records it: ftrace's trampoline, the hit, its callers
 	grep -n '' "$T/frames" | grep -q '^[1-3]:do_sys_openat2' || fail "the hit is not on top"
-	[ "$(grep -n '^__x64_sys_openat' "$T/frames" | head -n 1 | cut -d: -f1)" -lt \
-		"$(grep -n '^do_syscall_64' "$T/frames" | head -n 1 | cut -d: -f1)" ] || fail "callers out of order"
+	[ "$(grep -n "^${SYS}openat" "$T/frames" | head -n 1 | cut -d: -f1)" -lt \
+		"$(grep -n "^$SYSCALL_DISPATCH" "$T/frames" | head -n 1 | cut -d: -f1)" ] || fail "callers out of order"
 	expect_rc 0 nopctl trace -s do_sys_openat2 -- cat /etc/hostname
-	grep -q '^ => do_syscall_64' "$T/out" || fail "text stack lines missing"
+	grep -q "^ => $SYSCALL_DISPATCH" "$T/out" || fail "text stack lines missing"
 }
 
 t_output_file() {
@@ -484,7 +484,7 @@ t_record_is_small() {
 	size=$(stat -c %s "$T/r.dat")
 	[ "$size" -lt 1000000 ] || fail "a 7-event recording is $size bytes"
 	expect_rc 0 nopctl report -j "$T/r.dat"
-	[ "$(grep -c '"func":"do_sys_openat2","parent":"__x64_sys_openat"' "$T/out")" = 7 ] ||
+	[ "$(grep -c "\"func\":\"do_sys_openat2\",\"parent\":\"${SYS}openat\"" "$T/out")" = 7 ] ||
 		{ head -3 "$T/out"; fail "not 7 named calls"; }
 	[ "$(trace-cmd report "$T/r.dat" 2>/dev/null | grep -c 'function: *do_sys_openat2')" = 7 ] ||
 		{ trace-cmd report "$T/r.dat" 2>&1 | tail -3; fail "trace-cmd does not name 7 calls"; }
@@ -638,15 +638,20 @@ t_cpu_hotplug_followed() {
 t_callers_exact() {
 	expect_rc 0 nopctl stats --callers -j -o "$T/c.json" do_sys_openat2 -- ucallers 70 30
 	jq -c 'select(.type == "callers")' "$T/c.json" > "$T/rows"
+	# arm64 has no open(2): ucallers' first path is openat2(2) there
+	case $SYS in
+	__arm64_sys_) open_re='^__arm64_sys_openat2$' openat_re='^__arm64_sys_openat$' ;;
+	*) open_re='^__x64_sys_open$|^__ia32_sys_open$|^__do_sys_open$' openat_re='^__x64_sys_openat$|^__do_sys_openat$' ;;
+	esac
 	[ "$(wc -l < "$T/rows")" = 2 ] || fail "not two stacks: $(cat "$T/rows")"
-	jq -e -s 'map(select(.func == "do_sys_openat2")) | length == 2 and
-		any(.count == 70 and (.stack | map(select(test("^__x64_sys_open$|^__ia32_sys_open$|^__do_sys_open$"))) | length) >= 1) and
-		any(.count == 30 and (.stack | map(select(test("^__x64_sys_openat$|^__do_sys_openat$"))) | length) >= 1)' "$T/rows" > /dev/null ||
+	jq -e -s --arg o "$open_re" --arg a "$openat_re" 'map(select(.func == "do_sys_openat2")) | length == 2 and
+		any(.count == 70 and (.stack | map(select(test($o))) | length) >= 1) and
+		any(.count == 30 and (.stack | map(select(test($a))) | length) >= 1)' "$T/rows" > /dev/null ||
 		fail "not 70 from open and 30 from openat: $(cat "$T/rows")"
 	all_of summary '.events == 100 and .lost == 0' "$T/c.json"
 	# folded: outermost first, the function last, as a flame graph reads it
 	expect_rc 0 nopctl stats --callers -F folded do_sys_openat2 -- ucallers 70 30
-	[ "$(grep -c ';do_sys_openat2 [0-9]*$' "$T/out")" = 2 ] && grep -q '^entry_SYSCALL_64.*;do_sys_openat2 70$' "$T/out" &&
+	[ "$(grep -c ';do_sys_openat2 [0-9]*$' "$T/out")" = 2 ] && grep -q "^$SYSCALL_ENTRY.*;do_sys_openat2 70\$" "$T/out" &&
 		grep -q ';do_sys_openat2 30$' "$T/out" || fail "folded: $(cat "$T/out")"
 	expect_rc 0 nopctl stats --callers do_sys_openat2 -- ucallers 70 30
 	grep -q '^do_sys_openat2: 100 hits' "$T/out" && grep -q '^ *70  ' "$T/out" || fail "text: $(head -8 "$T/out")"
