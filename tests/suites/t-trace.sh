@@ -655,7 +655,14 @@ t_callers_exact() {
 		grep -q ';do_sys_openat2 30$' "$T/out" || fail "folded: $(cat "$T/out")"
 	expect_rc 0 nopctl stats --callers do_sys_openat2 -- ucallers 70 30
 	grep -q '^do_sys_openat2: 100 hits' "$T/out" && grep -q '^ *70  ' "$T/out" || fail "text: $(head -8 "$T/out")"
-	# a user function: its caller (return address) and its user stack
+	# a user function: its caller (return address) and its user stack;
+	# Debian's arm64 6.1 has no USER_STACKTRACE_SUPPORT: options/userstacktrace
+	# is there and records nothing (nopctl prints no stack, and says nothing)
+	case "$(uname -m) $KVER" in
+	"aarch64 6.1."*)
+		echo "# $KVER: no user stacks on this kernel (no USER_STACKTRACE_SUPPORT): user callers not checked" >&3
+		return 0 ;;
+	esac
 	expect_rc 0 nopctl stats --callers -j -o "$T/u.json" /usr/bin/uwho:target -- uwho 70 30
 	[ "$(jq -c 'select(.type == "callers")' "$T/u.json" | wc -l)" = 2 ] &&
 		[ "$(jq -c 'select(.type == "callers" and .count == 70 and .stack[0] == "via_a" and .stack[1] == "main")' "$T/u.json" | wc -l)" = 1 ] &&
