@@ -382,10 +382,22 @@ t_closed_pipe_ends_quietly() {
 # issue 19 #2: -p ends when every traced process has exited (also when it
 # died while function_graph was being set up), exit 0, "process exit"
 t_pid_exit_ends_the_run() {
-	sh -c 'sleep 2; opener 5' &
+	# the opens wait for the trace to be on: its instance traces $p and
+	# tracing_on is 1 again (set-up begins by writing 0, ends by writing
+	# 1). A fixed sleep lost the race to set-up under a loaded emulator
+	# (0 events).
+	sh -c "until [ -e '$T/go' ]; do usleep 10000; done; opener 5" &
 	p=$!
 	nopctl trace -j -p "$p" do_sys_openat2 > "$T/out" 2> "$T/err" &
 	n=$!
+	i=0
+	until grep -qx "$p" "$TR/instances/nopctl-$n/set_ftrace_pid" 2> /dev/null &&
+		grep -qx 1 "$TR/instances/nopctl-$n/tracing_on" 2> /dev/null; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || { kill "$n"; fail "nopctl did not begin tracing $p in 30 s: $(cat "$T/err")"; }
+		usleep 100000
+	done
+	: > "$T/go"
 	reap "$n"
 	[ "$reaped" = 0 ] || { cat "$T/err"; fail "trace -p exited $reaped"; }
 	all_of summary '.events == 5 and .stop == "process exit"' "$T/out"
