@@ -29,6 +29,7 @@ const struct nop_arch nop_arch = {
 	.entry_caller = "%x30",
 	.site_len = 4,
 	.site_idle = "the NOP 1f 20 03 d5 where ftrace's bl goes: ftrace is not tracing it",
+	.kprobes_on_ftrace = false, /* a brk on the function's first instruction */
 	.refused = "every instruction of it is one the kernel's arm64 uprobes refuse (an exclusive or"
 		   " literal load or store, MRS or MSR of a system register, an exception, or a hint"
 		   " other than nop, bti and pointer authentication's)",

@@ -46,6 +46,9 @@ struct nop_arch {
 	 * one holds, as inspect says it */
 	unsigned site_len;
 	const char *site_idle;
+	/* a kprobe on a function's ftrace site is one of ftrace's users of
+	 * it (KPROBES_ON_FTRACE), not a breakpoint of its own */
+	bool kprobes_on_ftrace;
 	/* why a function none of whose instructions the kernel's uprobes
 	 * take cannot be probed */
 	const char *refused;

@@ -23,6 +23,7 @@ const struct nop_arch nop_arch = {
 	.entry_caller = "$stack0",
 	.site_len = 5,
 	.site_idle = "a 5-byte NOP: ftrace is not tracing it",
+	.kprobes_on_ftrace = true,
 	.refused = "every instruction of it has a prefix the kernel's uprobes refuse (lock, or an ES,"
 		   " CS, DS or SS segment)",
 };

@@ -111,10 +111,11 @@ static bool hits(const char *name, const char *mod, const char *pat)
 
 /* How many users a matching line stands for. enabled_functions: its
  * "(N)", the ftrace ops on the site, a kprobe on an ftrace site among
- * them. kprobe_events: none of its own (an enabled one is one of those
- * ops; a disabled one patches nothing). kprobes/list: a kprobe that is
- * not on the ftrace site ("[FTRACE]"), an int3 ftrace does not count. */
-static int ef_users(const char *line)
+ * them. kprobe_events: none of its own where kprobes sit on ftrace (an
+ * enabled one is one of those ops; a disabled one patches nothing).
+ * kprobes/list: a kprobe that is not on the ftrace site ("[FTRACE]"), an
+ * int3 ftrace does not count. */
+static int ef_users(const char *tdir, const char *line)
 {
 	const char *p = strchr(line, '(');
 	int n = p ? atoi(p + 1) : 0;
@@ -122,20 +123,41 @@ static int ef_users(const char *line)
 	return n > 0 ? n : 1;
 }
 
-static int defined_only(const char *line)
+static int defined_only(const char *tdir, const char *line)
 {
 	return 0;
 }
 
-static int int3_kprobe(const char *line)
+static int int3_kprobe(const char *tdir, const char *line)
 {
 	return strstr(line, "[FTRACE]") ? 0 : 1;
 }
 
+/* Without KPROBES_ON_FTRACE (arm64) an enabled kprobe event is a
+ * breakpoint of its own, in no enabled_functions record: a user where
+ * kprobes/list, which lists it, could not be read. Its enable file in
+ * tdir says whether it is enabled. */
+static int kprobe_event(const char *tdir, const char *line)
+{
+	char group[128], event[128], path[4200];
+	struct nop_error e;
+	char *v;
+	int on;
+
+	/* "p:GROUP/EVENT SYMBOL ...", "r16:GROUP/EVENT ..." */
+	if (sscanf(strchr(line, ':') ? strchr(line, ':') + 1 : "", "%127[^/ ]/%127s", group, event) != 2)
+		return 0;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/enable", tdir, group, event);
+	v = nop_read_file(path, NULL, &e);
+	on = v && v[0] == '1';
+	free(v);
+	return on;
+}
+
 /* lines of a file whose probed symbol matches pat, into out; the users
  * they stand for (weight) */
-static int users_in(const char *path, int field, const char *what, const char *pat,
-		    int (*weight)(const char *line), char *out, size_t len, bool *readable)
+static int users_in(const struct doc *d, const char *path, int field, const char *what, const char *pat,
+		    int (*weight)(const char *tdir, const char *line), char *out, size_t len, bool *readable)
 {
 	struct nop_error e;
 	char *v = nop_read_file(path, NULL, &e);
@@ -151,7 +173,7 @@ static int users_in(const char *path, int field, const char *what, const char *p
 			i++;
 		if (!tok || *tok == '#' || !hits(probed(tok), NULL, pat))
 			continue;
-		n += weight(nop_trim(l));
+		n += weight(d->tdir, nop_trim(l));
 		if (shown++ < 3) {
 			size_t off = strlen(out);
 
@@ -168,13 +190,14 @@ static void users(struct doc *d, const char *pat)
 	bool ok_ef, ok_kp, ok_list;
 	int n;
 
-	n = users_in(nop_path(path, sizeof(path), d->tdir, "enabled_functions"), 0,
+	n = users_in(d, nop_path(path, sizeof(path), d->tdir, "enabled_functions"), 0,
 		     "enabled_functions", pat, ef_users, seen, sizeof(seen), &ok_ef);
-	n += users_in(nop_path(path, sizeof(path), d->tdir, "kprobe_events"), 1, "kprobe_events", pat,
-		      defined_only, seen, sizeof(seen), &ok_kp);
 	/* every kprobe, perf's and BPF's too, where debugfs is mounted */
-	n += users_in("/sys/kernel/debug/kprobes/list", 2, "kprobes/list", pat, int3_kprobe, seen,
+	n += users_in(d, "/sys/kernel/debug/kprobes/list", 2, "kprobes/list", pat, int3_kprobe, seen,
 		      sizeof(seen), &ok_list);
+	n += users_in(d, nop_path(path, sizeof(path), d->tdir, "kprobe_events"), 1, "kprobe_events", pat,
+		      nop_arch.kprobes_on_ftrace || ok_list ? defined_only : kprobe_event, seen, sizeof(seen),
+		      &ok_kp);
 	if (n)
 		doc_say(d, "pattern.users", pat, NOP_CHECK_WARN,
 			"ftrace calls every user of a site, so nopctl can share it; but the other user"
