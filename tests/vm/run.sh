@@ -57,26 +57,24 @@ boot() {
 	_name=$(basename "$1")-$tag
 	rm -f "$work/$_name.results" "$work/$_name.console"
 	_start=$(date +%s)
+	_kernel=$1
+	# the machine, its console and the results port: x86's second serial
+	# port; arm64's virt machine has one UART, so a virtio console
+	# (pauth-impdef: QEMU's own pointer authentication, far cheaper to
+	# emulate than the architected QARMA)
 	if [ "$arch" = arm64 ]; then
-		# pauth-impdef: QEMU's own pointer authentication, far cheaper
-		# to emulate than the architected QARMA
-		timeout "${NOPCTL_VM_TIMEOUT:-2400}" qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on \
-			-accel tcg,thread=single -m 1024 -smp 2 \
-			-nodefaults -display none -no-reboot \
-			-serial "file:$work/$_name.console" \
+		_con=ttyAMA0
+		set -- qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -serial "file:$work/$_name.console" \
 			-device virtio-serial-pci -chardev "file,id=results,path=$work/$_name.results" \
-			-device virtconsole,chardev=results \
-			-kernel "$1" -initrd "$initrd" \
-			-append "console=ttyAMA0 quiet loglevel=3 panic=-1 nopctl.suites=$suites ${NOPCTL_VM_TESTS:+nopctl.only=$NOPCTL_VM_TESTS} ${NOPCTL_VM_SKIP:+nopctl.skip=$NOPCTL_VM_SKIP }${NOPCTL_VM_APPEND:-}" </dev/null
-		_qrc=$?
-		echo "$_qrc $(($(date +%s) - _start))" > "$work/$_name.qemu"
-		return
+			-device virtconsole,chardev=results
+	else
+		_con=ttyS0
+		set -- qemu-system-x86_64 -serial "file:$work/$_name.console" -serial "file:$work/$_name.results"
 	fi
-	timeout "${NOPCTL_VM_TIMEOUT:-2400}" qemu-system-x86_64 -accel tcg,thread=single -m 1024 -smp 2 \
+	timeout "${NOPCTL_VM_TIMEOUT:-2400}" "$@" -accel tcg,thread=single -m 1024 -smp 2 \
 		-nodefaults -display none -no-reboot \
-		-serial "file:$work/$_name.console" -serial "file:$work/$_name.results" \
-		-kernel "$1" -initrd "$initrd" \
-		-append "console=ttyS0 quiet loglevel=3 panic=-1 nopctl.suites=$suites ${NOPCTL_VM_TESTS:+nopctl.only=$NOPCTL_VM_TESTS} ${NOPCTL_VM_SKIP:+nopctl.skip=$NOPCTL_VM_SKIP }${NOPCTL_VM_APPEND:-}" </dev/null
+		-kernel "$_kernel" -initrd "$initrd" \
+		-append "console=$_con quiet loglevel=3 panic=-1 nopctl.suites=$suites ${NOPCTL_VM_TESTS:+nopctl.only=$NOPCTL_VM_TESTS} ${NOPCTL_VM_SKIP:+nopctl.skip=$NOPCTL_VM_SKIP }${NOPCTL_VM_APPEND:-}" </dev/null
 	_qrc=$?
 	echo "$_qrc $(($(date +%s) - _start))" > "$work/$_name.qemu"
 }
