@@ -140,12 +140,12 @@ static int int3_kprobe(const char *tdir, const char *line)
 static int kprobe_event(const char *tdir, const char *line)
 {
 	char group[128], event[128], path[4200];
+	const char *name = strchr(line, ':'); /* "p:GROUP/EVENT SYMBOL", "r16:..." */
 	struct nop_error e;
 	char *v;
 	int on;
 
-	/* "p:GROUP/EVENT SYMBOL ...", "r16:GROUP/EVENT ..." */
-	if (sscanf(strchr(line, ':') ? strchr(line, ':') + 1 : "", "%127[^/ ]/%127s", group, event) != 2)
+	if (!name || sscanf(name + 1, "%127[^/ ]/%127s", group, event) != 2)
 		return 0;
 	snprintf(path, sizeof(path), "%s/events/%s/%s/enable", tdir, group, event);
 	v = nop_read_file(path, NULL, &e);

@@ -14,31 +14,24 @@
 
 #include "probes/probes.h"
 
-static bool readme_has(const char *tracing_dir, const char *what)
-{
-	char path[4200], *text;
-	struct nop_error e;
-	bool has;
-
-	snprintf(path, sizeof(path), "%s/README", tracing_dir);
-	if (!(text = nop_read_file(path, NULL, &e)))
-		return false;
-	has = strstr(text, what) != NULL;
-	free(text);
-	return has;
-}
-
 void nop_kcaps_read(const char *tracing_dir, struct nop_kcaps *c)
 {
+	char path[4200], *readme;
+	struct nop_error e;
+
 	memset(c, 0, sizeof(*c));
 	c->graph_retval = nop_path_exists(tracing_dir, "options/funcgraph-retval");
 	c->kretprobe = nop_path_exists(tracing_dir, "kprobe_events");
-	/* tracefs's README lists the syntax this kernel accepts */
-	c->fprobe = nop_path_exists(tracing_dir, "dynamic_events") && readme_has(tracing_dir, "f[:[<group>/][<event>]]");
-	c->btf_args = c->fprobe && readme_has(tracing_dir, "<argname>");
-	c->kprobe_args = c->kretprobe && readme_has(tracing_dir, "$arg<N>");
 	c->func_args = nop_path_exists(tracing_dir, "options/func-args");
-	c->hist = readme_has(tracing_dir, "hist (see below)");
+	/* tracefs's README lists the syntax this kernel accepts */
+	snprintf(path, sizeof(path), "%s/README", tracing_dir);
+	if (!(readme = nop_read_file(path, NULL, &e)))
+		return;
+	c->fprobe = nop_path_exists(tracing_dir, "dynamic_events") && strstr(readme, "f[:[<group>/][<event>]]");
+	c->btf_args = c->fprobe && strstr(readme, "<argname>");
+	c->kprobe_args = c->kretprobe && strstr(readme, "$arg<N>");
+	c->hist = strstr(readme, "hist (see below)") != NULL;
+	free(readme);
 }
 
 /* a kretprobe wherever kprobe_events is: 6.19's fprobe exit beside
