@@ -456,6 +456,7 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 				ev.type = NOP_EV_RETVAL;
 				ev.retval = snum(d, u->kret, rec);
 				ev.has_retval = u->kret != NULL;
+				ev.ucaller = u->kretip ? num(d, u->kretip, rec) : 0;
 				return emit(ctx, &ev);
 			}
 			ev.type = NOP_EV_ARGS;

@@ -549,6 +549,7 @@ static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct te
 			e->kev = evs[i];
 			e->kfn = field(evs[i], nop_probe_args(e->kind) ? "__probe_ip" : "__probe_func");
 			e->kret = field(evs[i], "ret");
+			e->kretip = field(evs[i], "__probe_ret_ip");
 			continue;
 		}
 		e->key = NOP_UKEY | u->v[i].func;

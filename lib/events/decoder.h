@@ -63,9 +63,10 @@ struct nop_decoder {
 		unsigned char rv;
 		/* a kernel function's probe (--retval, --args): its kind, the
 		 * function's address (__probe_func, __probe_ip), the return
-		 * value; arguments are every field after __probe_ip */
+		 * value and address (__probe_ret_ip); arguments are every field
+		 * after __probe_ip */
 		enum nop_probe_kind kind;
-		const struct tep_format_field *kfn, *kret;
+		const struct tep_format_field *kfn, *kret, *kretip;
 		struct tep_event *kev;
 		/* a user function's entry or exit of one probe (no id, no
 		 * --args, not a leaf, returns probed), in our byte order with

@@ -22,7 +22,8 @@ enum nop_ev_type {
 	NOP_EV_ENTRY, /* function_graph: a function was entered */
 	NOP_EV_EXIT,  /* function_graph: a function returned */
 	NOP_EV_COUNTS, /* a page only counted (nop_stream_set_count_only) */
-	/* a kernel function's return value (ip: the function, retval) or
+	/* a kernel function's return value (ip: the function, retval,
+	 * ucaller: the address it returned to, 0 if not recorded) or
 	 * arguments (ip, args) from nopctl's probes, joined by the pipeline
 	 * to the call they belong to */
 	NOP_EV_RETVAL,

@@ -29,6 +29,12 @@
  * events would drop the value there; the
  * interrupt's calls are whole (each exit after its entry), so they do not
  * end a wait, and the queue grows to QUEUE_MAX.
+ *
+ * Where kprobes are not on ftrace (arm64), a return probe's entry handler
+ * runs before the function tracer's callback and has put its trampoline
+ * in the link register: the hit's parent is __kretprobe_trampoline. Such
+ * a hit waits for its return probe's event, which records the address the
+ * call returned to (__probe_ret_ip): its true parent.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,7 +51,9 @@
  * interrupt between the two can add many more (above) */
 #define QUEUE_MAX 16384
 
-enum { W_NONE, W_RET, W_ARGS };
+/* what a task's queued call waits for: its return value, its arguments,
+ * or (a function tracer hit) its caller from the return probe */
+enum { W_NONE, W_RET, W_ARGS, W_CALLER };
 
 struct jtask {
 	int pid;
@@ -141,6 +149,14 @@ static bool fetch(const char *name)
 			!strncmp(name, "copy_from_", 10)) && strstr(name, "_nofault");
 }
 
+/* a return probe's trampoline, standing in for a return address */
+static bool probe_trampoline(struct nop_join *j, unsigned long long addr)
+{
+	const char *name = j->name(j->nctx, addr);
+
+	return name && strstr(name, "_trampoline") && (strstr(name, "kretprobe") || strstr(name, "rethook"));
+}
+
 /* what the function at addr has: 1 a return probe, 2 an argument probe,
  * 4 it is the probes' machinery, 8 their fetch of memory */
 static int wants(struct nop_join *j, unsigned long long addr)
@@ -231,6 +247,8 @@ static bool wait_over(struct nop_join *j, struct jtask *t, const struct nop_even
 
 static int task_event(struct nop_join *j, struct jtask *t, struct nop_event *ev, nop_emit_fn out,
 		      void *ctx);
+static int probe_event(struct nop_join *j, struct jtask *t, struct nop_event *ev, nop_emit_fn out,
+		       void *ctx);
 
 /* room for one more queued event: 0, or -1 (out of memory: the events go
  * on unjoined) */
@@ -284,8 +302,9 @@ static int release(struct nop_join *j, struct jtask *t, bool joined, nop_emit_fn
 				skip = -1;
 		} else if (work && q[i].type == NOP_EV_ENTRY) {
 			skip = q[i].depth;
-		} else if (!work) {
-			ret = task_event(j, t, &q[i], out, ctx);
+		} else if (!work) { /* (a return value queued behind a hit waiting for its caller) */
+			ret = q[i].type == NOP_EV_RETVAL ? probe_event(j, t, &q[i], out, ctx)
+							 : task_event(j, t, &q[i], out, ctx);
 		}
 	}
 	if (skip >= 0 && !ret)
@@ -299,12 +318,21 @@ static int release(struct nop_join *j, struct jtask *t, bool joined, nop_emit_fn
 	return ret;
 }
 
-static int probe_event(struct nop_join *j, struct jtask *t, const struct nop_event *ev, nop_emit_fn out,
+static int probe_event(struct nop_join *j, struct jtask *t, struct nop_event *ev, nop_emit_fn out,
 		       void *ctx)
 {
 	bool ret_ev = ev->type == NOP_EV_RETVAL;
 	int ret;
 
+	if (t->wait == W_CALLER && ret_ev) {
+		if (!same_fn(j, t->q[0].ip, ev->ip)) /* a callee's: a line after the call's */
+			return task_event(j, t, ev, out, ctx);
+		if (ev->ucaller)
+			t->q[0].parent_ip = ev->ucaller;
+		if ((ret = release(j, t, true, out, ctx)))
+			return ret;
+		return out(ctx, ev);
+	}
 	if (t->wait == (ret_ev ? W_RET : W_ARGS) && same_fn(j, t->q[0].ip, ev->ip)) {
 		if (ret_ev) {
 			t->q[0].retval = ev->retval;
@@ -368,6 +396,12 @@ static int call_event(struct nop_join *j, struct jtask *t, struct nop_event *ev,
 	if (t->pend && pend_over(t, ev)) {
 		t->pend = W_NONE;
 		j->unclaimed++;
+	}
+	if (ev->type == NOP_EV_FUNC && (w & 1) && !(w & 2) && probe_trampoline(j, ev->parent_ip) &&
+	    !queue_room(t)) {
+		t->wait = W_CALLER;
+		t->q[t->nq++] = *ev;
+		return 0;
 	}
 	if (((ev->type == NOP_EV_EXIT && (w & 1)) || (entry && (w & 2))) && !queue_room(t)) {
 		t->wait = ev->type == NOP_EV_EXIT ? W_RET : W_ARGS;

@@ -20,7 +20,7 @@
 /* functions by address: 0x100 F (probed: return and arguments), 0x200
  * its parent P, 0x300 a callee G, 0x400 kretprobe_rethook_handler, 0x500
  * strnlen_user_nofault and 0x600 strncpy_from_user_nofault (the fprobe's
- * fetch) */
+ * fetch), 0x700 __kretprobe_trampoline */
 static const char *name_of(void *ctx, unsigned long long a)
 {
 	switch (a) {
@@ -30,6 +30,7 @@ static const char *name_of(void *ctx, unsigned long long a)
 	case 0x400: return "kretprobe_rethook_handler";
 	case 0x500: return "strnlen_user_nofault";
 	case 0x600: return "strncpy_from_user_nofault";
+	case 0x700: return "__kretprobe_trampoline";
 	default: return NULL;
 	}
 }
@@ -143,6 +144,35 @@ static void arguments_after_the_fetch(void **state)
 	assert_string_equal(g.json[0], "{\"dfd\":-100}");
 	assert_true(g.ev[1].ip == 0x300 && g.ev[2].ip == 0x300);
 	assert_true(g.ev[3].ip == 0x100 && g.ev[3].has_retval && g.ev[3].retval == 4);
+}
+
+#define HIT(a, from) (struct nop_event){ .type = NOP_EV_FUNC, .pid = 7, .ip = (a), .parent_ip = (from) }
+
+static void hit_caller_from_its_return_probe(void **state)
+{
+	/* arm64 (kprobes not on ftrace): F's hit says the return probe's
+	 * trampoline called it; its return probe's event has the address F
+	 * returned to (in P). G's hit came between, and the value of a
+	 * second F, called from the trampoline too, closes its own */
+	struct nop_event ret1 = RET(0x100, 3), ret2 = RET(0x100, -2);
+	struct nop_event in[] = { HIT(0x100, 0x700), HIT(0x300, 0x104), ret1, HIT(0x100, 0x700), ret2 };
+	/* x86-64: the hit's parent is already its caller: nothing waits */
+	const struct nop_event x86[] = { HIT(0x100, 0x208), HIT(0x300, 0x104), RET(0x100, 3) };
+	struct got g;
+
+	in[2].ucaller = 0x208;
+	in[4].ucaller = 0x20c;
+	feed_probes(false, false, in, (int)ARRAY_SIZE(in), &g);
+	assert_int_equal(g.n, 5);
+	assert_true(g.ev[0].type == NOP_EV_FUNC && g.ev[0].ip == 0x100 && g.ev[0].parent_ip == 0x208);
+	assert_true(g.ev[1].type == NOP_EV_FUNC && g.ev[1].ip == 0x300 && g.ev[1].parent_ip == 0x104);
+	assert_true(g.ev[2].type == NOP_EV_RETVAL && g.ev[2].retval == 3);
+	assert_true(g.ev[3].type == NOP_EV_FUNC && g.ev[3].parent_ip == 0x20c);
+	assert_true(g.ev[4].type == NOP_EV_RETVAL && g.ev[4].retval == -2);
+	assert_true(g.missing == 0 && g.unclaimed == 0);
+	feed_probes(false, false, x86, (int)ARRAY_SIZE(x86), &g);
+	assert_int_equal(g.n, 3);
+	assert_true(g.ev[0].parent_ip == 0x208 && g.ev[1].ip == 0x300 && g.ev[2].type == NOP_EV_RETVAL);
 }
 
 static void never_another_calls_value(void **state)
@@ -802,6 +832,7 @@ int main(void)
 		cmocka_unit_test(return_value_either_side),
 		cmocka_unit_test(kretprobe_handler_between),
 		cmocka_unit_test(arguments_after_the_fetch),
+		cmocka_unit_test(hit_caller_from_its_return_probe),
 		cmocka_unit_test(never_another_calls_value),
 		cmocka_unit_test(arguments_of_each_call),
 		cmocka_unit_test(an_interrupt_between),
