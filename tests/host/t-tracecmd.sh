@@ -8,15 +8,25 @@
 # `trace-cmd report -R -t` printed (tests/tc-events.sh: each entry's time
 # in ns, CPU, task and function, each hit's, and as many exits), and
 # every view must read each file without a complaint.
+# Across machines (issue 56): tests/fixtures/tracecmd-arm64/ holds the
+# same made on arm64 (trace-cmd 3.1.6 and nopctl itself, in the arm64
+# 6.12 guest), read here by x86-64's nopctl and by this host's trace-cmd,
+# each held to arm64's trace-cmd report; the recordings nopctl made on
+# either machine are held to trace-cmd's report of them too. Built with
+# CROSS_COMPILE, NOPCTL_RUN (qemu-user) runs the other machine's nopctl on
+# the x86-64 files (make CROSS_COMPILE=aarch64-linux-gnu- unit-check).
 set -u
 . "$(dirname "$0")/lib.sh"
-fx=$top/tests/fixtures/tracecmd
+run=${NOPCTL_RUN:-}
 n=0
-for dat in "$fx"/*.dat; do
+for dat in "$top"/tests/fixtures/tracecmd/*.dat "$top"/tests/fixtures/tracecmd-arm64/*.dat; do
+	fx=$(dirname "$dat")
 	name=$(basename "$dat" .dat)
+	case $fx in *-arm64) name=arm64/$name ;; esac
 	n=$((n + 1))
-	gzip -dc "$fx/$name.report.gz" | sh "$top/tests/tc-events.sh" tc > "$tmp/tc"
-	"$b/nopctl" report -j "$dat" 2> "$tmp/err" | sh "$top/tests/tc-events.sh" nopctl > "$tmp/nop"
+	gzip -dc "$fx/${name#arm64/}.report.gz" | sh "$top/tests/tc-events.sh" tc > "$tmp/tc"
+	# shellcheck disable=SC2086 # run is a command and its options
+	$run "$b/nopctl" report -j "$dat" 2> "$tmp/err" | sh "$top/tests/tc-events.sh" nopctl > "$tmp/nop"
 	if [ ! -s "$tmp/tc" ]; then
 		bad "$name: trace-cmd's report of it has no events (a fixture that tests nothing)"
 	elif cmp -s "$tmp/tc" "$tmp/nop"; then
@@ -26,11 +36,18 @@ for dat in "$fx"/*.dat; do
 		head -3 "$tmp/err"
 		diff "$tmp/tc" "$tmp/nop" | head -6
 	fi
+	# this host's trace-cmd reads the other machine's file as it did
+	case $name in arm64/*)
+		trace-cmd report -R -t "$dat" 2> "$tmp/tcerr" | sh "$top/tests/tc-events.sh" tc > "$tmp/here"
+		cmp -s "$tmp/tc" "$tmp/here" && ok ||
+			{ bad "$name: this host's trace-cmd reads other events than arm64's:"; head -3 "$tmp/tcerr"
+			  diff "$tmp/tc" "$tmp/here" | head -6; } ;;
+	esac
 	# the other views: exit 0 and nothing on stderr but the summary
 	for args in "" "--stats" "-F folded"; do
 		rc=0
 		# shellcheck disable=SC2086 # args are words
-		"$b/nopctl" report $args "$dat" > "$tmp/out" 2> "$tmp/err" || rc=$?
+		$run "$b/nopctl" report $args "$dat" > "$tmp/out" 2> "$tmp/err" || rc=$?
 		hits_only=$(grep -q '^E ' "$tmp/tc" || echo yes)
 		case $hits_only:$args in
 		yes:--stats | yes:-F*)
@@ -47,7 +64,11 @@ done
 for want in 3.1.6-graph-zstd 3.1.6-graph-allfmt 3.1.6-graph-none 3.1.6-v6-stack 3.1.6-instance 3.1.6-v6-instance 3.1.6-date \
 	3.3.1-func-zlib 3.3.1-graph-zstd 3.3.1-instance 3.4-func-zlib 3.4-graph-zstd 3.4-instance 3.4-v6-stack \
 	3.4-v6-instance 3.4-date; do
-	[ -f "$fx/$want.dat" ] && ok || bad "fixture $want.dat is missing"
+	[ -f "$top/tests/fixtures/tracecmd/$want.dat" ] && ok || bad "fixture $want.dat is missing"
+done
+for want in 3.1.6-graph-zstd 3.1.6-graph-allfmt 3.1.6-graph-none 3.1.6-v6-stack 3.1.6-instance 3.1.6-v6-instance \
+	3.1.6-date nopctl-graph nopctl-func; do
+	[ -f "$top/tests/fixtures/tracecmd-arm64/$want.dat" ] && ok || bad "fixture arm64/$want.dat is missing"
 done
 echo "tracecmd: $pass passed, $fail failed ($n files)"
 [ "$fail" = 0 ]

@@ -1,8 +1,10 @@
 # t-tcfixture.sh - not a test suite: records trace.dat files with every
-# trace-cmd release the guest has (3.1.6, Debian 12's; and those peers.sh
-# fetched) in the layouts they write, each with that release's own
-# `report -R -t`, for the host's reader tests (tests/capture-tracecmd.sh
-# runs it; the results are committed under tests/fixtures/tracecmd/).
+# trace-cmd release the guest has (3.1.6, Debian 12's; and on x86-64 those
+# peers.sh fetched) in the layouts they write, each with that release's
+# own `report -R -t`, and two of nopctl's own recordings with trace-cmd's
+# report of them, for the host's reader tests (tests/capture-tracecmd.sh
+# runs it; the results are committed under tests/fixtures/tracecmd/ and,
+# from the arm64 guest, tests/fixtures/tracecmd-arm64/).
 # Small: the programs traced are short, the one event system recorded
 # beside ftrace is sched (one event), and the symbols a recording keeps
 # are only those its events name (a kallsyms of them, bound over
@@ -50,6 +52,17 @@ layouts() {
 	return 0
 }
 
+# nop_rec NAME ARGS...: nopctl record ARGS into NAME.dat, and the guest's
+# trace-cmd's view of it (what readers on the other machine are held to)
+nop_rec() {
+	_name=$1
+	shift
+	nopctl record -o "/tmp/tcf/$_name.dat" "$@" > "/tmp/tcf/$_name.log" 2>&1 ||
+		{ cat "/tmp/tcf/$_name.log"; fail "nopctl record $*"; }
+	trace-cmd report -R -t "/tmp/tcf/$_name.dat" > "/tmp/tcf/$_name.report" 2>&1
+	rm -f "/tmp/tcf/$_name.log"
+}
+
 t_capture_tracecmd() {
 	mount -t tracefs nodev "$TR" 2>/dev/null || true
 	mkdir -p /tmp/tcf
@@ -65,6 +78,8 @@ t_capture_tracecmd() {
 	for tc in /usr/bin/trace-cmd-*; do
 		[ -x "$tc" ] && layouts "$tc" "${tc##*/trace-cmd-}"
 	done
+	nop_rec nopctl-graph -G -e sched:sched_process_exec do_sys_openat2 -- opener 3
+	nop_rec nopctl-func -e sched:sched_process_exec do_sys_openat2 -- opener 3
 	umount /proc/kallsyms
 	uname -r > /tmp/tcf/KERNEL
 	echo "BEGIN-FIXTURE" >&3
