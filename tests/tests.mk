@@ -145,9 +145,10 @@ VM_CATCH_510 := catch_(exact|files|outliers)
 # 6.19) and VM_SUITES_510 on 5.10, in two guests side by side
 # (one per core, each guest one host thread under tcg,thread=single): on
 # one core the sustained-load suite (t-load.sh: a million function_graph
-# events printed per capture) on the three kernels, then the main suites
-# on 6.12, then 6.19's graph suites; on the other the main suites on 6.1,
-# then 6.19's others, then 5.10's (tests/README.md: the times). Then two lockdown boots each:
+# events printed per capture) on the oldest and newest 6.x kernels, then
+# the main suites on 6.12, then 6.19's graph suites, then 5.10's; on the
+# other the main suites on 6.1, then 6.19's others (tests/README.md: the
+# times). Then two lockdown boots each:
 # securityfs mounted, and not mounted; then the static binary on a root
 # with no shared library (not under SANITIZE: ASan cannot link
 # statically). The kernels and the newer trace-cmd releases are fetched
@@ -160,15 +161,15 @@ vm-check: all $(HELPERS) $(if $(filter 1,$(SANITIZE)),,static)
 	export NOPCTL_VM_FAILED=$(BUILD)/vm-failed.txt; \
 	{ export NOPCTL_BUILD=$(BUILD) NOPCTL_VM_WORK=$(BUILD)/vm-load; \
 	  NOPCTL_VM_ONLY=6.1 sh tests/vm/run.sh load; a=$$?; \
-	  NOPCTL_VM_ONLY=6.12 sh tests/vm/run.sh load || a=1; \
 	  NOPCTL_VM_ONLY=6.19 sh tests/vm/run.sh load || a=1; \
 	  NOPCTL_VM_ONLY=6.12 sh tests/vm/run.sh $(VM_SUITES_612) || a=1; \
-	  NOPCTL_VM_ONLY=6.19 sh tests/vm/run.sh $(VM_GRAPHS) && exit $$a; } > $(BUILD)/vm-load.log 2>&1 & \
+	  NOPCTL_VM_ONLY=6.19 sh tests/vm/run.sh $(VM_GRAPHS) || a=1; \
+	  NOPCTL_VM_ONLY=5.10 sh tests/vm/run.sh $(VM_SUITES_510) || a=1; \
+	  NOPCTL_VM_ONLY=5.10 NOPCTL_VM_TESTS='$(VM_CATCH_510)' sh tests/vm/run.sh catch && exit $$a; } \
+	  > $(BUILD)/vm-load.log 2>&1 & \
 	load=$$!; \
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_ONLY=6.1 sh tests/vm/run.sh $(VM_SUITES); main=$$?; \
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_ONLY=6.19 sh tests/vm/run.sh $(VM_SUITES_NOGRAPH) || main=1; \
-	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_ONLY=5.10 sh tests/vm/run.sh $(VM_SUITES_510) || main=1; \
-	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_ONLY=5.10 NOPCTL_VM_TESTS='$(VM_CATCH_510)' sh tests/vm/run.sh catch || main=1; \
 	wait $$load; rc=$$?; cat $(BUILD)/vm-load.log; \
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_APPEND=lockdown=confidentiality sh tests/vm/run.sh lockdown || rc=1; \
 	NOPCTL_BUILD=$(BUILD) NOPCTL_VM_APPEND="lockdown=confidentiality nopctl.nosecurityfs" sh tests/vm/run.sh lockdown || rc=1; \
@@ -234,7 +235,8 @@ $(BUILD)/tests/test_alloc: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=rea
 # report's instructions per call within their budgets (tests/cost.sh:
 # callgrind cannot run an ASan binary, nor another machine's). Built with
 # CROSS_COMPILE, the tests and the nopctl they run go through qemu-user
-# (qemu-aarch64 for aarch64-linux-gnu-: tests/deps.sh --cross)
+# (qemu-aarch64 for aarch64-linux-gnu-: tests/deps.sh --cross), and that
+# nopctl reads x86-64's trace.dat files (t-tracecmd.sh)
 UNIT_RUN  := $(if $(TRIPLET),qemu-$(firstword $(subst -, ,$(TRIPLET))))
 unit-check: $(UNIT_BIN) $(BIN) $(UPROG) $(if $(TRIPLET),,$(COST_WALK))
 	NM=$(NM) sh tests/layers.sh $(BUILD)
@@ -242,6 +244,7 @@ unit-check: $(UNIT_BIN) $(BIN) $(UPROG) $(if $(TRIPLET),,$(COST_WALK))
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; ( cd tests && \
 		NOPCTL_BIN="$(strip $(UNIT_RUN) $(abspath $(BIN)))" \
 		NOPCTL_HELPERS=$(abspath $(BUILD)/tests/helpers) $(UNIT_RUN) ../$$t ); done
+	$(if $(TRIPLET),NOPCTL_RUN=$(UNIT_RUN) NOPCTL_BUILD=$(BUILD) sh tests/host/t-tracecmd.sh)
 .PHONY: unit-check
 
 demo: all $(HELPERS)
