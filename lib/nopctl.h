@@ -791,10 +791,10 @@ bool nop_gated_following(const struct nop_gated *g);
 /* after a round that read all there was: following ends, the triggers
  * armed again, once the hits stopped; 0, or -1 with err */
 int nop_gated_settle(struct nop_gated *g, struct nop_error *err);
-/* tracing stopped: a trigger fired since the last look, its snapshot
- * read (read: the output still wants it), the kernel's final counts of
- * root calls and of hits, and *rest: whether the buffer holds events to
- * read (following, or hits since the last look); 0, or -1 with err */
+/* tracing stopped: a fired trigger's snapshot read (read: the output
+ * still wants it), the kernel's final counts of root calls and of hits,
+ * and *rest: whether the buffer holds events to read (following, or hits
+ * since the last look); 0, or -1 with err */
 int nop_gated_end(struct nop_gated *g, bool read, unsigned long long *roots, unsigned long long *hits,
 		  bool *rest, struct nop_error *err);
 /* the snapshots read */

@@ -5,9 +5,7 @@
  * come in bursts: a command's loader fails 8 opens within a millisecond
  * of its first, and what follows the first is overwritten long before a
  * next snapshot); then the triggers are armed again. A snapshot asked
- * for (SIGUSR1) is read the same way. A count trigger stays spent until
- * armed again: while following, a spent trigger is the snapshot already
- * read. */
+ * for (SIGUSR1) is read the same way. */
 #include <stdlib.h>
 #include <time.h>
 
@@ -107,7 +105,7 @@ int nop_gated_settle(struct nop_gated *g, struct nop_error *err)
 int nop_gated_end(struct nop_gated *g, bool read, unsigned long long *roots, unsigned long long *hits,
 		  bool *rest, struct nop_error *err)
 {
-	if (read && !g->following && nop_session_gate_fired(g->sess) && read_snapshot(g, err))
+	if (read && nop_session_gate_fired(g->sess) && read_snapshot(g, err))
 		return -1;
 	nop_session_gate_counts(g->sess, roots, hits);
 	*rest = g->following || *hits != g->hits_seen;
