@@ -360,7 +360,7 @@ static int call_event(struct nop_join *j, struct jtask *t, struct nop_event *ev,
 		      void *ctx)
 {
 	bool entry = ev->type == NOP_EV_ENTRY || ev->type == NOP_EV_FUNC;
-	int w = entry || ev->type == NOP_EV_EXIT ? wants(j, ev->ip) : 0;
+	int w = entry || ev->type == NOP_EV_EXIT ? wants(j, ev->ip) : 0, wait;
 
 	if (t->skip_depth >= 0) { /* inside the probes' machinery */
 		if (ev->type == NOP_EV_EXIT && ev->depth <= t->skip_depth)
@@ -397,14 +397,14 @@ static int call_event(struct nop_join *j, struct jtask *t, struct nop_event *ev,
 		t->pend = W_NONE;
 		j->unclaimed++;
 	}
-	if (ev->type == NOP_EV_FUNC && (w & 1) && !(w & 2) && probe_trampoline(j, ev->parent_ip) &&
-	    !queue_room(t)) {
-		t->wait = W_CALLER;
-		t->q[t->nq++] = *ev;
-		return 0;
-	}
-	if (((ev->type == NOP_EV_EXIT && (w & 1)) || (entry && (w & 2))) && !queue_room(t)) {
-		t->wait = ev->type == NOP_EV_EXIT ? W_RET : W_ARGS;
+	/* a call's event that waits: an exit for its value, an entry for its
+	 * arguments, a hit for the caller its return probe records */
+	wait = ev->type == NOP_EV_EXIT && (w & 1) ? W_RET
+	       : entry && (w & 2) ? W_ARGS
+	       : ev->type == NOP_EV_FUNC && (w & 1) && probe_trampoline(j, ev->parent_ip) ? W_CALLER
+	       : W_NONE;
+	if (wait && !queue_room(t)) {
+		t->wait = wait;
 		t->q[t->nq++] = *ev;
 		return 0;
 	}
