@@ -42,6 +42,9 @@ struct nop_arch {
 	size_t narg_regs;
 	const char *ret_reg;
 	const char *entry_caller;
+	/* the bytes a return takes off the stack: a uretprobe's stack
+	 * pointer less its call's entry's */
+	unsigned ret_pops;
 	/* ftrace's patch site: its instruction's length, and what an idle
 	 * one holds, as inspect says it */
 	unsigned site_len;

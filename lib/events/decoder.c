@@ -11,6 +11,7 @@
 
 #include <traceevent/kbuffer.h>
 
+#include "arch/arch.h"
 #include "events/decoder.h"
 
 static int find_fields(struct nop_decoder *d, struct nop_error *err);
@@ -96,7 +97,13 @@ static struct nop_decoder *decoder_alloc(struct nop_error *err)
 	tep_set_long_size(d->tep, (int)sizeof(long));
 	tep_set_file_bigendian(d->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	tep_set_local_bigendian(d->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	d->ret_pops = (unsigned char)nop_arch.ret_pops;
 	return d;
+}
+
+void nop_decoder_ret_pops(struct nop_decoder *d, unsigned bytes)
+{
+	d->ret_pops = (unsigned char)bytes;
 }
 
 struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *err)
@@ -566,7 +573,7 @@ static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct te
 		e->rv = u->v[i].rv;
 		if (!e->rvf)
 			e->rvf = typed_rv(evs[i], &e->rv);
-		e->sp_add = e->ret && !field(evs[i], "__probe_ret_ip") ? 8 : 0;
+		e->sp_add = !e->ret ? 0 : field(evs[i], "__probe_ret_ip") ? (unsigned char)(8 - d->ret_pops) : 8;
 		e->leaf = u->v[i].leaf;
 		d->uev_returns |= e->ret || e->leaf;
 	}

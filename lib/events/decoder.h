@@ -23,6 +23,9 @@ struct nop_decoder {
 	struct nop_event pend;
 	bool have_pend;
 	bool native;  /* the data's byte order is ours: fields are read in place */
+	/* the bytes a return takes off the stack where the events were
+	 * recorded (nop_arch.ret_pops unless told) */
+	unsigned char ret_pops;
 	struct tep_format_field *c_type, *c_pid;
 	/* a trace.dat's time stamp corrections (nop_dat_in) */
 	unsigned int tsc_mult, tsc_shift;
@@ -49,8 +52,10 @@ struct nop_decoder {
 		bool ret;
 		const struct tep_format_field *ip, *caller; /* entries: __probe_ip, caller */
 		const struct tep_format_field *sp; /* both: the stack pointer */
-		/* added to an exit's stack pointer: 8 for a probe on the ret
-		 * (the return address not popped yet), 0 for a uretprobe's */
+		/* added to an exit's stack pointer to make it its call's
+		 * entry's + 8, what ucalls.c pairs by on every machine: 8 for
+		 * a probe on the ret (the stack as at the entry), 8 less
+		 * ret_pops for a uretprobe's (after the return) */
 		unsigned char sp_add;
 		bool leaf; /* an entry probe on a ret: the call's exit too */
 		bool uargs; /* --args: the entry fetched its parameters (kev: its format) */

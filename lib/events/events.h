@@ -77,8 +77,9 @@ struct nop_event {
 			union {
 				long long retval;
 				/* a user function's ENTRY and EXIT: the stack
-				 * pointer (at the entry, where the return address
-				 * is; after the return, 8 bytes above) */
+				 * pointer at the entry (x86-64: where the return
+				 * address is); at the EXIT that plus 8, on every
+				 * machine (x86-64's after its return) */
 				unsigned long long usp;
 			};
 		};
@@ -125,6 +126,11 @@ struct nop_decoder *nop_decoder_new(const char *tracing_dir, struct nop_error *e
 void nop_decoder_free(struct nop_decoder *d);
 
 int nop_decoder_page_size(const struct nop_decoder *d);
+
+/* the bytes a return takes off the stack on the machine whose user
+ * probes' events d reads (nop_arch.ret_pops until told); before its
+ * probes are added */
+void nop_decoder_ret_pops(struct nop_decoder *d, unsigned bytes);
 
 typedef int (*nop_emit_fn)(void *ctx, const struct nop_event *ev);
 

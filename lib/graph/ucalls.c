@@ -1,8 +1,8 @@
 /* ucalls.c - user functions' entries and exits (uprobes) to what the
  * call-graph engine (callgraph.c) reads: a depth and, for an exit, when its call began.
  * The kernel gives neither (function_graph does): each task's open calls
- * are kept here, each with the stack pointer of its entry (where its
- * return address is). An exit closes the open call at its stack pointer;
+ * are kept here, each with the stack pointer of its entry (an exit's is
+ * 8 above it on every machine: events.h). An exit closes the open call at its stack pointer;
  * matching by function alone put every return of an 80-deep recursion on
  * the wrong call. A call still open below the stack pointer of a later
  * entry or exit of its task was unwound (an exception, a longjmp): it is

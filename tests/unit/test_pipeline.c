@@ -715,15 +715,17 @@ static int take_events(void *ctx, const struct nop_event *ev)
 	return 0;
 }
 
-static void user_probe_records_decoded(void **state)
+/* what each record becomes, through the stream (decoded into its array)
+ * and page by page (emitted), fields read in place or not, recorded on a
+ * machine whose returns take ret_pops bytes off the stack: f's exit is a
+ * uretprobe's, after the return */
+static void user_probes_decoded(unsigned ret_pops)
 {
-	/* what each record becomes, through the stream (decoded into its
-	 * array) and page by page (emitted), fields read in place or not */
 	char dir[] = "/tmp/nopctl-uprobes-XXXXXX", path[300], cmd[400];
 	static unsigned char page[4096];
 	unsigned long long len = 0;
 	const unsigned long long fent[] = { 0x401000, 0x7ffc0000, 0x402000 },
-				 fret[] = { 0x401000, 0x402000, 0x7ffc0008, 0xfffffffeULL },
+				 fret[] = { 0x401000, 0x402000, 0x7ffc0000 + ret_pops, 0xfffffffeULL },
 				 gent[] = { 0x401100, 0x7ffbfff0, 0x401010 }, gret[] = { 0x401180, 0x7ffbfff0, 0xfffffffbULL };
 	struct nop_uprobe v[4] = {
 		{ .kind = NOP_PROBE_USER, .event = "f", .func = 0 },
@@ -753,6 +755,7 @@ static void user_probe_records_decoded(void **state)
 		fclose(f);
 	}
 	assert_non_null(d = nop_decoder_new("fixtures/6.12", &err));
+	nop_decoder_ret_pops(d, ret_pops);
 	assert_int_equal(nop_decoder_add_probes(d, dir, "nopctl_1", &u, &err), 0);
 	len += uprobe_record(page + 16 + len, 2000, 8, fent, 3);
 	len += uprobe_record(page + 16 + len, 2002, 8, gent, 3);
@@ -772,8 +775,9 @@ static void user_probe_records_decoded(void **state)
 			    e[0].ucaller == 0x402000 && e[0].usp == 0x7ffc0000 && !e[0].has_retval);
 		assert_true(e[1].type == NOP_EV_ENTRY && e[1].ip == (NOP_UKEY | 2) && e[1].uip == 0x401100 &&
 			    e[1].ucaller == 0x401010 && e[1].usp == 0x7ffbfff0);
-		/* g's exit on its ret: the return address not popped yet (+8);
-		 * an exit's value rides in rettime (ucalls.c moves it) */
+		/* every exit at its entry's stack pointer + 8 (g's on its ret,
+		 * f's by a uretprobe); an exit's value rides in rettime
+		 * (ucalls.c moves it) */
 		assert_true(e[2].type == NOP_EV_EXIT && e[2].ip == (NOP_UKEY | 2) && e[2].usp == 0x7ffbfff8 &&
 			    e[2].has_retval && (long long)e[2].rettime == -5);
 		assert_true(e[3].type == NOP_EV_EXIT && e[3].ip == (NOP_UKEY | 0) && e[3].usp == 0x7ffc0008 &&
@@ -782,6 +786,19 @@ static void user_probe_records_decoded(void **state)
 	free(g);
 	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
 	assert_int_equal(system(cmd), 0);
+}
+
+static void user_probe_records_decoded(void **state)
+{
+	user_probes_decoded(8); /* x86-64: ret pops the return address */
+}
+
+/* arm64 returns through x30: a uretprobe's stack pointer is the entry's,
+ * and its exit must still pair with the entry (ureal's calls on arm64
+ * were each left open until this held) */
+static void user_probe_records_decoded_arm64(void **state)
+{
+	user_probes_decoded(0);
 }
 
 /* a part of a rotated recording: CPUs cut at 100 ms and 300 ms hold
@@ -845,6 +862,7 @@ int main(void)
 		cmocka_unit_test(arguments_formatted),
 		cmocka_unit_test(arguments_kept_per_event),
 		cmocka_unit_test(user_probe_records_decoded),
+		cmocka_unit_test(user_probe_records_decoded_arm64),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
