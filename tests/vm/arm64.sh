@@ -10,7 +10,8 @@
 # console's modules where a kernel has them as modules (6.1), in load
 # order under /modules/KVER/boot (the init loads them). No tmux,
 # valgrind or newer trace-cmd: the suites that need them (live,
-# valgrind, tcfixture) are not run on arm64.
+# valgrind, tcfixture) are not run on arm64. NOPCTL_VM_STATIC=1: the
+# static nopctl and helpers on a root with no shared library.
 set -eu
 out=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,41 +44,51 @@ lib=$root/lib/aarch64-linux-gnu
 mkdir -p "$root"/bin "$root"/sbin "$root"/proc "$root"/sys "$root"/dev "$root"/tmp \
 	"$root"/etc "$root"/run "$root"/tests "$root"/usr/bin "$lib"
 cp "$uc/root/bin/busybox" "$root/bin/busybox"
-cp -L /usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1 "$root/lib/ld-linux-aarch64.so.1"
+suitefiles="$top/tests/suites/t-*.sh $top/tests/tc-events.sh"
+# NOPCTL_VM_STATIC=1: no shared library at all, as mkinitramfs.sh's: the
+# static nopctl and static helpers only, for t-static.sh
+if [ -n "${NOPCTL_VM_STATIC:-}" ]; then
+	rmdir "$lib"
+	cp "$b/nopctl-static" "$root/usr/bin/nopctl"
+	for h in opener uopen-static ufuncs-static; do cp "$b/tests/helpers/$h" "$root/usr/bin/"; done
+	suitefiles=$top/tests/suites/t-static.sh
+else
+	cp -L /usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1 "$root/lib/ld-linux-aarch64.so.1"
 
-# needed ELF: each library ELF names in NEEDED, and theirs, into $lib;
-# a name found in none of the directories is a library of the helpers
-# (libnopdemo.so beside them in /usr/bin) or fails the build
-needed() {
-	for _l in $(readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
-		[ -e "$lib/$_l" ] || [ "$_l" = ld-linux-aarch64.so.1 ] && continue
-		_found=
-		for _d in "$uc/root/usr/lib/aarch64-linux-gnu" "$uc/root/lib/aarch64-linux-gnu" \
-			/usr/lib/aarch64-linux-gnu /lib/aarch64-linux-gnu; do
-			[ -f "$_d/$_l" ] || continue
-			cp -L "$_d/$_l" "$lib/$_l"
-			_found=1
-			break
+	# needed ELF: each library ELF names in NEEDED, and theirs, into $lib;
+	# a name found in none of the directories is a library of the helpers
+	# (libnopdemo.so beside them in /usr/bin) or fails the build
+	needed() {
+		for _l in $(readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+			[ -e "$lib/$_l" ] || [ "$_l" = ld-linux-aarch64.so.1 ] && continue
+			_found=
+			for _d in "$uc/root/usr/lib/aarch64-linux-gnu" "$uc/root/lib/aarch64-linux-gnu" \
+				/usr/lib/aarch64-linux-gnu /lib/aarch64-linux-gnu; do
+				[ -f "$_d/$_l" ] || continue
+				cp -L "$_d/$_l" "$lib/$_l"
+				_found=1
+				break
+			done
+			if [ -n "$_found" ]; then
+				needed "$lib/$_l"
+			elif [ ! -f "$root/usr/bin/$_l" ]; then
+				echo "arm64.sh: $1 needs $_l, found nowhere" >&2
+				exit 1
+			fi
 		done
-		if [ -n "$_found" ]; then
-			needed "$lib/$_l"
-		elif [ ! -f "$root/usr/bin/$_l" ]; then
-			echo "arm64.sh: $1 needs $_l, found nowhere" >&2
-			exit 1
-		fi
+	}
+	add() {
+		cp "$1" "$root/usr/bin/$(basename "$1")"
+		needed "$1"
+	}
+	add "$b/nopctl"
+	add "$uc/root/usr/bin/jq"
+	add "$uc/root/usr/bin/trace-cmd"
+	for h in "$b"/tests/helpers/*; do cp "$h" "$root/usr/bin/"; done
+	for h in "$root"/usr/bin/*; do
+		case $(od -An -c -N4 "$h" | tr -d ' ') in *ELF) needed "$h" ;; esac
 	done
-}
-add() {
-	cp "$1" "$root/usr/bin/$(basename "$1")"
-	needed "$1"
-}
-add "$b/nopctl"
-add "$uc/root/usr/bin/jq"
-add "$uc/root/usr/bin/trace-cmd"
-for h in "$b"/tests/helpers/*; do cp "$h" "$root/usr/bin/"; done
-for h in "$root"/usr/bin/*; do
-	case $(od -An -c -N4 "$h" | tr -d ' ') in *ELF) needed "$h" ;; esac
-done
+fi
 
 # per kernel: dummy.ko for the -m tests, and the virtio console's modules
 # (with the transport's) where they are not built in, decompressed
@@ -104,7 +115,7 @@ for kd in "$kcache"/linux-image-*/lib/modules/*; do
 done
 
 cp "$top"/tests/vm/init "$root"/init
-cp "$top"/tests/suites/lib.sh "$top"/tests/suites/t-*.sh "$top"/tests/tc-events.sh "$root"/tests/
+cp "$top"/tests/suites/lib.sh $suitefiles "$root"/tests/
 echo nopctl-guest > "$root"/etc/hostname
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' > "$root"/etc/passwd
 chmod +x "$root"/init
