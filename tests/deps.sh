@@ -1,26 +1,30 @@
 #!/bin/sh
 # deps.sh - install what building and testing nopctl needs, from Debian's
 # archive, on a machine that has never seen the project (run as root).
-# --cross: instead, what the arm64 cross build and its unit tests under
-# qemu-user need (make CROSS_COMPILE=aarch64-linux-gnu-, tests/README.md):
-# the cross compilers, arm64 made a foreign architecture of dpkg, the
-# :arm64 libraries the Makefile links (shared and static), cmocka, and
-# libstdc++6, which qemu-user's runs load from the multiarch directory;
-# and the arm64 VM suites' qemu-system-aarch64, cpio and xz (their root,
+# On x86-64 also what make check's arm64 guests need (--cross alone: only
+# that): the cross compilers, arm64 made a foreign architecture of dpkg,
+# the :arm64 libraries the Makefile links (shared and static), cmocka,
+# and libstdc++6, which qemu-user's runs load from the multiarch
+# directory (make CROSS_COMPILE=aarch64-linux-gnu-, tests/README.md); and
+# the arm64 VM suites' qemu-system-aarch64, cpio and xz (their root,
 # NOPCTL_VM_ARCH=arm64: tests/vm/arm64.sh).
 set -eu
 need="build-essential pkg-config libtracefs-dev libtraceevent-dev libelf-dev libzstd-dev zlib1g-dev libbz2-dev liblzma-dev libdw-dev libbpf-dev libcapstone-dev libjson-c-dev libncurses-dev tmux g++ trace-cmd libcmocka-dev graphviz
 qemu-system-x86 busybox-static cpio xz-utils jq scdoc bash-completion valgrind libc6-dbg clang linux-perf python3.11-dbg debuginfod curl strace"
-case "${1:-}" in
---cross)
-	need="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu pkg-config qemu-user qemu-system-arm cpio xz-utils scdoc"
+cross() {
+	need="$need gcc-aarch64-linux-gnu g++-aarch64-linux-gnu pkg-config qemu-user qemu-system-arm cpio xz-utils scdoc"
 	for p in libtracefs-dev libtraceevent-dev libelf-dev libzstd-dev zlib1g-dev libbz2-dev liblzma-dev \
 		libdw-dev libbpf-dev libcapstone-dev libjson-c-dev libncurses-dev libcmocka-dev libstdc++6; do
 		need="$need $p:arm64"
 	done
 	dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+}
+case "${1:-}" in
+--cross)
+	need=
+	cross
 	;;
-"") ;;
+"") [ "$(dpkg --print-architecture)" = amd64 ] && cross ;;
 *)
 	echo "usage: sh tests/deps.sh [--cross]" >&2
 	exit 2
