@@ -27,7 +27,6 @@ const struct nop_arch nop_arch = {
 	/* bl put the return address in the link register, which the first
 	 * instruction has not yet saved (or signed: paciasp) */
 	.entry_caller = "%x30",
-	.ret_pops = 0, /* ret branches to x30: the stack is as at the entry */
 	.site_len = 4,
 	.site_idle = "the NOP 1f 20 03 d5 where ftrace's bl goes: ftrace is not tracing it",
 	.kprobes_on_ftrace = false, /* a brk on the function's first instruction */

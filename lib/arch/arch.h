@@ -16,7 +16,9 @@
  * 1 << NOP_KFUNC_ALIGN_SHIFT bytes */
 #if defined(__x86_64__)
 #define NOP_KFUNC_ALIGN_SHIFT 4
+#define NOP_ARCH_MACHINE "x86_64" /* as uname(2) names it */
 #elif defined(__aarch64__)
+#define NOP_ARCH_MACHINE "aarch64"
 /* 4 bytes, an instruction: arm64 kernels align functions to 8 only with
  * DYNAMIC_FTRACE_WITH_CALL_OPS (6.4 and later; Debian's 6.1 has them at
  * every multiple of 4) */
@@ -42,9 +44,6 @@ struct nop_arch {
 	size_t narg_regs;
 	const char *ret_reg;
 	const char *entry_caller;
-	/* the bytes a return takes off the stack: a uretprobe's stack
-	 * pointer less its call's entry's */
-	unsigned ret_pops;
 	/* ftrace's patch site: its instruction's length, and what an idle
 	 * one holds, as inspect says it */
 	unsigned site_len;
@@ -58,6 +57,12 @@ struct nop_arch {
 };
 
 extern const struct nop_arch nop_arch;
+
+/* the bytes a return takes off the stack (a uretprobe's stack pointer
+ * less its call's entry's) on the machine uname(2) names so; -1 for one
+ * nopctl does not know (machines.c, compiled for every target: a
+ * trace.dat may come from either) */
+int nop_arch_ret_pops(const char *machine);
 
 /* Exits of a user function (probes/ucode.c): Capstone for this machine
  * with details on; 0, or Capstone's error */

@@ -21,7 +21,6 @@ const struct nop_arch nop_arch = {
 	.ret_reg = "%ax",
 	/* a call pushed the return address: the stack's top word */
 	.entry_caller = "$stack0",
-	.ret_pops = 8, /* ret pops the return address */
 	.site_len = 5,
 	.site_idle = "a 5-byte NOP: ftrace is not tracing it",
 	.kprobes_on_ftrace = true,

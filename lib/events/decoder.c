@@ -97,7 +97,7 @@ static struct nop_decoder *decoder_alloc(struct nop_error *err)
 	tep_set_long_size(d->tep, (int)sizeof(long));
 	tep_set_file_bigendian(d->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	tep_set_local_bigendian(d->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-	d->ret_pops = (unsigned char)nop_arch.ret_pops;
+	d->ret_pops = (unsigned char)nop_arch_ret_pops(NOP_ARCH_MACHINE);
 	return d;
 }
 
@@ -334,6 +334,9 @@ struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop
 	d->tsc_mult = in->tsc_mult;
 	d->tsc_shift = in->tsc_shift;
 	d->ts_offset = in->ts_offset;
+	/* a user call's exit pairs by the recording machine's ABI */
+	if (in->machine[0] && nop_arch_ret_pops(in->machine) >= 0)
+		d->ret_pops = (unsigned char)nop_arch_ret_pops(in->machine);
 	ret = find_fields(d, err) || nop_decoder_recorded_probes(d, up, in->binaries.p, err) ||
 	      recorded_events(d, err) ? -1 : 0;
 	goto out;

@@ -24,7 +24,7 @@ struct nop_decoder {
 	bool have_pend;
 	bool native;  /* the data's byte order is ours: fields are read in place */
 	/* the bytes a return takes off the stack where the events were
-	 * recorded (nop_arch.ret_pops unless told) */
+	 * recorded (this machine's, or the trace.dat's: nop_arch_ret_pops) */
 	unsigned char ret_pops;
 	struct tep_format_field *c_type, *c_pid;
 	/* a trace.dat's time stamp corrections (nop_dat_in) */

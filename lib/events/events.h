@@ -128,8 +128,8 @@ void nop_decoder_free(struct nop_decoder *d);
 int nop_decoder_page_size(const struct nop_decoder *d);
 
 /* the bytes a return takes off the stack on the machine whose user
- * probes' events d reads (nop_arch.ret_pops until told); before its
- * probes are added */
+ * probes' events d reads (this machine's until told: nop_arch_ret_pops);
+ * before its probes are added */
 void nop_decoder_ret_pops(struct nop_decoder *d, unsigned bytes);
 
 typedef int (*nop_emit_fn)(void *ctx, const struct nop_event *ev);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "tracedat/writer.h"
@@ -637,12 +638,31 @@ static int put_meta(struct out *o, struct nop_dat *w, int id)
 	}
 }
 
-/* nopctl's options of both versions: the binaries user probes name; in a
- * later file of a rotation, which begins at a cut, or one rotated away or
- * that stopped taking pages at its size, which ends at one, the span
- * every CPU's events cover */
+/* trace-cmd's UNAME option, as trace-cmd writes it: "sysname nodename
+ * release machine"; the machine says how a reader pairs user calls
+ * (nop_arch_ret_pops) */
+static void put_uname(struct out *o)
+{
+	struct utsname u;
+	unsigned short id = 5;
+	char s[4 * sizeof(u.sysname)];
+	int n;
+
+	if (uname(&u))
+		return;
+	n = snprintf(s, sizeof(s), "%s %s %s %s", u.sysname, u.nodename, u.release, u.machine);
+	put(o, &id, 2);
+	put32(o, (unsigned int)n + 1);
+	put(o, s, (size_t)n + 1);
+}
+
+/* the options of both versions: the machine's name; nopctl's own, the
+ * binaries user probes name; in a later file of a rotation, which begins
+ * at a cut, or one rotated away or that stopped taking pages at its
+ * size, which ends at one, the span every CPU's events cover */
 static void put_own_options(struct out *o, struct nop_dat *w)
 {
+	put_uname(o);
 	if (w->group[0] && w->uprobes && w->uprobes->n)
 		put_binaries(o, w->uprobes);
 	if ((w->numbered && w->seq > 1) || w->cut_end || w->full || w->excerpt) {

@@ -139,6 +139,7 @@ struct nop_dat_in {
 	struct nop_dat_blob header_page, kallsyms, cmdlines;
 	struct nop_dat_blob latency; /* a latency tracer's text, not pages */
 	struct nop_dat_blob binaries; /* NOP_DAT_OPT_BINARIES' lines */
+	char machine[32]; /* uname(2)'s, from the UNAME option ("": none) */
 	unsigned long long complete_from, complete_to; /* NOP_DAT_OPT_COMPLETE's */
 };
 

@@ -231,10 +231,11 @@ static void option_blob(struct cur *o, struct nop_dat_blob *b)
 	b->len = o->len;
 }
 
-/* what an option of either version (o: its data) says about time stamps */
-static void time_option(struct nop_dat_in *in, unsigned int id, struct cur *o)
+/* what an option of either version (o: its data) says about time
+ * stamps, the machine, and nopctl's own */
+static void shared_option(struct nop_dat_in *in, unsigned int id, struct cur *o)
 {
-	char buf[64];
+	char buf[256], *m;
 
 	snprintf(buf, sizeof(buf), "%.*s", (int)(o->len < sizeof(buf) ? o->len : sizeof(buf) - 1),
 		 (const char *)o->p);
@@ -242,9 +243,19 @@ static void time_option(struct nop_dat_in *in, unsigned int id, struct cur *o)
 		in->ts_offset += strtoll(buf, NULL, 0) * 1000;
 	else if (id == 7) /* OFFSET: nanoseconds */
 		in->ts_offset += strtoll(buf, NULL, 0);
+	else if (id == 5) { /* UNAME: "sysname nodename release machine" */
+		m = strrchr(buf, ' ');
+		snprintf(in->machine, sizeof(in->machine), "%s", m ? m + 1 : buf);
+	} else if (id == 12)
+		in->time_shift = true;
 	else if (id == 14 && o->len >= 16) { /* TSC2NSEC: x86-tsc clock to ns */
 		in->tsc_mult = (unsigned int)num(o, 4);
 		in->tsc_shift = (unsigned int)num(o, 4);
+	} else if (id == NOP_DAT_OPT_BINARIES)
+		option_blob(o, &in->binaries);
+	else if (id == NOP_DAT_OPT_COMPLETE) {
+		in->complete_from = num(o, 8);
+		in->complete_to = num(o, 8);
 	}
 }
 
@@ -265,19 +276,11 @@ static void v6_options(struct cur *c, struct nop_dat_in *in, unsigned long long 
 				  .why = c->why };
 		if (bad(c))
 			return;
-		time_option(in, id, &o);
+		shared_option(in, id, &o);
 		if (id == 8) /* CPUCOUNT */
 			in->ncpus = (unsigned int)num(&o, 4);
 		else if (id == 3 && *nbuf < MAX_SECTIONS) /* BUFFER: offset, name */
 			buf_off[(*nbuf)++] = num(&o, 8);
-		else if (id == 12)
-			in->time_shift = true;
-		else if (id == NOP_DAT_OPT_BINARIES)
-			option_blob(&o, &in->binaries);
-		else if (id == NOP_DAT_OPT_COMPLETE) {
-			in->complete_from = num(&o, 8);
-			in->complete_to = num(&o, 8);
-		}
 	}
 }
 
@@ -395,20 +398,12 @@ static void v7_options(struct cur *file, struct nop_dat_in *in, unsigned long lo
 
 			if (bad(&c))
 				break;
-			time_option(in, id, &o);
 			if (id == 0) { /* DONE: the next options section */
 				off = num(&o, 8);
 				break;
 			}
-			if (id == 12)
-				in->time_shift = true;
-			else if (id == NOP_DAT_OPT_BINARIES)
-				option_blob(&o, &in->binaries);
-			else if (id == NOP_DAT_OPT_COMPLETE) {
-				in->complete_from = num(&o, 8);
-				in->complete_to = num(&o, 8);
-			}
-			else if ((id == 3 || id == 22 || (id >= 16 && id <= 21)) && *nsect < MAX_SECTIONS)
+			shared_option(in, id, &o);
+			if ((id == 3 || id == 22 || (id >= 16 && id <= 21)) && *nsect < MAX_SECTIONS)
 				sects[(*nsect)++] = (struct sect){ .id = id, .buf = in->nbuffers,
 								   .off = num(&o, 8) };
 			if (id == 3) { /* BUFFER: name, clock, page size, CPUs */

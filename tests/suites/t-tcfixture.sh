@@ -80,6 +80,8 @@ t_capture_tracecmd() {
 	done
 	nop_rec nopctl-graph -G -e sched:sched_process_exec do_sys_openat2 -- opener 3
 	nop_rec nopctl-func -e sched:sched_process_exec do_sys_openat2 -- opener 3
+	# a program's own functions, their exits by uretprobes and ret probes
+	nop_rec nopctl-user -G "/usr/bin/ureal-O0:*" -- ureal-O0 fork 3
 	umount /proc/kallsyms
 	uname -r > /tmp/tcf/KERNEL
 	echo "BEGIN-FIXTURE" >&3

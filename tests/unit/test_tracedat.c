@@ -10,12 +10,14 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "../../lib/internal.h"
+#include "../../lib/arch/arch.h"
 
 static const char *const kernels[] = { "fixtures/6.1", "fixtures/6.12" };
 static bool dat_v6; /* files written as version 6, uncompressed */
@@ -127,6 +129,36 @@ static void graph_capture_roundtrip(void **state)
 {
 	roundtrip("graph", "do_sys_openat2() {", "do_sys_openat2() {",
 		  "%s report --stats -j %s | jq 'select(.func == \"do_sys_openat2\") | .calls'", 20);
+}
+
+/* The machine a file was recorded on, which its user calls pair by:
+ * trace-cmd's UNAME option, in trace-cmd's files (arm64's 3.1.6 in the
+ * arm64 guest) and in nopctl's, whose machine is this one's. */
+static void machine_from_the_file(void **state)
+{
+	const char *dat = "/tmp/nopctl-test-machine.dat";
+	struct nop_dat_in *in = NULL;
+	struct nop_error err;
+	struct utsname u;
+
+	assert_int_equal(nop_dat_in_open(&in, "fixtures/tracecmd-arm64/3.1.6-date.dat", &err), 0);
+	assert_string_equal(in->machine, "aarch64");
+	nop_dat_in_free(in);
+	assert_int_equal(nop_arch_ret_pops("aarch64"), 0);
+	assert_int_equal(nop_arch_ret_pops("x86_64"), 8);
+	assert_int_equal(nop_arch_ret_pops("riscv64"), -1);
+	for (int v6 = 0; v6 < 2; v6++) {
+		dat_v6 = v6;
+		write_dat(kernels[0], "graph", dat);
+		assert_int_equal(nop_dat_in_open(&in, dat, &err), 0);
+		assert_int_equal(uname(&u), 0);
+		assert_string_equal(in->machine, u.machine);
+		assert_int_equal(count("trace-cmd dump --options %s 2>/dev/null | grep -c '^%s %s %s %s$'", dat,
+				       u.sysname, u.nodename, u.release, u.machine), 1);
+		nop_dat_in_free(in);
+		unlink(dat);
+	}
+	dat_v6 = false;
 }
 
 /* A compressed file whose CPUs' data outrun the reader's window (read
@@ -584,6 +616,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(function_capture_roundtrip), cmocka_unit_test(only_named_symbols_kept),
+		cmocka_unit_test(machine_from_the_file),
 		cmocka_unit_test(graph_capture_roundtrip), cmocka_unit_test(compressed_data_larger_than_a_window),
 		cmocka_unit_test(tracedat_is_private), cmocka_unit_test(damaged_compressed_tracedat),
 		cmocka_unit_test(crafted_lost_counts_saturate),
