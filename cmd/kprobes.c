@@ -22,11 +22,10 @@ static const char *release(void)
 	return uname(&u) == 0 ? u.release : "?";
 }
 
-int kernel_probes(struct run *r)
+int kernel_probes(struct run *r, const struct nop_funcs *f)
 {
 	struct opts *o = r->o;
 	struct nop_kcaps c;
-	const struct nop_funcs *f;
 	bool ret = o->retval, args = o->args;
 	size_t n = 0, nuser = r->uprobes.n;
 	int rc = 0;
@@ -63,8 +62,6 @@ int kernel_probes(struct run *r)
 	}
 	if (!ret && !args)
 		return 0;
-	if (!(f = run_funcs(r)))
-		return -1;
 	for (size_t i = 0; i < f->n && !rc; i++) {
 		if (!func_traced(&f->v[i], o))
 			continue;
@@ -106,12 +103,11 @@ int kernel_probes(struct run *r)
  * than NOP_GATE_FUNCS roots, a kernel without snapshot or synthetic
  * events, NOPCTL_CATCH_GATE=0) every call is read and judged here. Why
  * not: r->gate_why. */
-int catch_gate(struct run *r)
+int catch_gate(struct run *r, const struct nop_funcs *f)
 {
 	struct opts *o = r->o;
 	const char *env = getenv("NOPCTL_CATCH_GATE"), *names[NOP_GATE_FUNCS];
 	bool off = env && !strcmp(env, "0"), many = false;
-	const struct nop_funcs *f;
 	struct nop_error e2;
 	size_t n = 0;
 
@@ -124,8 +120,6 @@ int catch_gate(struct run *r)
 						  : "user functions are judged as they come");
 		return 0;
 	}
-	if (!(f = run_funcs(r)))
-		return -1;
 	for (size_t i = 0; i < f->n && !many; i++)
 		if (func_traced(&f->v[i], o)) {
 			if (n == NOP_GATE_FUNCS)

@@ -83,15 +83,13 @@ struct run {
 /* uprobes.c: BINARY:GLOB patterns to r->uprobes (command: COMMAND's path) */
 int user_probes(struct run *r, const char *command);
 
-/* runner.c: available_filter_functions as read the first time a run
- * asks (kept to its teardown); NULL with r->err */
-const struct nop_funcs *run_funcs(struct run *r);
+/* kprobes.c: --retval, --args on the kernel PATTERNs' functions, of
+ * the run's kernel functions f (read whenever there are PATTERNs) */
+int kernel_probes(struct run *r, const struct nop_funcs *f);
 
-/* kprobes.c: --retval, --args on the kernel PATTERNs' functions */
-int kernel_probes(struct run *r);
-
-/* kprobes.c: catch's kernel gate where the kernel can judge (r->gate) */
-int catch_gate(struct run *r);
+/* kprobes.c: catch's kernel gate where the kernel can judge (r->gate),
+ * on the PATTERNs' functions of f */
+int catch_gate(struct run *r, const struct nop_funcs *f);
 
 /* process.c: signals into a signalfd; COMMAND started and reaped */
 int signals_block(sigset_t *set);

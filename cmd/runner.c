@@ -283,6 +283,18 @@ static int loop(struct run *r)
 	return ret;
 }
 
+/* available_filter_functions as read the first time the run asks (kept
+ * to its teardown); NULL with r->err */
+static const struct nop_funcs *run_funcs(struct run *r)
+{
+	if (!r->funcs_read) {
+		if (load_funcs(r->tdir, &r->funcs, &r->err))
+			return NULL;
+		r->funcs_read = true;
+	}
+	return &r->funcs;
+}
+
 /* graph roots restricted to a module: set_graph_function has no :mod:,
  * so they are expanded into the module's matching names */
 static int module_roots(struct run *r)
@@ -310,16 +322,6 @@ static int module_roots(struct run *r)
 				break;
 			}
 	return 0;
-}
-
-const struct nop_funcs *run_funcs(struct run *r)
-{
-	if (!r->funcs_read) {
-		if (load_funcs(r->tdir, &r->funcs, &r->err))
-			return NULL;
-		r->funcs_read = true;
-	}
-	return &r->funcs;
 }
 
 /* Everything that can be checked without the kernel, first. */
@@ -435,7 +437,7 @@ static int open_session(struct run *r)
 	}
 	if (!(r->tdir = prepare_tracefs(&r->err)) ||
 	    (r->tracer != NOP_TRACER_NONE && (!run_funcs(r) || check_patterns(&r->funcs, o, &r->err))) ||
-	    kernel_events(r) || kernel_probes(r) || catch_gate(r))
+	    kernel_events(r) || kernel_probes(r, &r->funcs) || catch_gate(r, &r->funcs))
 		return -1;
 	if (r->mode == RUN_RECORD) {
 		/* the trace.dat is created after the session: -o checked before */

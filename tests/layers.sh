@@ -3,7 +3,8 @@
 # may call functions defined in its own area and in the areas before it in
 # AREAS, never in one after it; cmd/ includes nothing of lib/ but
 # nopctl.h, and nopctl.h declares no function cmd/ does not call, nor a
-# macro or type no one of them needs. Read from the objects' symbols (nm, or $NM), so a call counts whatever
+# macro or type no one of them needs; cmd/'s files call one another with
+# no circle. Read from the objects' symbols (nm, or $NM), so a call counts whatever
 # header declared it. KNOWN lists the calls against the order that stand
 # until the boundary they cross is mended (none stands now); a new one
 # fails the check, and so does a KNOWN entry that no longer happens
@@ -101,6 +102,18 @@ grep -oE '^#define NOP_[A-Z0-9_]+|^(struct|enum) nop_[a-z0-9_]+ \{' lib/nopctl.h
 		done
 		[ -n "$need" ] || echo "layers: nopctl.h defines $kind $name, which neither cmd/ nor the header's declarations use (move it to its area's header)"
 	done >> "$tmp/new"
+# cmd/'s files call each other without a circle (tsort finds one)
+for o in "$build"/cmd/*.o; do
+	f=$(basename "$o" .o)
+	"${NM:-nm}" --defined-only "$o" | awk -v f="$f" '$2 == "T" { print $3, f }'
+done | sort > "$tmp/cmddef"
+for o in "$build"/cmd/*.o; do
+	f=$(basename "$o" .o)
+	"${NM:-nm}" -u "$o" | awk -v f="$f" '{ print $2, f }'
+done | sort > "$tmp/cmdundef"
+join "$tmp/cmdundef" "$tmp/cmddef" | awk '$2 != $3 { print $2, $3 }' | sort -u > "$tmp/cmdcalls"
+loop=$(tsort "$tmp/cmdcalls" 2>&1 > /dev/null | sed -n 's/^tsort: //p' | grep -v 'contains a loop' | tr '\n' ' ')
+[ -z "$loop" ] || echo "layers: cmd/ files call each other in a circle: $loop" >> "$tmp/new"
 if [ -s "$tmp/new" ]; then
 	cat "$tmp/new"
 	exit 1
