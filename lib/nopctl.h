@@ -121,7 +121,7 @@ enum nop_probe_kind {
 	NOP_PROBE_FARGS,     /* kernel arguments by name (BTF), dynamic_events "f:" */
 	NOP_PROBE_KARGS,     /* kernel arguments, kprobe_events "p:" fetching $argN, named from BTF */
 };
-struct nop_uprobe; /* one probe (probes.h) */
+struct nop_uprobe; /* one probe (session/session.h) */
 struct nop_strmap;
 struct nop_uprobes {
 	struct nop_uprobe *v;
@@ -355,8 +355,8 @@ struct nop_reset_report {
 int nop_reset_stale(const char *tracing_dir, struct nop_reset_report *rep,
 		    struct nop_error *err);
 
-/* What belongs to which nopctl (owners.c): instances "nopctl-<pid>",
- * journals "<pid>.journal". A walk visits each entry once:
+/* What belongs to which nopctl (owners.c; whether its owner still runs:
+ * journal.c): instances "nopctl-<pid>", journals "<pid>.journal". A walk visits each entry once:
  *	struct nop_walk w = { 0 };
  *	while (nop_walk_instances(&w, dir)) use(w.name, w.path, w.owner);
  * to its end (one stopped early is closed by nop_walk_end, session.h). */
@@ -861,7 +861,7 @@ void nop_field_str(struct nop_fields *f, const char *key, const char *fmt, const
 /* text: fmt as it is (no conversion), or nothing when NULL */
 void nop_field_bool(struct nop_fields *f, const char *key, const char *fmt, bool v);
 
-/* ---- kernel symbols ----------------------------------------------------- */
+/* ---- lockdown ----------------------------------------------------------- */
 /* "none", "integrity", "confidentiality"; "absent" (no lockdown LSM) or
  * "unknown" (securityfs unreadable and not on the kernel command line) */
 const char *nop_lockdown_mode(void);

@@ -56,8 +56,9 @@ void nop_p99s_free(struct nop_p99s *h);
 
 /* --errors (errfilter.c): a task's trees held until they end, then only
  * the calls that returned a negative errno and the paths to them; whole
- * (catch): all of a tree whose root lasted longer than slower_ns (0: no
- * such test) or, with errors, failed */
+ * (catch, catchtrees.c): all of a tree whose root lasted longer than
+ * slower_ns (0: no such test) or, with errors, failed; the catch-only
+ * calls below are catchtrees.c's */
 struct nop_errf;
 
 struct nop_errf *nop_errf_new(bool whole, unsigned long long slower_ns, bool errors);
