@@ -477,6 +477,7 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 		if (!d->uev_returns) { /* entries only: hits, as the function tracer's */
 			ev.type = NOP_EV_FUNC;
 			ev.parent_ip = num(d, u->caller, rec); /* fetched for callers only */
+			ev.uhit = num(d, u->ip, rec);
 			return emit(ctx, &ev);
 		}
 		ev.type = u->ret ? NOP_EV_EXIT : NOP_EV_ENTRY;

@@ -59,6 +59,8 @@ struct nop_event {
 			const unsigned long long *stack;
 			bool user_stack; /* STACK: the user stack (userstacktrace),
 					    its first frame the hit's own address */
+			unsigned long long uhit; /* FUNC of a user function: the
+						    address it ran at */
 		};
 		struct { /* ENTRY, EXIT: depth is the kernel's */
 			int depth;

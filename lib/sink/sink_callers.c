@@ -22,13 +22,18 @@ struct callers {
 	 * return address (the caller, which a stack unwound by frame
 	 * pointers from a function's entry leaves out) */
 	const struct nop_uprobe *upend[NOP_MAX_CPUS];
-	unsigned long long uret[NOP_MAX_CPUS];
+	unsigned long long uret[NOP_MAX_CPUS], uhit[NOP_MAX_CPUS];
 	/* the probed binaries' functions, to name user addresses */
 	struct nop_ubin *bins;
 	size_t nbins;
 	/* user functions' hits, and of them those whose stack held no frame
 	 * past the caller (a binary without frame pointers) */
 	unsigned long long uhits, ushort;
+	/* user hits no user stack followed, by "func\ncaller" (counted
+	 * so at the end if no user stack came at all: the kernel records
+	 * none), and the user stacks that came */
+	struct nop_strmap *conly;
+	unsigned long long caller_only, ustacks;
 };
 
 static int callers_init(struct nop_sink *s, const struct nop_sink_cfg *cfg, struct nop_error *err)
@@ -40,7 +45,8 @@ static int callers_init(struct nop_sink *s, const struct nop_sink_cfg *cfg, stru
 	c = s->priv;
 	c->folded = cfg->stats.folded;
 	if (!(c->stacks = nop_strmap_new(sizeof(unsigned long long))) ||
-	    !(c->funcs = nop_strmap_new(sizeof(unsigned long long)))) {
+	    !(c->funcs = nop_strmap_new(sizeof(unsigned long long))) ||
+	    !(c->conly = nop_strmap_new(sizeof(unsigned long long)))) {
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		return -1;
 	}
@@ -127,6 +133,7 @@ static int user_stack(struct nop_sink *s, struct callers *c, int cpu, const stru
 
 	c->upend[cpu] = NULL;
 	c->no_stack--;
+	c->ustacks++;
 	off = (size_t)snprintf(key, sizeof(key), "%s\n", probe_name(up));
 	c->ushort += ev->nstack <= 2;
 	/* the caller, then the frames past the hit's own (k 0: the caller) */
@@ -136,6 +143,51 @@ static int user_stack(struct nop_sink *s, struct callers *c, int cpu, const stru
 		off = add_frame(key, sizeof(key), off, name);
 	}
 	return count_stack(c, key);
+}
+
+/* a user function's hit the CPU's next user hit came after with no user
+ * stack between, or the capture's end did: its caller, from its return
+ * address, kept aside (user_callers_only) */
+static int user_caller_only(struct nop_sink *s, struct callers *c, int cpu)
+{
+	const struct nop_uprobe *up = c->upend[cpu];
+	char key[NOP_NAME_MAX * 2 + 96], name[NOP_NAME_MAX + 32];
+	unsigned long long *n;
+	size_t off;
+
+	c->upend[cpu] = NULL;
+	if (!c->uret[cpu] || !c->uhit[cpu])
+		return 0; /* nothing known of it: one of no_stack */
+	off = (size_t)snprintf(key, sizeof(key), "%s\n", probe_name(up));
+	user_name(c, up, c->uhit[cpu], c->uret[cpu], name, sizeof(name));
+	nop_sink_text_in(s, name, sizeof(name));
+	add_frame(key, sizeof(key), off, name);
+	if (!(n = nop_strmap_get(c->conly, key)))
+		return -1;
+	++*n;
+	return 0;
+}
+
+/* at the end: where no user stack came at all (a kernel built without
+ * USER_STACKTRACE_SUPPORT, such as Debian's arm64 6.1, records none, its
+ * option there all the same), each user hit is counted with its caller
+ * alone; where some came, one missing is a hit without its stack */
+static int user_callers_only(struct nop_sink *s, struct callers *c)
+{
+	for (int cpu = 0; cpu < NOP_MAX_CPUS; cpu++)
+		if (c->upend[cpu] && user_caller_only(s, c, cpu))
+			return -1;
+	for (size_t i = 0; !c->ustacks && i < nop_strmap_size(c->conly); i++) {
+		const char *key;
+		unsigned long long k = *(unsigned long long *)nop_strmap_at(c->conly, i, &key), *n;
+
+		if (!(n = nop_strmap_get(c->stacks, key)))
+			return -1;
+		*n += k;
+		c->no_stack -= k;
+		c->caller_only += k;
+	}
+	return 0;
 }
 
 /* A hit's stack begins where the kernel took it: ftrace's trampoline (no
@@ -162,9 +214,12 @@ static int callers_event(struct nop_sink *s, const struct nop_event *ev)
 		++*n;
 		c->uhits++;
 		c->no_stack++;
+		if (cpu_ok && c->upend[ev->cpu] && user_caller_only(s, c, ev->cpu))
+			return -1;
 		if (cpu_ok && up) {
 			c->upend[ev->cpu] = up;
 			c->uret[ev->cpu] = ev->parent_ip;
+			c->uhit[ev->cpu] = ev->uhit;
 		}
 		return 0;
 	}
@@ -254,11 +309,15 @@ static void reversed(FILE *out, const char *stack, const char *sep)
 static int callers_summary(struct nop_sink *s, const struct nop_summary *sum)
 {
 	struct callers *c = s->priv;
-	size_t n = nop_strmap_size(c->stacks);
-	struct row *r = calloc(n + 1, sizeof(*r));
+	size_t n;
+	struct row *r;
 	bool json = s->enc == NOP_ENC_JSON;
 	const char *last = NULL;
 
+	if (user_callers_only(s, c))
+		return -1;
+	n = nop_strmap_size(c->stacks);
+	r = calloc(n + 1, sizeof(*r));
 	if (!r)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
@@ -317,6 +376,10 @@ static int callers_summary(struct nop_sink *s, const struct nop_summary *sum)
 	free(r);
 	if (c->no_stack && s->diag && !s->quiet)
 		fprintf(s->diag, "nopctl: %llu hit%s came without a stack\n", c->no_stack, c->no_stack == 1 ? "" : "s");
+	if (c->caller_only && s->diag && !s->quiet)
+		fprintf(s->diag, "nopctl: %llu hit%s of user functions came with no user stack (a kernel built"
+			" without USER_STACKTRACE_SUPPORT records none): each is counted with its caller alone\n",
+			c->caller_only, c->caller_only == 1 ? "" : "s");
 	/* the kernel unwinds a user stack by frame pointers: without them it
 	 * ends at once */
 	if (c->uhits && c->ushort * 2 > c->uhits && s->diag && !s->quiet)
@@ -339,6 +402,7 @@ static void callers_free(struct nop_sink *s)
 		free(c->bins);
 		nop_strmap_free(c->stacks);
 		nop_strmap_free(c->funcs);
+		nop_strmap_free(c->conly);
 	}
 }
 
