@@ -24,7 +24,12 @@ case "${1:-}" in
 	need=
 	cross
 	;;
-"") [ "$(dpkg --print-architecture)" = amd64 ] && cross ;;
+"")
+	case $(dpkg --print-architecture) in
+	amd64) cross ;;
+	arm64) need="$need qemu-system-arm" ;; # make demo's guest (tests/demo.sh)
+	esac
+	;;
 *)
 	echo "usage: sh tests/deps.sh [--cross]" >&2
 	exit 2
