@@ -131,7 +131,7 @@ $(BUILD)/tests/helpers/ubench-finstr: bench/progs/ubench.c bench/progs/ubench_fn
 # one's time). x86's 6.1 (Debian 12's own: kprobes, no fprobe events)
 # and 6.19, the newest, run the suites that drive the kernel's tracers
 # (trace, graph, catch, doctor, retval; hardening and valgrind on 6.1,
-# events on 6.19); x86's 6.12 (fprobe events before 6.14 moved them onto
+# events and report on 6.19); x86's 6.12 (fprobe events before 6.14 moved them onto
 # fgraph) retval and doctor again, and the suites whose kernel side is
 # another's (diff: graph's trees; live: trace's and record's, with tmux);
 # 5.10 what differs there (no hist triggers, fprobe events or _addrs
@@ -141,13 +141,14 @@ $(BUILD)/tests/helpers/ubench-finstr: bench/progs/ubench.c bench/progs/ubench_fn
 # live or valgrind), in two boots; arm64's 6.1 (no CALL_OPS: another
 # patch site; kprobes without ftrace) doctor, retval, and stats
 # --callers (no user stacks there). uprobes (user space, which the host
-# tests natively too) on arm64; valgrind (nopctl's own memory: the most
+# tests natively too) on arm64 (on 6.1 with report under SANITIZE, which
+# has no arm64 build); valgrind (nopctl's own memory: the most
 # paths of its own on the oldest kernel; not under SANITIZE, whose
 # binary valgrind cannot run) and the sustained load (t-load.sh: a
 # million function_graph events printed a capture) on x86's 6.1.
 VM_SUITES := trace graph catch events diff report doctor hardening uprobes retval live valgrind load
-VM_61 := trace graph catch doctor hardening retval $(if $(filter 1,$(SANITIZE)),,valgrind)
-VM_619 := trace graph catch events doctor retval
+VM_61 := trace graph catch doctor hardening retval $(if $(filter 1,$(SANITIZE)),report uprobes,valgrind)
+VM_619 := trace graph catch events report doctor retval
 VM_612 := doctor retval diff live
 VM_510 := trace doctor retval
 VM_CATCH_510 := catch_(exact|files|outliers)
@@ -155,9 +156,8 @@ VM_A612 := trace doctor retval uprobes
 VM_A612_GRAPHS := graph catch events report hardening
 VM_A61 := doctor retval
 VM_A61_TRACE := t_callers_exact
-# trace-cmd's newer releases read back in the guest: on 6.19 alone (the
-# host's t-tracecmd.sh reads their files of 6.12; arm64's root has none)
-VM_SKIP_ONCE := t_each_tracecmd_release_read_by_nopctl
+# what arm64's root does not hold: trace-cmd's newer releases
+VM_SKIP_ARM64 := t_each_tracecmd_release_read_by_nopctl
 
 # the guests and the host's checks, one line each, longest first: two
 # workers (one guest per core: -accel tcg,thread=single) take the next
@@ -167,14 +167,14 @@ VM_X = NOPCTL_BUILD=$(BUILD) NOPCTL_VM_JOBS=1 NOPCTL_VM_FAILED=$(abspath $(BUILD
 # arm64's lines (not under SANITIZE, which has no arm64 build: their
 # lines then start with #, which queue.sh does not run)
 VM_A = $(if $(filter 1,$(SANITIZE)),# )NOPCTL_VM_ARCH=arm64 NOPCTL_BUILD=$(CURDIR)/build/aarch64-linux-gnu \
-	NOPCTL_VM_SKIP='$(VM_SKIP_ONCE)' NOPCTL_VM_FAILED=$(abspath $(BUILD))/vm-failed.txt
+	NOPCTL_VM_SKIP='$(VM_SKIP_ARM64)' NOPCTL_VM_FAILED=$(abspath $(BUILD))/vm-failed.txt
 define VM_PLAN
-$(VM_X) NOPCTL_VM_WORK=$(BUILD)/vm/61 NOPCTL_VM_ONLY=6.1 NOPCTL_VM_SKIP='$(VM_SKIP_ONCE)' sh tests/vm/run.sh $(VM_61)
+$(VM_X) NOPCTL_VM_WORK=$(BUILD)/vm/61 NOPCTL_VM_ONLY=6.1 sh tests/vm/run.sh $(VM_61)
 $(VM_X) NOPCTL_VM_WORK=$(BUILD)/vm/619 NOPCTL_VM_ONLY=6.19 sh tests/vm/run.sh $(VM_619)
 $(VM_X) NOPCTL_VM_WORK=$(BUILD)/vm/612 NOPCTL_VM_ONLY=6.12 sh tests/vm/run.sh $(VM_612)
 $(VM_A) NOPCTL_VM_WORK=$(BUILD)/vm/a612g NOPCTL_VM_ONLY=6.12 sh tests/vm/run.sh $(VM_A612_GRAPHS)
 $(VM_A) NOPCTL_VM_WORK=$(BUILD)/vm/a612 NOPCTL_VM_ONLY=6.12 sh tests/vm/run.sh $(VM_A612)
-$(VM_X) NOPCTL_VM_WORK=$(BUILD)/vm/510 NOPCTL_VM_ONLY=5.10 NOPCTL_VM_SKIP='$(VM_SKIP_ONCE)' sh tests/vm/run.sh $(VM_510)
+$(VM_X) NOPCTL_VM_WORK=$(BUILD)/vm/510 NOPCTL_VM_ONLY=5.10 sh tests/vm/run.sh $(VM_510)
 $(VM_X) NOPCTL_VM_WORK=$(BUILD)/vm/load NOPCTL_VM_ONLY=6.1 sh tests/vm/run.sh load
 $(if $(VM_HOST),$(MAKE) --no-print-directory host-check)
 $(VM_A) NOPCTL_VM_WORK=$(BUILD)/vm/a61 NOPCTL_VM_ONLY=6.1 sh tests/vm/run.sh $(VM_A61)

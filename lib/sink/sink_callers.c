@@ -151,7 +151,7 @@ static int user_stack(struct nop_sink *s, struct callers *c, int cpu, const stru
 static int user_caller_only(struct nop_sink *s, struct callers *c, int cpu)
 {
 	const struct nop_uprobe *up = c->upend[cpu];
-	char key[NOP_NAME_MAX * 2 + 96], name[NOP_NAME_MAX + 32];
+	char key[8192], name[NOP_NAME_MAX + 32];
 	unsigned long long *n;
 	size_t off;
 
@@ -159,6 +159,8 @@ static int user_caller_only(struct nop_sink *s, struct callers *c, int cpu)
 	if (!c->uret[cpu] || !c->uhit[cpu])
 		return 0; /* nothing known of it: one of no_stack */
 	off = (size_t)snprintf(key, sizeof(key), "%s\n", probe_name(up));
+	if (off >= sizeof(key) - 1)
+		return 0; /* a name longer than a key: one of no_stack */
 	user_name(c, up, c->uhit[cpu], c->uret[cpu], name, sizeof(name));
 	nop_sink_text_in(s, name, sizeof(name));
 	add_frame(key, sizeof(key), off, name);
@@ -377,8 +379,9 @@ static int callers_summary(struct nop_sink *s, const struct nop_summary *sum)
 	if (c->no_stack && s->diag && !s->quiet)
 		fprintf(s->diag, "nopctl: %llu hit%s came without a stack\n", c->no_stack, c->no_stack == 1 ? "" : "s");
 	if (c->caller_only && s->diag && !s->quiet)
-		fprintf(s->diag, "nopctl: %llu hit%s of user functions came with no user stack (a kernel built"
-			" without USER_STACKTRACE_SUPPORT records none): each is counted with its caller alone\n",
+		fprintf(s->diag, "nopctl: %llu hit%s of user functions came with no user stack, nor did any in"
+			" this run (a kernel built without USER_STACKTRACE_SUPPORT records none): each is counted"
+			" with its caller alone\n",
 			c->caller_only, c->caller_only == 1 ? "" : "s");
 	/* the kernel unwinds a user stack by frame pointers: without them it
 	 * ends at once */

@@ -76,9 +76,12 @@ $run "$b/nopctl" report -j "$dat" > "$tmp/out" 2> "$tmp/err"
 [ "$(grep -c '"type":"\(call\|exit\)".*"func":"leaf",.*"duration_ns":[0-9]' "$tmp/out")" = 6 ] &&
 	[ "$(grep -c '"exit":"unwound"' "$tmp/out")" = 0 ] && ok ||
 	bad "arm64/nopctl-user: graph: not 6 calls of leaf, each returned: $(grep leaf "$tmp/out" | head -3)"
-gzip -dc "$top/tests/fixtures/tracecmd-arm64/nopctl-user.report.gz" > "$tmp/theirs"
-trace-cmd report -R -t "$dat" > "$tmp/here" 2> /dev/null
-cmp -s "$tmp/theirs" "$tmp/here" && ok || bad "arm64/nopctl-user: this host's trace-cmd reads it otherwise than arm64's"
+# this host's trace-cmd sees each probe's hits as arm64's did (counted:
+# another release may lay a line out otherwise)
+gzip -dc "$top/tests/fixtures/tracecmd-arm64/nopctl-user.report.gz" | grep -o ' [a-z_0-9]*: ' | sort | uniq -c > "$tmp/theirs"
+trace-cmd report -R -t "$dat" 2> /dev/null | grep -o ' [a-z_0-9]*: ' | sort | uniq -c > "$tmp/here"
+grep -q ' 6  leaf__return: ' "$tmp/theirs" && cmp -s "$tmp/theirs" "$tmp/here" && ok ||
+	bad "arm64/nopctl-user: this host's trace-cmd reads it otherwise than arm64's: $(diff "$tmp/theirs" "$tmp/here" | head -4)"
 # every release and layout the fixtures claim is there
 for want in 3.1.6-graph-zstd 3.1.6-graph-allfmt 3.1.6-graph-none 3.1.6-v6-stack 3.1.6-instance 3.1.6-v6-instance 3.1.6-date \
 	3.3.1-func-zlib 3.3.1-graph-zstd 3.3.1-instance 3.4-func-zlib 3.4-graph-zstd 3.4-instance 3.4-v6-stack \
