@@ -164,10 +164,14 @@ int nop_gate_plan(struct nop_gate_plan *g, const char *tracing_dir, const char *
 		}
 	}
 	if (slower_ns) {
+		/* lat is u64: a return stamped before its entry (the trace
+		 * clock is not strictly monotonic across CPUs: global's
+		 * try-lock path, local's per-CPU clocks) wraps to 2^64 less a
+		 * little, which is no call's latency */
 		snprintf(ev, sizeof(ev), "synthetic/%s", g->synth_name);
 		g->arm[g->narm++] = g->ntrig;
-		trig(g, ev, "snapshot:1 if lat > %llu", us);
-		trig(g, ev, "hist:keys=common_cpu:vals=hitcount if lat > %llu", us);
+		trig(g, ev, "snapshot:1 if lat > %llu && lat < 9223372036854775808", us);
+		trig(g, ev, "hist:keys=common_cpu:vals=hitcount if lat > %llu && lat < 9223372036854775808", us);
 		count(&g->hits[g->nhits++], ev, "hist:keys=common_cpu");
 	}
 	return 0;
