@@ -66,15 +66,21 @@ expect_ok_or_lost() {
 	_rc=0
 	"$@" > "$T/out" 2> "$T/err" || _rc=$?
 	if [ "$_rc" = 5 ]; then
-		echo "# $KVER: events lost (exit 5) in a test not about loss: $(tail -n 1 "$T/out" | cut -c1-300)" >&3
-		# what the kernel said: a printk under function_graph once came
-		# with such a loss (6.19, CI), and once a warning whose last 3
-		# lines ("---[ end trace ...") did not say where: its first lines
-		dmesg 2>/dev/null | grep -E -A 2 'WARNING:|BUG:|Oops' | head -n 6 | sed "s/^/# $KVER:   dmesg: /" >&3
-		dmesg 2>/dev/null | tail -n 3 | sed "s/^/# $KVER:   dmesg: /" >&3
+		said_lost "$T/out"
 		return 0
 	fi
 	[ "$_rc" = 0 ] || { echo "--- stdout"; head -20 "$T/out"; echo "--- stderr"; head -20 "$T/err"; fail "exit $_rc, wanted 0: $*"; }
+}
+
+# said_lost FILE: an exit 5 in a test not about loss said on the verdict
+# port, with FILE's last line (the summary) and what the kernel said: a
+# printk under function_graph once came with such a loss (6.19, CI), and
+# once a warning whose last 3 lines ("---[ end trace ...") did not say
+# where: its first lines
+said_lost() {
+	echo "# $KVER: events lost (exit 5) in a test not about loss: $(tail -n 1 "$1" | cut -c1-300)" >&3
+	dmesg 2>/dev/null | grep -E -A 2 'WARNING:|BUG:|Oops' | head -n 6 | sed "s/^/# $KVER:   dmesg: /" >&3
+	dmesg 2>/dev/null | tail -n 3 | sed "s/^/# $KVER:   dmesg: /" >&3
 }
 
 # tracing_warnings: how many warnings the kernel's tracing code has

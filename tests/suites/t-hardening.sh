@@ -121,7 +121,11 @@ t_two_graph_sessions() {
 	kill "$a"
 	[ "$rc" = 4 ] || { cat "$T/g2"; fail "second graph session: exit $rc, wanted 4"; }
 	grep -q "another nopctl (pid $n) is using the top-level tracer" "$T/g2" || { cat "$T/g2"; fail "message does not name pid $n"; }
-	[ "$reaped" = 0 ] || fail "the first session ended with $reaped"
+	# the first session's own exit: 0, or 5 with its loss counted (a
+	# reader starved under emulation beside doctor's tries; not this
+	# test's subject)
+	[ "$reaped" = 5 ] && said_lost "$T/g1"
+	[ "$reaped" = 0 ] || [ "$reaped" = 5 ] || { tail -n 3 "$T/g1"; fail "the first session ended with $reaped"; }
 	jq -e -s 'any(.id == "top_level" and .status == "warn" and (.seen | test("another nopctl .pid '$n'. holds the top level")))
 		and any(.id == "sessions" and .seen == "1 nopctl session(s) running")' "$T/doc" > /dev/null ||
 		{ cat "$T/doc"; fail "doctor does not see the nopctl holding the top level"; }
