@@ -301,7 +301,7 @@ struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop
 {
 	struct nop_decoder *d = decoder_alloc(err);
 	struct nop_dat_blob *fmt = calloc((size_t)in->nfmt + 1, sizeof(*fmt));
-	int ret = -1;
+	int ret = -1, pops;
 
 	if (!d || !fmt) {
 		if (d)
@@ -335,8 +335,8 @@ struct nop_decoder *nop_decoder_from_dat(const struct nop_dat_in *in, struct nop
 	d->tsc_shift = in->tsc_shift;
 	d->ts_offset = in->ts_offset;
 	/* a user call's exit pairs by the recording machine's ABI */
-	if (in->machine[0] && nop_arch_ret_pops(in->machine) >= 0)
-		d->ret_pops = (unsigned char)nop_arch_ret_pops(in->machine);
+	if (in->machine[0] && (pops = nop_arch_ret_pops(in->machine)) >= 0)
+		d->ret_pops = (unsigned char)pops;
 	ret = find_fields(d, err) || nop_decoder_recorded_probes(d, up, in->binaries.p, err) ||
 	      recorded_events(d, err) ? -1 : 0;
 	goto out;

@@ -112,10 +112,10 @@ static size_t add_frame(char *key, size_t len, size_t off, const char *name)
 	return off + (size_t)snprintf(key + off, len - off, "%s%s", key[off - 1] == '\n' ? "" : ";", name);
 }
 
-/* one more hit of the stack "func\ncaller;..." */
-static int count_stack(struct callers *c, const char *key)
+/* one more hit of the stack "func\ncaller;..." in m */
+static int count_stack(struct nop_strmap *m, const char *key)
 {
-	unsigned long long *n = nop_strmap_get(c->stacks, key);
+	unsigned long long *n = nop_strmap_get(m, key);
 
 	if (!n)
 		return -1;
@@ -123,26 +123,35 @@ static int count_stack(struct callers *c, const char *key)
 	return 0;
 }
 
+/* a user hit's key: "func\n", its caller from its return address ret
+ * (0: not known), then frames; each named from hit, the address the hit
+ * ran at */
+static void user_key(struct nop_sink *s, struct callers *c, const struct nop_uprobe *up, unsigned long long hit,
+		     unsigned long long ret, const unsigned long long *frames, int nframes, char *key, size_t len)
+{
+	char name[NOP_NAME_MAX + 32];
+	size_t off = (size_t)snprintf(key, len, "%s\n", probe_name(up));
+
+	for (int k = ret ? -1 : 0; k < nframes && off < len - 1; k++) {
+		user_name(c, up, hit, k < 0 ? ret : frames[k], name, sizeof(name));
+		nop_sink_text_in(s, name, sizeof(name));
+		off = add_frame(key, len, off, name);
+	}
+}
+
 /* a user function's hit, its stack: the caller from its return address,
- * then the frames past the hit's own */
+ * then the frames past the hit's own (the stack's first) */
 static int user_stack(struct nop_sink *s, struct callers *c, int cpu, const struct nop_event *ev)
 {
 	const struct nop_uprobe *up = c->upend[cpu];
-	char key[8192], name[NOP_NAME_MAX + 32];
-	size_t off;
+	char key[8192];
 
 	c->upend[cpu] = NULL;
 	c->no_stack--;
 	c->ustacks++;
-	off = (size_t)snprintf(key, sizeof(key), "%s\n", probe_name(up));
 	c->ushort += ev->nstack <= 2;
-	/* the caller, then the frames past the hit's own (k 0: the caller) */
-	for (int k = c->uret[cpu] ? 0 : 1; k < ev->nstack && off < sizeof(key) - 1; k++) {
-		user_name(c, up, ev->stack[0], k ? ev->stack[k] : c->uret[cpu], name, sizeof(name));
-		nop_sink_text_in(s, name, sizeof(name));
-		off = add_frame(key, sizeof(key), off, name);
-	}
-	return count_stack(c, key);
+	user_key(s, c, up, ev->stack[0], c->uret[cpu], ev->stack + 1, ev->nstack - 1, key, sizeof(key));
+	return count_stack(c->stacks, key);
 }
 
 /* a user function's hit the CPU's next user hit came after with no user
@@ -150,24 +159,17 @@ static int user_stack(struct nop_sink *s, struct callers *c, int cpu, const stru
  * address, kept aside (user_callers_only) */
 static int user_caller_only(struct nop_sink *s, struct callers *c, int cpu)
 {
-	const struct nop_uprobe *up = c->upend[cpu];
-	char key[8192], name[NOP_NAME_MAX + 32];
-	unsigned long long *n;
-	size_t off;
+	char key[8192];
 
-	c->upend[cpu] = NULL;
-	if (!c->uret[cpu] || !c->uhit[cpu])
+	if (!c->uret[cpu] || !c->uhit[cpu]) {
+		c->upend[cpu] = NULL;
 		return 0; /* nothing known of it: one of no_stack */
-	off = (size_t)snprintf(key, sizeof(key), "%s\n", probe_name(up));
-	if (off >= sizeof(key) - 1)
+	}
+	user_key(s, c, c->upend[cpu], c->uhit[cpu], c->uret[cpu], NULL, 0, key, sizeof(key));
+	c->upend[cpu] = NULL;
+	if (!strchr(key, '\n'))
 		return 0; /* a name longer than a key: one of no_stack */
-	user_name(c, up, c->uhit[cpu], c->uret[cpu], name, sizeof(name));
-	nop_sink_text_in(s, name, sizeof(name));
-	add_frame(key, sizeof(key), off, name);
-	if (!(n = nop_strmap_get(c->conly, key)))
-		return -1;
-	++*n;
-	return 0;
+	return count_stack(c->conly, key);
 }
 
 /* at the end: where no user stack came at all (a kernel built without
@@ -263,7 +265,7 @@ static int callers_event(struct nop_sink *s, const struct nop_event *ev)
 		nop_sink_sym(s, ev->stack[k], name, sizeof(name), false);
 		off = add_frame(key, sizeof(key), off, name);
 	}
-	return count_stack(c, key);
+	return count_stack(c->stacks, key);
 }
 
 /* calls (a graph recording) have no stacks: nothing to count */
