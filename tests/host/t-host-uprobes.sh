@@ -410,12 +410,17 @@ rc=0
 	no "catch -o DIR over an earlier run: exit $rc: $(cat "$T/cdir.err")"
 
 # --outliers: among 3000 naps, the 7 of 100 ms (calls 0, 428, ...) are
-# over the p99 of the rest (about 1 % of those are too, by definition);
-# with 200 calls of warm-up the first of them is not judged: 6
+# over the p99 of the rest; with 200 calls of warm-up the first of them is
+# not judged: 6. Every call caught was over its function's p99 then. Of
+# the 1 us naps a p99 catches 1 % of a steady run (the unit test holds
+# that), but a p99 taken before the host's load rose is below a whole run
+# of naps after it (75 of 2800 seen beside a guest): a tenth still
+# tells a p99 from a median
 truth uout "$h/uslow" slow 3000
 traced uout.catch catch --outliers=200 -j -o "$T/out.json" "$h/uslow:nap" -- "$h/uslow" slow 3000
 [ "$(jq -c 'select(.type == "catch" and .reason == "outlier" and .duration_ns > 50000000 and .duration_ns > .limit_ns)' "$T/out.json" | wc -l)" = 6 ] &&
-	jq -e -s 'map(select(.type == "summary"))[0] | .roots == 3000 and .warmup == 200 and .warming == 200 and .caught >= 6 and .caught <= 6 + 2800 / 50' "$T/out.json" > /dev/null && ok ||
+	[ "$(jq -c 'select(.type == "catch" and (.reason != "outlier" or .duration_ns <= .limit_ns))' "$T/out.json" | wc -l)" = 0 ] &&
+	jq -e -s 'map(select(.type == "summary"))[0] | .roots == 3000 and .warmup == 200 and .warming == 200 and .caught >= 6 and .caught <= 6 + 2800 / 10' "$T/out.json" > /dev/null && ok ||
 	no "catch --outliers: $(jq -c 'select(.type == "summary")' "$T/out.json"), $(jq -c 'select(.type == "catch" and .duration_ns > 50000000)' "$T/out.json" | wc -l) slow naps caught"
 # SIGUSR1: the call open now (stuck() sleeping 3 s) is caught at once,
 # the rest of its tree follows as it comes
