@@ -26,6 +26,7 @@ enum {
 #define O_INTERVAL (1ULL << 37) /* stats, top: -i TIME */
 #define O_BOUNDED (1ULL << 38)	/* record --max-size, --rotate, --split */
 #define O_COMPRESS (1ULL << 39) /* record, catch: --compression */
+#define O_SAVE (1ULL << 40)	/* blackbox show --save FILE */
 
 /* catch --outliers: calls of a root function before its p99 judges */
 #define OUTLIERS_WARMUP 1000
@@ -84,6 +85,7 @@ struct opts {
 	 * new file every split_ns */
 	unsigned long long max_size, split_ns;
 	unsigned rotate;
+	const char *save; /* blackbox show: the previous boot's trace.dat kept as this file */
 };
 
 struct cmd {
@@ -160,5 +162,8 @@ int cmd_doctor(struct opts *o);
 int cmd_inspect(struct opts *o);
 int cmd_diff(struct opts *o);
 int cmd_top(struct opts *o);
+int cmd_blackbox(struct opts *o);
+/* the black box's state as one line of status (text or JSON, stdout) */
+void blackbox_status_line(struct nop_fields *f, const struct nop_bbox *b);
 
 #endif

@@ -41,6 +41,10 @@ const struct cmd nop_commands[] = {
 	  "Check everything tracing needs here, and why each PATTERN can or cannot be traced." },
 	{ "inspect", cmd_inspect, O_PATTERNS | O_FORMAT, "[OPTIONS] FUNC",
 	  "Show ftrace's patch site of a function: its bytes now, decoded, and who patches it." },
+	{ "blackbox", cmd_blackbox, O_PATTERNS | O_PID | O_MODULE | O_NOTRACE | O_COMMAND | O_FORCE | O_GRAPHFLAG |
+	  O_GRAPHFMT | O_OUTPUT | O_OVERWRITE | O_QUIET | O_COUNT | O_STATSFLAG | O_SORT | O_HIST | O_ERRORS | O_CALLERS |
+	  O_SAVE, "arm [-G] [PATTERN...] [-p PID | -- COMMAND] | disarm | status | show [OPTIONS]",
+	  "Keep tracing in the persistent buffer across a crash or reboot; show what it held when the box went down." },
 	{ "help", cmd_help, O_PATTERNS, "[COMMAND]", "Show help for nopctl or one of its commands." },
 	{ NULL, NULL, 0, NULL, NULL },
 };

@@ -44,6 +44,8 @@ int need_a_pattern(const struct opts *o, const char *example, const char *hint)
 
 /* the options that do what the library's remedy says */
 static const char *const remedies[] = {
+	[NOP_REMEDY_LAST_BOOT] = ": read them first with 'nopctl blackbox show' (which keeps them until the next"
+				 " boot), or add --force to discard them",
 	[NOP_REMEDY_OVERWRITE] = "; remove it or add --overwrite to replace it",
 	[NOP_REMEDY_TAKE_OVER] = ". Use --force to take it over (its settings are restored on exit)",
 	[NOP_REMEDY_RECORD_GRAPH] = ". Record with 'nopctl record -G' (trace-cmd record -p"

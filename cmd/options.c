@@ -59,6 +59,7 @@ static const struct optdef defs[] = {
 	{ O_BOUNDED, { "rotate", required_argument, 0, 318 }, "N", "keep the newest N files (FILE.1, FILE.2, ...), the oldest removed" },
 	{ O_BOUNDED, { "split", required_argument, 0, 319 }, "TIME", "begin a new file every TIME (FILE.1, FILE.2, ...)" },
 	{ O_COMPRESS, { "compression", required_argument, 0, 320 }, "ALG", "zstd (a trace.dat of version 7, as trace-cmd 3 writes; the default) or none (version 6, uncompressed: trace-cmd 2 reads it)" },
+	{ O_SAVE, { "save", required_argument, 0, 321 }, "FILE", "keep the previous boot's events as FILE, a trace.dat (trace-cmd reads it)" },
 	{ ~0ULL, { "help", no_argument, 0, 'h' }, NULL, "show this help" },
 };
 
@@ -446,6 +447,7 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o, str
 			o->event_args[o->nevent_args - 1].filter = optarg;
 			break;
 		case 313: o->callers = true; break;
+		case 321: o->save = optarg; break;
 		case 'G': o->graph = true; break;
 		case 305: o->stats = true; break;
 		case 306: o->overwrite = true; break;

@@ -80,5 +80,9 @@ int cmd_status(struct opts *o)
 		nop_fields_close(&f);
 	}
 	nop_probes_list(tdir, probe, &f);
+	struct nop_bbox b;
+
+	if (nop_bbox_find(tdir, &b, &err) == 0)
+		blackbox_status_line(&f, &b);
 	return 0;
 }

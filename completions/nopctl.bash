@@ -2,7 +2,7 @@
 _nopctl() {
 	local cur prev words cword
 	_init_completion -n : || return
-	local cmds="trace graph catch stats top record report diff list status reset doctor inspect help"
+	local cmds="trace graph catch stats top record report diff list status reset doctor inspect blackbox help"
 	if [[ $cword -eq 1 ]]; then
 		COMPREPLY=($(compgen -W "$cmds --version --help" -- "$cur"))
 		return
@@ -22,14 +22,16 @@ _nopctl() {
 	reset) opts="--format --json --quiet --help" ;;
 	doctor) opts="--format --json --help" ;;
 	inspect) opts="--format --json --help" ;;
+	blackbox) opts="--pid --module --notrace --count --output --overwrite --format --json --quiet --errors --sort --hist --graph --stats --force --callers --save --help"
+		[[ $cword -eq 2 ]] && { COMPREPLY=($(compgen -W "arm disarm status show" -- "$cur")); return; } ;;
 	help) COMPREPLY=($(compgen -W "$cmds" -- "$cur")); return ;;
 	*) return ;;
 	esac
 	case $prev in
 	-p | --pid) COMPREPLY=($(compgen -W "$(command ls /proc | grep '^[0-9]')" -- "$cur")); return ;;
-	-o | --output) _filedir; return ;;
+	-o | --output | --save) _filedir; return ;;
 	-F | --format)
-		if [[ $cmd == graph || $cmd == catch || $cmd == report ]]; then COMPREPLY=($(compgen -W "text json folded dot chrome" -- "$cur"))
+		if [[ $cmd == graph || $cmd == catch || $cmd == report || $cmd == blackbox ]]; then COMPREPLY=($(compgen -W "text json folded dot chrome" -- "$cur"))
 		elif [[ $cmd == stats ]]; then COMPREPLY=($(compgen -W "text json folded" -- "$cur"))
 		elif [[ $cmd == diff ]]; then COMPREPLY=($(compgen -W "text json folded svg" -- "$cur"))
 		else COMPREPLY=($(compgen -W "text json" -- "$cur")); fi

@@ -36,6 +36,7 @@ enum nop_remedy {
 	NOP_REMEDY_RECORD_STACKS, /* a recording of calls: record hits with their stacks */
 	NOP_REMEDY_MODULE,	 /* a module's functions are named apart */
 	NOP_REMEDY_NO_GATE,	 /* catch's kernel gate cannot be had: judge every call here */
+	NOP_REMEDY_LAST_BOOT,	 /* the black box holds the previous boot's events: read them first */
 };
 
 struct nop_error {
@@ -312,6 +313,10 @@ struct nop_session_cfg {
 	 * fails with EINTR, everything set restored); NULL: never */
 	bool (*stop)(void *ctx);
 	void *stop_ctx;
+	/* an instance the kernel made (the persistent one of trace_instance=):
+	 * used as it is, never created or removed, its every file journaled
+	 * as a top-level one; NULL: nopctl's own instance or the top level */
+	const char *adopt;
 };
 
 struct nop_session;
@@ -432,6 +437,7 @@ struct nop_dat_desc {
 	size_t nevents;
 	const char *group; /* the session's probe events' group (nopctl_<pid>) */
 	const struct nop_uprobes *probes; /* NULL: none */
+	const char *cmdlines; /* the task names kept, "PID NAME\n" each; NULL: saved_cmdlines' */
 };
 /* w describes d's session: called once, before the first page and before
  * nop_dat_bound (whose header share it sets); 0, or -1 (out of memory) */
@@ -466,6 +472,70 @@ bool nop_dat_file(struct nop_dat *w, size_t i, char *buf, size_t len, unsigned l
 		  unsigned long long *removed);
 
 
+
+/* ---- the black box: the persistent instance (blackbox/) --------------- */
+/* The instance the kernel command line made persistent
+ * (trace_instance=NAME@RESERVE: its buffer in memory a warm reboot keeps) */
+struct nop_bbox {
+	char name[64];
+	char dir[4200];
+	unsigned long long size_kb;	/* buffer_total_size_kb */
+	unsigned long long entries;	/* events it holds now */
+	bool last_boot;			/* they are the previous boot's: nothing traced there yet this boot */
+	char tracer[64];		/* its current_tracer */
+	bool armed;			/* nopctl armed it this boot (its journal is kept) */
+	char armed_by[600];		/* who armed it, when and with what ("": not armed) */
+	char saved[4200];		/* the previous boot's events as this boot saved them ("": not yet) */
+	int others;			/* further persistent instances (the first by name is this) */
+};
+/* b filled: 0; none this boot: 1 with err saying why and what the kernel
+ * command line needs (NOP_EKERNEL); -1 with err */
+int nop_bbox_find(const char *tracing_dir, struct nop_bbox *b, struct nop_error *err);
+/* What arming traces: a tracer with filters, a task's pids (followed into
+ * their children) or all; what: how it was asked, for status */
+struct nop_bbox_arm {
+	enum nop_tracer tracer;
+	const char **filters, **notrace;
+	size_t nfilters, nnotrace;
+	const char *module;
+	const pid_t *pids;
+	size_t npids;
+	const struct nop_funcs *funcs; /* as the caller read them, or NULL */
+	bool force;		       /* unread events of the previous boot, or another's tracer: replaced */
+	const char *what;
+	unsigned measure_ms;	       /* the rate measured this long once armed (0: not) */
+};
+/* what the reserved memory holds at the rate measured when arming */
+struct nop_bbox_sizing {
+	unsigned long long bytes, events; /* written while measured */
+	unsigned long long ms, size_bytes;
+	double seconds;			  /* of history the buffer holds (0: nothing was written) */
+};
+/* b armed as a asks, tracing left on after nopctl exits, its prior state
+ * journaled for nop_bbox_disarm; its tasks' names written into its buffer.
+ * 0, or -1 with err and nothing changed */
+int nop_bbox_arm(const char *tracing_dir, struct nop_bbox *b, const struct nop_bbox_arm *a,
+		 struct nop_bbox_sizing *sz, struct nop_error *err);
+/* b put back as it was found and its buffer emptied: 0; 1 it was not
+ * armed by nopctl this boot; -1 with err; left: files left as they are */
+int nop_bbox_disarm(const char *tracing_dir, struct nop_bbox *b, char *left, size_t leftlen, struct nop_error *err);
+/* The previous boot's events read (the kernel hands them over once) into
+ * b->saved, a trace.dat named and symbolized as that boot had them, unless
+ * this boot saved them already. 0, or -1 with err; *unnamed: kernel
+ * modules of that boot whose addresses cannot be named now (NULL: not asked) */
+int nop_bbox_save(const char *tracing_dir, struct nop_bbox *b, size_t *unnamed, struct nop_error *err);
+/* Where a saved black box stopped: each CPU's last event and each task's,
+ * and whether that call was still open (entered, never returned) */
+struct nop_bbox_end {
+	bool per_cpu; /* a CPU's last (else a task's) */
+	int cpu, pid;
+	unsigned long long ts;
+	char comm[32], func[160];
+	bool open;
+};
+/* fn for each, CPUs first; 0, or -1 with err (or fn's non-zero result) */
+int nop_bbox_ends(const char *path, int (*fn)(void *ctx, const struct nop_bbox_end *e), void *ctx,
+		  struct nop_error *err);
 
 /* ---- output sinks --------------------------------------------------- */
 /* What is shown (the view) and how it is written (the encoding): lines and

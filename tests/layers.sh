@@ -11,7 +11,7 @@
 # (remove it).
 set -eu
 build=${1:-build}
-AREAS="base arch tracefs session symbols probes tracedat events graph sink pipeline diff doctor"
+AREAS="base arch tracefs session symbols probes tracedat events graph sink pipeline diff blackbox doctor"
 KNOWN="
 "
 rank() {

@@ -150,12 +150,16 @@ VM_SUITES := trace graph catch events diff report doctor hardening uprobes retva
 VM_61 := trace graph catch doctor hardening retval $(if $(filter 1,$(SANITIZE)),report uprobes,valgrind)
 VM_619 := trace graph catch events report doctor retval
 VM_612 := doctor retval diff live
-VM_510 := trace doctor retval
+VM_510 := trace doctor retval blackbox
 VM_CATCH_510 := catch_(exact|files|outliers)
 VM_A612 := trace doctor retval uprobes
 VM_A612_GRAPHS := graph catch events report hardening
 VM_A61 := doctor retval
 VM_A61_TRACE := t_callers_exact
+# the black box (t-blackbox.sh): the persistent instance on the command
+# line, each guest rebooted in the same machine (its memory kept) by the
+# tests that take it down; 6.1 and 5.10 (VM_510) check the refusal
+VM_BBOX := reserve_mem=12M:4096:nopctl trace_instance=nopctl@nopctl
 # what arm64's root does not hold: trace-cmd's newer releases
 VM_SKIP_ARM64 := t_each_tracecmd_release_read_by_nopctl
 
@@ -175,6 +179,7 @@ $(VM_X) NOPCTL_VM_WORK=$(BUILD)/vm/612 NOPCTL_VM_ONLY=6.12 sh tests/vm/run.sh $(
 $(VM_A) NOPCTL_VM_WORK=$(BUILD)/vm/a612g NOPCTL_VM_ONLY=6.12 sh tests/vm/run.sh $(VM_A612_GRAPHS)
 $(VM_A) NOPCTL_VM_WORK=$(BUILD)/vm/a612 NOPCTL_VM_ONLY=6.12 sh tests/vm/run.sh $(VM_A612)
 $(VM_X) NOPCTL_VM_WORK=$(BUILD)/vm/510 NOPCTL_VM_ONLY=5.10 sh tests/vm/run.sh $(VM_510)
+$(VM_X) NOPCTL_VM_WORK=$(BUILD)/vm/bbox NOPCTL_VM_REBOOT=1 NOPCTL_VM_APPEND='$(VM_BBOX)' sh tests/vm/run.sh blackbox
 $(VM_X) NOPCTL_VM_WORK=$(BUILD)/vm/load NOPCTL_VM_ONLY=6.1 sh tests/vm/run.sh load
 $(if $(VM_HOST),$(MAKE) --no-print-directory host-check)
 $(VM_A) NOPCTL_VM_WORK=$(BUILD)/vm/a61 NOPCTL_VM_ONLY=6.1 sh tests/vm/run.sh $(VM_A61)

@@ -283,6 +283,25 @@ static void check_buffer(struct doc *d)
 	free(tot);
 }
 
+/* the black box: this boot's persistent instance, or why there is none
+ * (kernels before 6.12 have no persistent buffer; 6.12 and later need
+ * it on the command line) */
+static void check_blackbox(struct doc *d)
+{
+	struct nop_error e;
+	struct nop_bbox b;
+
+	if (nop_bbox_find(d->tdir, &b, &e)) {
+		doc_say(d, "blackbox", NULL, NOP_CHECK_WARN, e.msg, "no persistent trace instance this boot:"
+			" the black box cannot be armed");
+		return;
+	}
+	doc_say(d, "blackbox", b.name, NOP_CHECK_OK, NULL, "persistent instance %s: %llu KB kept across warm"
+		" reboots, panics and watchdog resets; %s", b.name, b.size_kb,
+		b.armed ? "armed" : b.last_boot && b.entries ? "holds the previous boot's events (nopctl blackbox show)"
+		: strcmp(b.tracer, "nop") ? "in use by someone else" : "not armed");
+}
+
 static void check_settings(struct doc *d)
 {
 	struct nop_error e;
@@ -381,6 +400,7 @@ int nop_doctor(const char *const *patterns, size_t n, nop_finding_fn fn, void *c
 				: "no (graph and stats take the top level, one session at a time)");
 		check_settings(&d);
 		check_features(&d);
+		check_blackbox(&d);
 		doc_check_uprobes(&d);
 		doc_check_lost(&d);
 	}

@@ -3,7 +3,7 @@
 #ifndef NOPCTL_DOCTOR_H
 #define NOPCTL_DOCTOR_H
 
-#include "diff/diff.h"
+#include "blackbox/blackbox.h"
 
 /* Read kernel memory through /proc/kcore (ELF): 0, or -1 with err. */
 int nop_kcore_read(unsigned long long addr, void *buf, size_t len, struct nop_error *err);

@@ -327,6 +327,42 @@ static unsigned long long shared_key(struct nop_decoder *d, const struct nop_uev
 	return d->uid[id].key;
 }
 
+/* A "nopctl-tasks PID=NAME PID=NAME..." marker's names (NAME: a task's
+ * comm, its spaces and '=' written as '_'), each to d->names */
+static int marker_names(struct nop_decoder *d, const struct rec *rec)
+{
+	size_t off = (size_t)d->pr_buf->offset, len, k = sizeof(NOP_TASKS_MARKER) - 1;
+	const char *s, *e;
+
+	if (off >= (size_t)rec->size)
+		return 0;
+	s = (const char *)rec->data + off;
+	len = strnlen(s, (size_t)rec->size - off);
+	if (len <= k || memcmp(s, NOP_TASKS_MARKER " ", k + 1))
+		return 0;
+	for (s += k + 1, e = s + len - k - 1; s < e;) {
+		const char *sp = memchr(s, ' ', (size_t)(e - s)), *eq;
+		size_t n = sp ? (size_t)(sp - s) : (size_t)(e - s);
+		char name[16];
+		long pid;
+
+		if ((eq = memchr(s, '=', n)) && eq > s && (pid = strtol(s, NULL, 10)) > 0) {
+			size_t nl = n - (size_t)(eq + 1 - s);
+
+			if (nl && nl < sizeof(name)) {
+				memcpy(name, eq + 1, nl);
+				name[nl] = 0;
+				if (name[nl - 1] == '\n')
+					name[nl - 1] = 0;
+				if (name[0])
+					d->names(d->names_ctx, (int)pid, name, rec->ts);
+			}
+		}
+		s += n + 1;
+	}
+	return 0;
+}
+
 /* a kernel event shown beside the calls (-e), if type is one: 1 if not */
 static int kevent(struct nop_decoder *d, const struct rec *rec, int type, nop_emit_fn emit, void *ctx)
 {
@@ -423,6 +459,14 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 		ev.pid = (int)num(d, d->sw_prev, rec);
 		ev.next = (int)num(d, d->sw_next, rec);
 		ev.state = snum(d, d->sw_state, rec);
+		if (d->names) {
+			const char *n = task_name(d, d->sw_pcomm, false, rec);
+
+			if (n)
+				d->names(d->names_ctx, ev.pid, n, rec->ts);
+			if ((n = task_name(d, d->sw_ncomm, false, rec)))
+				d->names(d->names_ctx, ev.next, n, rec->ts);
+		}
 		if ((ret = emit(ctx, &ev)))
 			return ret;
 		return (ret = kevent(d, rec, type, emit, ctx)) > 0 ? 0 : ret;
@@ -441,11 +485,15 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 			ev.pid = (int)num(d, d->rn_pid, rec);
 			ev.args = task_name(d, d->rn_comm, false, rec);
 		}
+		if (d->names && ev.args)
+			d->names(d->names_ctx, ev.type == NOP_EV_FORK ? ev.child : ev.pid, ev.args, rec->ts);
 		/* asked for beside the calls as well: shown after it */
 		if ((ret = emit(ctx, &ev)))
 			return ret;
 		return (ret = kevent(d, rec, type, emit, ctx)) > 0 ? 0 : ret;
 	}
+	if (type == d->print_id)
+		return marker_names(d, rec);
 	if (u && u->key) {
 		/* a user function's probe: with returns probed, depth and
 		 * times come from the per-task stack the pipeline keeps

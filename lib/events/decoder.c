@@ -403,6 +403,31 @@ static void find_switch(struct nop_decoder *d)
 	d->sw_state = field(s, "prev_state");
 	d->sw_next = field(s, "next_pid");
 	d->switch_id = s && d->sw_prev && d->sw_state && d->sw_next ? s->id : -1;
+	d->sw_pcomm = field(s, "prev_comm");
+	d->sw_ncomm = field(s, "next_comm");
+}
+
+int nop_decoder_names(struct nop_decoder *d, const char *dir, void (*fn)(void *ctx, int pid, const char *comm,
+									  unsigned long long ts),
+		      void *ctx, struct nop_error *err)
+{
+	char path[4200], *fmt;
+	struct tep_event *p;
+	size_t len;
+
+	if (nop_decoder_add_process_events(d, dir, err))
+		return -1;
+	snprintf(path, sizeof(path), "%s/events/ftrace/print/format", dir);
+	if (!tep_find_event_by_name(d->tep, "ftrace", "print") && (fmt = nop_read_file(path, &len, NULL))) {
+		tep_parse_event(d->tep, fmt, len, "ftrace");
+		free(fmt);
+	}
+	p = tep_find_event_by_name(d->tep, "ftrace", "print");
+	d->pr_buf = field(p, "buf");
+	d->print_id = p && d->pr_buf ? p->id : -1;
+	d->names = fn;
+	d->names_ctx = ctx;
+	return 0;
 }
 
 int nop_decoder_add_process_events(struct nop_decoder *d, const char *dir, struct nop_error *err)
@@ -451,7 +476,7 @@ static int find_fields(struct nop_decoder *d, struct nop_error *err)
 #undef AT
 	struct tep_event *ev;
 
-	d->fork_id = d->exec_id = d->rename_id = d->switch_id = -1;
+	d->fork_id = d->exec_id = d->rename_id = d->switch_id = d->print_id = -1;
 	find_process_events(d);
 	d->native = tep_is_file_bigendian(d->tep) == tep_is_local_bigendian(d->tep);
 	d->kword = tep_get_header_page_size(d->tep) == 4 ? 4 : 8;

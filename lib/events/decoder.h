@@ -44,6 +44,13 @@ struct nop_decoder {
 	int switch_id;
 	const struct tep_format_field *sw_prev, *sw_state, *sw_next;
 	const struct tep_format_field *fk_child, *fk_flags, *fk_comm, *ex_file, *rn_pid, *rn_comm;
+	/* nop_decoder_names: each task name a record gives to names(names_ctx):
+	 * a switch's two, a process event's, a "nopctl-tasks" marker's
+	 * (ftrace's print, print_id; -1 unless asked) */
+	void (*names)(void *ctx, int pid, const char *comm, unsigned long long ts);
+	void *names_ctx;
+	int print_id;
+	const struct tep_format_field *sw_pcomm, *sw_ncomm, *pr_buf;
 	char comm[16]; /* a FORK's or EXEC's task name (the event's args) */
 	/* probe events (uprobes): by id - uev_base, the key of the function
 	 * (0: not one) and whether it is a return */

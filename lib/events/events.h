@@ -169,6 +169,15 @@ int nop_decode_flush(struct nop_decoder *d, nop_emit_fn emit, void *ctx);
 /* their formats from dir/events, where the kernel has them */
 int nop_decoder_add_process_events(struct nop_decoder *d, const char *dir, struct nop_error *err);
 
+/* Every task name d's records give, to fn as they are decoded (pid, its
+ * name, the record's time): a context switch's two tasks, a process
+ * event's, and each "PID=NAME" of a trace_marker line "nopctl-tasks
+ * PID=NAME..." (NOP_TASKS_MARKER); the formats from dir/events. 0, or -1 */
+#define NOP_TASKS_MARKER "nopctl-tasks"
+int nop_decoder_names(struct nop_decoder *d, const char *dir, void (*fn)(void *ctx, int pid, const char *comm,
+									  unsigned long long ts),
+		      void *ctx, struct nop_error *err);
+
 int nop_decoder_add_probes(struct nop_decoder *d, const char *dir, const char *group,
 			   const struct nop_uprobes *u, struct nop_error *err);
 

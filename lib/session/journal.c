@@ -173,6 +173,27 @@ int nop_journal_fd(const struct nop_journal *j)
 	return j->fd;
 }
 
+/* The journal kept as DIR/name.journal for a later replay, its lock
+ * released and j freed: linked under the new name first, so a crash
+ * between the two leaves one of them (the pid's is replayed as stale) */
+int nop_journal_keep(struct nop_journal *j, const char *name, struct nop_error *err)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s.journal", nop_journal_dir(), name);
+	if (unlink(path) < 0 && errno != ENOENT) {
+		nop_error_io(err, "remove", path, errno);
+		return -1;
+	}
+	if (link(j->path, path) < 0) {
+		nop_error_io(err, "keep journal", path, errno);
+		return -1;
+	}
+	unlink(j->path);
+	nop_journal_release(j);
+	return 0;
+}
+
 /* the lock released, the file kept (replayed or left for reset) */
 void nop_journal_release(struct nop_journal *j)
 {

@@ -30,6 +30,7 @@ struct jfile {
 
 static bool is_pid_list(const char *rel)
 {
+	rel = nop_buffer_rel(rel);
 	return !strcmp(rel, "set_ftrace_pid") || !strcmp(rel, "set_ftrace_notrace_pid") ||
 	       !strcmp(rel, "set_event_pid") || !strcmp(rel, "set_event_notrace_pid");
 }

@@ -6,8 +6,18 @@
 
 #include "session/session.h"
 
+const char *nop_buffer_rel(const char *rel)
+{
+	const char *slash;
+
+	if (strncmp(rel, "instances/", 10) || !(slash = strchr(rel + 10, '/')))
+		return rel;
+	return slash + 1;
+}
+
 static bool is_list_file(const char *rel)
 {
+	rel = nop_buffer_rel(rel);
 	static const char *const lists[] = {
 		"set_ftrace_filter", "set_ftrace_notrace", "set_graph_function",
 		"set_graph_notrace", "set_ftrace_pid",	   "set_ftrace_notrace_pid",
@@ -73,6 +83,7 @@ int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior
 		     struct nop_error *err)
 {
 	char path[4096], *val = strdup(prior), *v;
+	const char *file = nop_buffer_rel(rel); /* what the file is, in any buffer */
 	int ret = 0;
 
 	if (!val || !nop_path(path, sizeof(path), tracing_dir, rel)) {
@@ -89,18 +100,18 @@ int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior
 			l = nop_trim(l);
 			if (!nop_list_entry(l))
 				continue;
-			ret = nop_write_file(path, nop_list_writable(rel, l, entry, sizeof(entry)), true, err);
+			ret = nop_write_file(path, nop_list_writable(file, l, entry, sizeof(entry)), true, err);
 		}
 		free(val);
 		return ret;
 	}
 	v = nop_trim(val);
-	if (!strcmp(v, "X") && strstr(rel, "buffer_size_kb")) {
+	if (!strcmp(v, "X") && strstr(file, "buffer_size_kb")) {
 		/* per-CPU sizes that differ: journaled one CPU at a time */
 		free(val);
 		return 0;
 	}
-	if (!strcmp(rel, "buffer_size_kb")) {
+	if (!strcmp(file, "buffer_size_kb")) {
 		char *exp = strstr(v, "expanded: ");
 
 		if (exp && buffer_still_promised(path)) {
@@ -119,7 +130,7 @@ int nop_restore_file(const char *tracing_dir, const char *rel, const char *prior
 		/* "0*": a trigger holds the event in soft mode; the mark is the
 		 * trigger's, not part of the value (the kernel refuses it) */
 		v[strcspn(v, "*")] = 0;
-	} else if (!strcmp(rel, "trace_clock")) {
+	} else if (!strcmp(file, "trace_clock")) {
 		char *open = strchr(v, '[');
 
 		if (open) {

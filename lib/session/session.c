@@ -168,6 +168,12 @@ static int write_in(struct nop_session *s, const char *dir, const char *rel, con
 		nop_error_set(err, NOP_EINTERNAL, ENAMETOOLONG, "path too long");
 		return -1;
 	}
+	if (s->cfg.adopt && !strcmp(dir, s->dir)) { /* named from the tracing directory */
+		char full[4200];
+
+		snprintf(full, sizeof(full), "instances/%s/%s", s->instance, rel);
+		return journaled_write(s, path, full, val, append, err);
+	}
 	if (strcmp(dir, s->tracing_dir))
 		return nop_write_file(path, val, append, err);
 	return journaled_write(s, path, rel, val, append, err);
@@ -214,7 +220,9 @@ static bool per_buffer_option(const char *rel)
 static int sess_write(struct nop_session *s, const char *rel, const char *val, bool append,
 		      struct nop_error *err)
 {
-	if (s->instance[0] && !strncmp(rel, "options/", 8) && !append && !per_buffer_option(rel) &&
+	/* an adopted instance outlives the session: what it writes there is
+	 * journaled as its own, for whoever puts it back later */
+	if (s->instance[0] && !s->cfg.adopt && !strncmp(rel, "options/", 8) && !append && !per_buffer_option(rel) &&
 	    same_as_top(s, rel))
 		return take_shared(s, s->dir, rel, val, false, err);
 	return write_in(s, s->dir, rel, val, append, err);
@@ -693,6 +701,15 @@ static int open_instance(struct nop_session *s, struct nop_error *err)
 	if (journal_once(s, "buffer_size_kb", "expanded", err))
 		return -1;
 
+	if (s->cfg.adopt) { /* the kernel's: not ours to make or remove */
+		snprintf(s->instance, sizeof(s->instance), "%s", s->cfg.adopt);
+		snprintf(s->dir, sizeof(s->dir), "%s/instances/%s", s->tracing_dir, s->instance);
+		if (access(s->dir, F_OK) == 0)
+			return 0;
+		nop_error_io(err, "open instance", s->dir, errno);
+		s->instance[0] = 0;
+		return -1;
+	}
 	nop_instance_name(s->instance, sizeof(s->instance), getpid());
 	snprintf(path, sizeof(path), "%s/instances/%s", s->tracing_dir, s->instance);
 	if (nop_journal_instance(s->journal, s->instance, err))
@@ -853,6 +870,10 @@ int nop_session_open(struct nop_session **sp, const struct nop_session_cfg *cfg,
 			snprintf(why_top, sizeof(why_top), "graph roots need set_graph_function, which"
 				 " this kernel's instances lack (a graph without roots, of a process or"
 				 " of a command, runs in an instance)");
+		if (why_top[0] && cfg->adopt) {
+			nop_error_set(err, NOP_EKERNEL, 0, "instance %s cannot be used: %s", cfg->adopt, why_top);
+			goto fail;
+		}
 		if (why_top[0]) {
 			close(s->hold_fd);
 			s->hold_fd = -1;
@@ -921,6 +942,22 @@ void nop_session_gate_counts(struct nop_session *s, unsigned long long *roots, u
 	*roots = *hits = 0;
 	if (s->cfg.gate)
 		nop_gate_counts(s->tracing_dir, s->cfg.gate, roots, hits);
+}
+
+/* The session's settings left in place: its journal kept as name (a
+ * name no pid's journal has, which no cleanup replays) for whoever puts
+ * them back (nop_journal_replay), the session freed. 0, or -1 with err
+ * (the session then closed: everything restored). */
+int nop_session_keep(struct nop_session *s, const char *name, struct nop_error *err)
+{
+	struct nop_error e2;
+
+	if (nop_journal_keep(s->journal, name, err)) {
+		nop_session_close(s, NULL, 0, &e2);
+		return -1;
+	}
+	s->journal = NULL;
+	return nop_session_close(s, NULL, 0, err);
 }
 
 int nop_session_close(struct nop_session *s, char *left, size_t leftlen, struct nop_error *err)

@@ -139,6 +139,14 @@ const char *nop_journal_path(const struct nop_journal *j);
 int nop_journal_fd(const struct nop_journal *j);
 
 void nop_journal_release(struct nop_journal *j); /* closed (lock released) and freed */
+/* a journaled file's name within its buffer: "instances/NAME/FILE" is FILE */
+const char *nop_buffer_rel(const char *rel);
+/* a session's settings left in place, its journal kept as name (a name
+ * no pid's journal has: no cleanup replays it), s freed; 0, or -1 with
+ * err and everything restored */
+int nop_session_keep(struct nop_session *s, const char *name, struct nop_error *err);
+/* kept as nop_journal_dir()/name.journal, released and freed: 0, or -1 with err */
+int nop_journal_keep(struct nop_journal *j, const char *name, struct nop_error *err);
 
 int nop_journal_replay(const char *path, struct nop_replay *rep, struct nop_error *err);
 

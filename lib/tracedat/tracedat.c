@@ -96,7 +96,7 @@ int nop_dat_each_page(struct nop_dat *w, int (*fn)(void *ctx, int cpu, void *pag
 }
 
 static const char *const ftrace_events[] = { "function", "kernel_stack", "funcgraph_entry",
-					     "funcgraph_exit" };
+					     "funcgraph_exit", "print" };
 
 static int tmp_beside(const char *path)
 {
@@ -633,6 +633,11 @@ static int put_meta(struct out *o, struct nop_dat *w, int id)
 		put_file(o, nop_path(path, sizeof(path), w->tracing_dir, "printk_formats"), 4);
 		return 0;
 	default:
+		if (w->cmdlines) { /* the session's own (a previous boot's tasks) */
+			put64(o, strlen(w->cmdlines));
+			put(o, w->cmdlines, strlen(w->cmdlines));
+			return 0;
+		}
 		put_file(o, nop_path(path, sizeof(path), w->tracing_dir, "saved_cmdlines"), 8);
 		return 0;
 	}
@@ -935,6 +940,8 @@ int nop_dat_describe(struct nop_dat *w, const struct nop_dat_desc *d)
 	w->v6 = d->uncompressed;
 	w->follows = d->follows;
 	w->switches = d->switches;
+	if (d->cmdlines && !(w->cmdlines = strdup(d->cmdlines)))
+		return -1;
 	if (d->probes && d->probes->n) {
 		snprintf(w->group, sizeof(w->group), "%s", d->group);
 		w->uprobes = d->probes;
@@ -981,6 +988,7 @@ void nop_dat_free(struct nop_dat *w, bool keep)
 		unlink(w->path);
 	dat_release(w); /* its files rotated away when the run failed: kept */
 	free(w->events);
+	free(w->cmdlines);
 	free(w->files);
 	free(w->cov);
 	if (w->q) {

@@ -76,6 +76,7 @@ struct nop_dat {
 	bool follows;		 /* the session follows tasks: their process events */
 	bool switches;		 /* sched_switch and sched_wakeup were recorded */
 	char (*events)[200];	 /* kernel events recorded beside the calls: "system/event" */
+	char *cmdlines;		 /* the task names it keeps ("PID NAME\n"); NULL: saved_cmdlines' */
 	size_t nevents;
 	/* bounded (nop_dat_bound): files of at most max_size bytes, the
 	 * header's share of it reserved; numbered files base.1, base.2, ...

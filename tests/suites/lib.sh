@@ -260,11 +260,24 @@ run_suites() {
 	[ -z "$only" ] || tests=$(echo "$tests" | grep -E "$only")
 	skip=$(sed -n 's/.*nopctl\.skip=\([^ ]*\).*/\1/p' /proc/cmdline)
 	[ -z "$skip" ] || tests=$(echo "$tests" | grep -Ev "$skip")
-	echo "PLAN $(echo $tests | wc -w)" >&3
 	# init leaves tracefs unmounted for the trace suite's first test, which
 	# checks that nopctl mounts it; without that suite, mount it here
 	echo "$tests" | grep -q t_00_mounts_tracefs_itself || mount -t tracefs nodev "$TR"
+	# a suite that takes the guest down (t-blackbox.sh, REBOOT_INSTANCE):
+	# after the reboot, the previous boot's buffer names the test that did
+	# ("nopctl-test NAME"); the tests before it gave their verdicts in an
+	# earlier boot, its after_NAME part gives its own, and the run goes on
+	resume=
+	[ -z "${REBOOT_INSTANCE:-}" ] || [ ! -f "$REBOOT_INSTANCE/trace" ] ||
+		resume=$(grep -o 'nopctl-test t_[a-z0-9_]*' "$REBOOT_INSTANCE/trace" | tail -n 1 | cut -d' ' -f2)
+	[ -z "${REBOOT_INSTANCE:-}" ] || echo "# $KVER: boot $(cat /proc/sys/kernel/random/boot_id | cut -c1-8), resuming ${resume:-nothing}; markers: $(grep -o 'nopctl-test t_[a-z0-9_]*' "$REBOOT_INSTANCE/trace" | tr '\n' ' ')" >&3
+	[ -n "$resume" ] || echo "PLAN $(echo $tests | wc -w)" >&3
 	for t in $tests; do
+		if [ -n "$resume" ]; then
+			[ "$t" = "$resume" ] || continue
+			resume=
+			t=after_$t
+		fi
 		rm -rf "$T"
 		mkdir -p "$T"
 		[ -d "$TR/instances" ] && snap /tmp/snap.before
@@ -304,6 +317,7 @@ run_suites() {
 		fi
 		# the seconds let run.sh name the suite's slowest tests
 		secs="in $(($(date +%s) - t0)) s"
+		t=${t#after_}
 		if [ "$rc" = 0 ]; then
 			echo "RESULT pass $KVER $t $secs" >&3
 		else

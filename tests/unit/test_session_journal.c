@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "../../lib/internal.h"
+#include "unit.h"
 
 static char dir[64], jdir[80];
 static struct nop_replay replay_rep;
@@ -41,7 +42,7 @@ static char *get(const char *rel)
 static int setup(void **state)
 {
 	strcpy(dir, "/tmp/nopctl-jt-XXXXXX");
-	assert_non_null(mkdtemp(dir));
+	scratch_make(dir);
 	snprintf(jdir, sizeof(jdir), "%s/run", dir);
 	nop_journal_set_dir(jdir);
 	return 0;
@@ -49,10 +50,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
+	return scratch_remove(dir);
 }
 
 static void restore_values(void **state)

@@ -3,6 +3,7 @@
 #define NOPCTL_UNIT_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* dir/name holding text (the test fails if it cannot be made) */
 static inline void put_text(const char *dir, const char *name, const char *text)
@@ -14,6 +15,21 @@ static inline void put_text(const char *dir, const char *name, const char *text)
 	assert_non_null(f = fopen(path, "w"));
 	fputs(text, f);
 	fclose(f);
+}
+
+/* a scratch directory made from tmpl ("/tmp/NAME-XXXXXX", filled in),
+ * and removed with everything in it */
+static inline void scratch_make(char *tmpl)
+{
+	assert_non_null(mkdtemp(tmpl));
+}
+
+static inline int scratch_remove(const char *dir)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
 }
 
 #endif

@@ -14,6 +14,9 @@
 # static nopctl (make static) and static helpers (the static suite).
 # NOPCTL_VM_FAILED=FILE: each failure (its verdict and the first lines of
 # its log) is appended there too, for a recap at the end of a long log.
+# NOPCTL_VM_REBOOT=1: a reboot of the guest boots it again in the same
+# machine, its memory kept (t-blackbox.sh: the persistent buffer); a
+# power-off still ends it.
 # NOPCTL_VM_ARCH=arm64: Debian's arm64 kernels (6.1, 6.12) under
 # qemu-system-aarch64, one guest at a time, with the cross-built nopctl
 # (NOPCTL_BUILD defaults to build/aarch64-linux-gnu); verdicts through a
@@ -58,6 +61,8 @@ boot() {
 	rm -f "$work/$_name.results" "$work/$_name.console"
 	_start=$(date +%s)
 	_kernel=$1
+	_reboot=-no-reboot
+	[ -z "${NOPCTL_VM_REBOOT:-}" ] || _reboot=
 	# the machine, its console and the results port: x86's second serial
 	# port; arm64's virt machine has one UART, so a virtio console
 	# (pauth-impdef: QEMU's own pointer authentication, far cheaper to
@@ -72,7 +77,7 @@ boot() {
 		set -- qemu-system-x86_64 -serial "file:$work/$_name.console" -serial "file:$work/$_name.results"
 	fi
 	timeout "${NOPCTL_VM_TIMEOUT:-2400}" "$@" -accel tcg,thread=single -m 1024 -smp 2 \
-		-nodefaults -display none -no-reboot \
+		-nodefaults -display none $_reboot \
 		-kernel "$_kernel" -initrd "$initrd" \
 		-append "console=$_con quiet loglevel=3 panic=-1 nopctl.suites=$suites ${NOPCTL_VM_TESTS:+nopctl.only=$NOPCTL_VM_TESTS} ${NOPCTL_VM_SKIP:+nopctl.skip=$NOPCTL_VM_SKIP }${NOPCTL_VM_APPEND:-}" </dev/null
 	_qrc=$?
