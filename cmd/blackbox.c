@@ -233,9 +233,12 @@ static int show(struct opts *o)
 		return rc;
 	if (nop_bbox_save(tdir, &b, &unnamed, &err))
 		return report_error(o, &err);
-	if (unnamed && !o->quiet)
+	if (unnamed == (size_t)-1 && !o->quiet)
+		fprintf(stderr, "nopctl: this kernel does not say where the previous boot's modules were (6.15 and"
+			" later do): their functions are shown as addresses\n");
+	else if (unnamed && !o->quiet)
 		fprintf(stderr, "nopctl: %zu kernel module(s) of the previous boot are not loaded now: their"
-			" addresses are shown as numbers\n", unnamed);
+			" functions are shown as addresses (load them, then show again)\n", unnamed);
 	if (o->save && copy(b.saved, o->save, o->overwrite, &err))
 		return report_error(o, &err);
 	o->patterns[0] = b.saved; /* the verb's place: the array holds one */

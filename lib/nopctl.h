@@ -522,7 +522,9 @@ int nop_bbox_disarm(const char *tracing_dir, struct nop_bbox *b, char *left, siz
 /* The previous boot's events read (the kernel hands them over once) into
  * b->saved, a trace.dat named and symbolized as that boot had them, unless
  * this boot saved them already. 0, or -1 with err; *unnamed: kernel
- * modules of that boot whose addresses cannot be named now (NULL: not asked) */
+ * modules of that boot whose addresses cannot be named now, (size_t)-1
+ * where the kernel does not say where they were (6.12), 0 for a file
+ * saved before (NULL: not asked) */
 int nop_bbox_save(const char *tracing_dir, struct nop_bbox *b, size_t *unnamed, struct nop_error *err);
 /* Where a saved black box stopped: each CPU's last event and each task's,
  * and whether that call was still open (entered, never returned) */

@@ -124,7 +124,9 @@ static int none(struct nop_error *err)
 	nop_error_set(err, NOP_EKERNEL, 0, "this boot has no persistent trace instance: add"
 		      " 'reserve_mem=32M:4096:nopctl trace_instance=nopctl@nopctl' to the kernel command line"
 		      " (Debian: GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub) and reboot;"
-		      " the memory is kept across warm reboots, panics and watchdog resets, not power cycles");
+		      " the memory is kept across warm reboots, panics and watchdog resets, not power cycles;"
+		      " reserve_mem's region can move when the randomized kernel lands on it (a box lost), a"
+		      " fixed one cannot: memmap=32M$ADDR trace_instance=nopctl@ADDR:32M, ADDR in RAM (x86)");
 	return 1;
 }
 

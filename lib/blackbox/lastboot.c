@@ -77,6 +77,9 @@ static int old_kallsyms(const char *path, const struct bbox_boot *bt, size_t *un
 	}
 	for (size_t i = 0; i < bt->nmods; i++)
 		*unnamed += !module_now(mods, bt->mods[i].name);
+	/* 6.12 says nothing of the previous boot's modules */
+	if (!bt->nmods && mods && mods[0])
+		*unnamed = (size_t)-1;
 	if ((fd = nop_output_create(path, true, 0600, true)) < 0 || !(out = fdopen(fd, "w"))) {
 		nop_error_io(err, "create", path, errno);
 		if (fd >= 0)

@@ -30,6 +30,7 @@ bb_down() {
 	reset) echo b > /proc/sysrq-trigger ;;
 	panic) echo c > /proc/sysrq-trigger ;;
 	reboot) reboot -f ;;
+	hang) kill -STOP $(pidof watchdog) ;; # nothing pets the watchdog now
 	esac
 	sleep 30
 	fail "the guest did not go down ($2)"
@@ -163,5 +164,42 @@ t_blackbox_3_reboot() { bb_armed_down t_blackbox_3_reboot reboot 200 do_sys_open
 after_t_blackbox_3_reboot() {
 	bb_opens '.type == "func"' 200
 	bb_stopped '.task == "reboot" and .func == "kernel_restart"'
+	rm -f /run/nopctl/blackbox-nopctl.last-boot.dat
+}
+
+# QEMU's watchdog's driver and the core it needs, loaded as the suite is
+# read, before any test's snapshot, in every boot (as a machine's boot
+# loads its drivers): the previous boot's module is there to be named.
+# Nothing opens /dev/watchdog until t_blackbox_4_watchdog: it does not run
+if bb_kernel && [ -f "/modules/$KVER/i6300esb.ko" ]; then
+	for m in watchdog i6300esb; do
+		grep -q "^$m " /proc/modules || insmod "/modules/$KVER/$m.ko" || echo "# $KVER: cannot load $m.ko" >&3
+	done
+fi
+
+# a hang a watchdog resets: QEMU's i6300esb (run.sh), petted every half
+# second by busybox's watchdog until it stops (SIGSTOP: the box hung, as
+# the watchdog sees it); the hardware resets the machine some 2-4 s later
+t_blackbox_4_watchdog() {
+	if bb_kernel; then
+		i=0
+		while [ ! -c /dev/watchdog ] && [ $i -lt 50 ]; do usleep 100000; i=$((i + 1)); done
+		[ -c /dev/watchdog ] || fail "no /dev/watchdog after insmod i6300esb"
+	fi
+	watchdog -F -T 2 -t 500ms /dev/watchdog &
+	bb_armed_down t_blackbox_4_watchdog hang 100 do_sys_openat2 'esb_timer_*'
+}
+after_t_blackbox_4_watchdog() {
+	# the driver loaded again (as the suite is read): where the kernel
+	# says where the previous boot's modules were (6.15 and later), the
+	# watchdog daemon's last call is named, the driver's keepalive (its
+	# last pet); 6.12 does not say, and show says so
+	bb_opens '.type == "func"' 100
+	case $KVER in
+	6.12.*)
+		bb_stopped '.task == "watchdog" and (.func | startswith("0x"))'
+		grep -q "does not say where the previous boot's modules were" "$T/err" || fail "show's note: $(cat "$T/err")" ;;
+	*) bb_stopped '.task == "watchdog" and .func == "esb_timer_keepalive"' ;;
+	esac
 	rm -f /run/nopctl/blackbox-nopctl.last-boot.dat
 }

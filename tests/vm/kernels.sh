@@ -70,12 +70,12 @@ for re in '^linux-image-6\.1\.0-[0-9]+-cloud-amd64$' '^linux-image-6\.12\.[0-9]+
 done
 
 # 6.19: the image is linux-binary-*; its modules (dummy.ko for the -m
-# tests) are linux-modules-* of the same version, which the index no longer
+# tests, i6300esb.ko and the watchdog core for t-blackbox.sh's watchdog) are linux-modules-* of the same version, which the index no longer
 # lists once newer kernels replaced it (seen 2026-11: 7.x listed, 6.19's
 # modules only in the pool), so they come from the pool by name
 pkg=$(newest "bpo_apt apt-cache" '^linux-binary-6\.19\.[0-9]+\+deb13-cloud-amd64$' "bpo_apt apt-get")
 unpack "bpo_apt apt-get" "$pkg"
-if ! ls "$pkg"/usr/lib/modules/*/kernel/drivers/net/dummy.ko* >/dev/null 2>&1; then
+if ! ls "$pkg"/usr/lib/modules/*/kernel/drivers/net/dummy.ko* "$pkg"/usr/lib/modules/*/kernel/drivers/watchdog/watchdog.ko* >/dev/null 2>&1; then
 	ver=$(bpo_apt apt-cache show "$pkg" | sed -n 's/^Version: //p' | head -n 1)
 	mod=linux-modules-${pkg#linux-binary-}
 	if ! bpo_apt apt-get download "$mod" >&2 2>/dev/null; then
@@ -83,7 +83,8 @@ if ! ls "$pkg"/usr/lib/modules/*/kernel/drivers/net/dummy.ko* >/dev/null 2>&1; t
 			"${NOPCTL_DEBIAN_MIRROR:-http://deb.debian.org}/debian/pool/main/l/linux/${mod}_${ver}_amd64.deb" \
 			"$cache/${mod}_${ver}_amd64.deb" >&2 || { echo "kernels.sh: cannot fetch $mod $ver" >&2; exit 1; }
 	fi
-	dpkg-deb --fsys-tarfile "$mod"_*.deb | tar -x -C "$pkg" --wildcards '*/kernel/drivers/net/dummy.ko*'
+	dpkg-deb --fsys-tarfile "$mod"_*.deb | tar -x -C "$pkg" --wildcards '*/kernel/drivers/net/dummy.ko*' \
+		'*/kernel/drivers/watchdog/i6300esb.ko*' '*/kernel/drivers/watchdog/watchdog.ko*'
 	rm -f "$mod"_*.deb
 fi
 ls "$cache/$pkg"/boot/vmlinuz-*

@@ -88,14 +88,22 @@ dbg=/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).
 mkdir -p "$root$(dirname "$dbg")"
 cp "$dbg" "$root$dbg"
 for h in "$b"/tests/helpers/*; do cp "$h" "$root/usr/bin/"; done
-# a small module with no dependencies and traceable functions, per kernel, for -m tests
-for ko in "${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}"/*/lib/modules/*/kernel/drivers/net/dummy.ko* "${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}"/*/usr/lib/modules/*/kernel/drivers/net/dummy.ko*; do
+# a small module with no dependencies and traceable functions, per kernel,
+# for -m tests; QEMU's watchdog's driver and the watchdog core it needs
+# (t-blackbox.sh)
+for ko in "${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}"/*/lib/modules/*/kernel/drivers/net/dummy.ko* \
+	"${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}"/*/usr/lib/modules/*/kernel/drivers/net/dummy.ko* \
+	"${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}"/*/lib/modules/*/kernel/drivers/watchdog/i6300esb.ko* \
+	"${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}"/*/usr/lib/modules/*/kernel/drivers/watchdog/i6300esb.ko* \
+	"${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}"/*/lib/modules/*/kernel/drivers/watchdog/watchdog.ko* \
+	"${NOPCTL_VM_CACHE:-/var/cache/nopctl/kernels}"/*/usr/lib/modules/*/kernel/drivers/watchdog/watchdog.ko*; do
 	[ -f "$ko" ] || continue
 	kver=$(echo "$ko" | sed 's|.*/lib/modules/\([^/]*\)/.*|\1|')
+	name=$(basename "$ko" .xz)
 	mkdir -p "$root/modules/$kver"
 	case $ko in
-	*.xz) xz -dc "$ko" > "$root/modules/$kver/dummy.ko" ;;
-	*) cp "$ko" "$root/modules/$kver/dummy.ko" ;;
+	*.xz) xz -dc "$ko" > "$root/modules/$kver/$name" ;;
+	*) cp "$ko" "$root/modules/$kver/$name" ;;
 	esac
 done
 # make bench: perf (linux-perf) beside trace-cmd, and the bench suite
