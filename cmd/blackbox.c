@@ -27,11 +27,13 @@ void blackbox_status_line(struct nop_fields *f, const struct nop_bbox *b)
 	nop_fields_close(f);
 }
 
-static int find(struct opts *o, const char **tdir, struct nop_bbox *b)
+/* the box, after the cleanup every run starts with (a nopctl killed while
+ * arming is put back first); status only looks */
+static int find(struct opts *o, const char **tdir, struct nop_bbox *b, bool clean)
 {
 	struct nop_error err = { 0 };
 
-	if (!(*tdir = nop_tracefs_dir(&err)) || nop_bbox_find(*tdir, b, &err))
+	if (!(*tdir = clean ? prepare_tracefs(&err) : nop_tracefs_dir(&err)) || nop_bbox_find(*tdir, b, &err))
 		return report_error(o, &err);
 	return 0;
 }
@@ -72,11 +74,19 @@ static int arm(struct opts *o)
 			      " which fills the buffer in a fraction of a second)");
 		return report_error(o, &err);
 	}
+	if (o->module && !o->npatterns) {
+		nop_error_set(&err, NOP_EUSAGE, 0, "-m MODULE narrows PATTERNs: give the functions too");
+		return report_error(o, &err);
+	}
+	if (o->command && o->npids) {
+		nop_error_set(&err, NOP_EUSAGE, 0, "give -p PID or -- COMMAND, not both");
+		return report_error(o, &err);
+	}
 	if (o->command && command_check(o->command[0], NULL, 0, &err))
 		return report_error(o, &err);
-	if ((rc = find(o, &tdir, &b)))
+	if ((rc = find(o, &tdir, &b, true)))
 		return rc;
-	if (o->npatterns && (load_funcs(tdir, &funcs, &err) || check_patterns(&funcs, o, &err))) {
+	if ((o->npatterns || o->nnotrace) && (load_funcs(tdir, &funcs, &err) || check_patterns(&funcs, o, &err))) {
 		nop_funcs_free(&funcs);
 		return report_error(o, &err);
 	}
@@ -93,7 +103,9 @@ static int arm(struct opts *o)
 		.notrace = o->notrace, .nnotrace = o->nnotrace, .module = o->module,
 		/* -- COMMAND: nopctl becomes it once armed, the same pid */
 		.pids = o->command ? &self : o->pids, .npids = o->command ? 1 : o->npids,
-		.funcs = o->npatterns ? &funcs : NULL, .force = o->force, .what = what, .measure_ms = 1000,
+		.funcs = o->npatterns || o->nnotrace ? &funcs : NULL, .force = o->force, .what = what,
+		/* a COMMAND waits for nothing: its first second is not measured */
+		.measure_ms = o->command ? 0 : 1000,
 	};
 
 	rc = nop_bbox_arm(tdir, &b, &a, &sz, &err);
@@ -137,7 +149,7 @@ static int disarm(struct opts *o)
 	char left[600];
 	int rc;
 
-	if ((rc = find(o, &tdir, &b)))
+	if ((rc = find(o, &tdir, &b, true)))
 		return rc;
 	if ((rc = nop_bbox_disarm(tdir, &b, left, sizeof(left), &err)) < 0)
 		return report_error(o, &err);
@@ -201,17 +213,20 @@ static int copy(const char *from, const char *to, bool overwrite, struct nop_err
 	while (out && (n = fread(buf, 1, sizeof(buf), in)) > 0 && fwrite(buf, 1, n, out) == n)
 		;
 	e = errno;
-	if (in && out && !ferror(in) && !ferror(out) && fclose(out) == 0) {
-		fclose(in);
-		return 0;
+	if (out) {
+		bool ok = !ferror(in) && !ferror(out);
+
+		if (fclose(out) == 0 && ok) {
+			fclose(in);
+			return 0;
+		}
+		e = errno ? errno : EIO;
 	}
 	nop_error_set(err, NOP_EUSAGE, e, "cannot write %s: %s", to, strerror(e));
 	if (e == EEXIST)
 		err->remedy = NOP_REMEDY_OVERWRITE;
 	if (in)
 		fclose(in);
-	if (out)
-		fclose(out);
 	return -1;
 }
 
@@ -229,7 +244,7 @@ static int show(struct opts *o)
 	}
 	if (o->save && output_check(&(struct opts){ .output = o->save, .overwrite = o->overwrite }, false, &err) < 0)
 		return report_error(o, &err);
-	if ((rc = find(o, &tdir, &b)))
+	if ((rc = find(o, &tdir, &b, true)))
 		return rc;
 	if (nop_bbox_save(tdir, &b, &unnamed, &err))
 		return report_error(o, &err);
@@ -266,8 +281,12 @@ int cmd_blackbox(struct opts *o)
 	}
 	if (!strcmp(v, "arm"))
 		return arm(o);
-	if (strcmp(v, "status") && (o->graph || o->npids || o->command || o->nnotrace || o->module)) {
-		nop_error_set(&err, NOP_EUSAGE, 0, "-G, -p, -n, -m and a COMMAND are blackbox arm's");
+	if (o->graph || o->npids || o->command || o->nnotrace || o->module || o->force) {
+		nop_error_set(&err, NOP_EUSAGE, 0, "-G, -p, -n, -m, -f and a COMMAND are blackbox arm's");
+		return report_error(o, &err);
+	}
+	if (o->npatterns && strcmp(v, "show")) {
+		nop_error_set(&err, NOP_EUSAGE, 0, "blackbox %s takes no PATTERN", v);
 		return report_error(o, &err);
 	}
 	if (!strcmp(v, "disarm"))
@@ -278,7 +297,7 @@ int cmd_blackbox(struct opts *o)
 		struct nop_fields f = { .json = o->enc == NOP_ENC_JSON };
 		struct nop_bbox b;
 		const char *tdir;
-		int rc = find(o, &tdir, &b);
+		int rc = find(o, &tdir, &b, false);
 
 		if (!rc)
 			blackbox_status_line(&f, &b);

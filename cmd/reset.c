@@ -24,8 +24,10 @@ int cmd_reset(struct opts *o)
 	char bleft[600];
 	int armed = nop_bbox_find(tdir, &b, &e2) == 0 && b.armed;
 
-	if (armed && nop_bbox_disarm(tdir, &b, bleft, sizeof(bleft), ret ? &e2 : &err) < 0)
+	if (armed && nop_bbox_disarm(tdir, &b, bleft, sizeof(bleft), ret ? &e2 : &err) < 0) {
+		armed = false;
 		ret = -1;
+	}
 	if (o->enc == NOP_ENC_JSON || !o->quiet) {
 		nop_fields_open(&f, o->enc == NOP_ENC_JSON ? stdout : stderr, o->enc == NOP_ENC_JSON);
 		nop_field_str(&f, "type", "nopctl: ", "reset");

@@ -137,16 +137,22 @@ int nop_bbox_arm(const char *tracing_dir, struct nop_bbox *b, const struct nop_b
 		goto fail;
 	if (a->measure_ms) {
 		struct timespec ts = { a->measure_ms / 1000, (long)(a->measure_ms % 1000) * 1000000L };
+		struct nop_cpu_stats st0;
 
+		nop_buffer_counts(b->dir, NULL, &st0); /* after the markers: only what tracing writes */
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 			;
 		nop_buffer_counts(b->dir, NULL, &st);
-		sz->bytes = st.bytes;
-		sz->events = st.entries + st.overrun;
+		sz->events = st.entries + st.overrun - st0.entries - st0.overrun;
+		/* a buffer that wrapped meanwhile holds less than was written:
+		 * its events' bytes scaled by those written to those held */
+		sz->bytes = st.bytes > st0.bytes ? st.bytes - st0.bytes : 0;
+		if (st.overrun > st0.overrun && st.entries)
+			sz->bytes = (unsigned long long)((double)st.bytes * (double)sz->events / (double)st.entries);
 		sz->ms = a->measure_ms;
 		sz->size_bytes = b->size_kb * 1024;
-		if (st.bytes)
-			sz->seconds = (double)sz->size_bytes / ((double)st.bytes * 1000.0 / (double)a->measure_ms);
+		if (sz->bytes)
+			sz->seconds = (double)sz->size_bytes / ((double)sz->bytes * 1000.0 / (double)a->measure_ms);
 	}
 	if (write_info(b, a, sz, err))
 		goto fail;
@@ -175,8 +181,13 @@ int nop_bbox_disarm(const char *tracing_dir, struct nop_bbox *b, char *left, siz
 	if (access(path, F_OK))
 		return 1;
 	if ((ret = nop_journal_replay_unheld(path, tracing_dir, &rep, err)) == 1) {
-		nop_error_set(err, NOP_EBUSY, 0, "the black box (instance %s) is being armed by another nopctl now",
+		nop_error_set(err, NOP_EBUSY, 0, "the black box (instance %s) is being disarmed by another nopctl now",
 			      b->name);
+		return -1;
+	}
+	if (ret == 2) { /* not trusted, left in place: nothing was put back */
+		nop_error_set(err, NOP_EINTERNAL, 0, "the black box (instance %s) was not disarmed: %s", b->name,
+			      rep.left);
 		return -1;
 	}
 	if (left && leftlen)

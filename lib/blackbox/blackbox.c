@@ -79,7 +79,9 @@ int bbox_boot_read(const char *inst_dir, struct bbox_boot *bt)
 		}
 	}
 	free(v);
-	if (bt->nmods)
+	if (ret)
+		bbox_boot_free(bt);
+	else if (bt->nmods)
 		qsort(bt->mods, bt->nmods, sizeof(*bt->mods), by_addr);
 	return ret;
 }

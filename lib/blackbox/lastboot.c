@@ -203,6 +203,9 @@ int nop_bbox_save(const char *tracing_dir, struct nop_bbox *b, size_t *unnamed, 
 	    nop_decoder_names(d, tracing_dir, on_name, m, err))
 		goto out;
 	ps = (size_t)nop_decoder_page_size(d);
+	/* the file made before the kernel hands the pages over (once) */
+	if (nop_dat_open(&w, cache, true, tracing_dir, ksyms, (int)ps, err))
+		goto out;
 	for (int cpu = 0; cpu < nop_ncpus(); cpu++)
 		if (read_cpu(b->dir, cpu, ps, &pages, &n, &cap, &cpus, &ccap, err))
 			goto out;
@@ -215,8 +218,6 @@ int nop_bbox_save(const char *tracing_dir, struct nop_bbox *b, size_t *unnamed, 
 	}
 	struct nop_dat_desc desc = { .follows = true, .switches = true, .cmdlines = names };
 
-	if (nop_dat_open(&w, cache, true, tracing_dir, ksyms, (int)ps, err))
-		goto out;
 	if (nop_dat_describe(w, &desc)) {
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		goto out;

@@ -340,7 +340,9 @@ static int marker_names(struct nop_decoder *d, const struct rec *rec)
 	len = strnlen(s, (size_t)rec->size - off);
 	if (len <= k || memcmp(s, NOP_TASKS_MARKER " ", k + 1))
 		return 0;
-	for (s += k + 1, e = s + len - k - 1; s < e;) {
+	while (len && (s[len - 1] == '\n' || s[len - 1] == ' '))
+		len--; /* the marker's newline: not the last name's */
+	for (s += k + 1, e = s - k - 1 + len; s < e;) {
 		const char *sp = memchr(s, ' ', (size_t)(e - s)), *eq;
 		size_t n = sp ? (size_t)(sp - s) : (size_t)(e - s);
 		char name[16];
@@ -352,10 +354,7 @@ static int marker_names(struct nop_decoder *d, const struct rec *rec)
 			if (nl && nl < sizeof(name)) {
 				memcpy(name, eq + 1, nl);
 				name[nl] = 0;
-				if (name[nl - 1] == '\n')
-					name[nl - 1] = 0;
-				if (name[0])
-					d->names(d->names_ctx, (int)pid, name, rec->ts);
+				d->names(d->names_ctx, (int)pid, name, rec->ts);
 			}
 		}
 		s += n + 1;

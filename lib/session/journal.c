@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,22 +175,21 @@ int nop_journal_fd(const struct nop_journal *j)
 }
 
 /* The journal kept as DIR/name.journal for a later replay, its lock
- * released and j freed: linked under the new name first, so a crash
- * between the two leaves one of them (the pid's is replayed as stale) */
+ * released and j freed: renamed in one step, never over another (a
+ * second nopctl's kept journal: EEXIST), so there is one name at every
+ * moment (a replay refuses a journal with two) */
 int nop_journal_keep(struct nop_journal *j, const char *name, struct nop_error *err)
 {
 	char path[4200];
 
 	snprintf(path, sizeof(path), "%s/%s.journal", nop_journal_dir(), name);
-	if (unlink(path) < 0 && errno != ENOENT) {
-		nop_error_io(err, "remove", path, errno);
+	if (renameat2(AT_FDCWD, j->path, AT_FDCWD, path, RENAME_NOREPLACE) < 0) {
+		if (errno == EEXIST)
+			nop_error_set(err, NOP_EBUSY, EEXIST, "%s exists: another nopctl kept its settings there", path);
+		else
+			nop_error_io(err, "keep journal", path, errno);
 		return -1;
 	}
-	if (link(j->path, path) < 0) {
-		nop_error_io(err, "keep journal", path, errno);
-		return -1;
-	}
-	unlink(j->path);
 	nop_journal_release(j);
 	return 0;
 }
