@@ -36,9 +36,9 @@ bb_down() {
 	fail "the guest did not go down ($2)"
 }
 
-# has SELECT COND FILE: FILE's JSON lines hold one that SELECT picks, and
+# bb_has SELECT COND FILE: FILE's JSON lines hold one that SELECT picks, and
 # every one it picks has COND
-has() { grep '^{' "$3" | jq -e -s "map(select($1)) | length >= 1 and all($2)" > /dev/null; }
+bb_has() { grep '^{' "$3" | jq -e -s "map(select($1)) | length >= 1 and all($2)" > /dev/null; }
 
 # bb_show: the previous boot's events as JSON lines in $T/show.json
 bb_show() {
@@ -53,13 +53,13 @@ t_blackbox_0_refusals_and_restore() {
 			fail "6.1's refusal: $(cat "$T/err")"
 		expect_rc 3 nopctl blackbox show
 		nopctl doctor -j > "$T/doc" 2> /dev/null || true
-		has '.id == "blackbox"' '.status == "warn" and (.fix | test("came in 6.12"))' "$T/doc" ||
+		bb_has '.id == "blackbox"' '.status == "warn" and (.fix | test("came in 6.12"))' "$T/doc" ||
 			fail "doctor's black box line: $(grep blackbox "$T/doc")"
 		return 0
 	fi
 	[ -d "$BB" ] || fail "no persistent instance $BB: $(cat /proc/cmdline)"
 	expect_rc 0 nopctl blackbox status -j
-	has '.type == "blackbox"' '.instance == "nopctl" and .state == "not armed"' "$T/out" ||
+	bb_has '.type == "blackbox"' '.instance == "nopctl" and .state == "not armed"' "$T/out" ||
 		fail "status before arming: $(cat "$T/out")"
 	expect_rc 2 nopctl blackbox show
 	grep -q "holds no events of the previous boot" "$T/err" || fail "show of an empty box: $(cat "$T/err")"
@@ -73,12 +73,12 @@ t_blackbox_0_refusals_and_restore() {
 	expect_rc 2 nopctl blackbox disarm do_sys_openat2
 	bb_files > "$T/before"
 	expect_rc 0 nopctl blackbox arm -j vfs_read do_sys_openat2
-	has '.type == "blackbox_armed"' '.size_kb > 10000' "$T/out" || fail "arm -j: $(cat "$T/out")"
+	bb_has '.type == "blackbox_armed"' '.size_kb > 10000' "$T/out" || fail "arm -j: $(cat "$T/out")"
 	[ "$(cat "$BB/current_tracer")" = function ] && [ "$(cat "$BB/tracing_on")" = 1 ] ||
 		fail "armed: tracer $(cat "$BB/current_tracer"), on $(cat "$BB/tracing_on")"
 	# nopctl exited; the box stays armed, status says by whom
 	expect_rc 0 nopctl status -j
-	has '.type == "blackbox"' '.state == "armed" and (.armed_by | test("root .uid 0.*vfs_read do_sys_openat2"))' "$T/out" ||
+	bb_has '.type == "blackbox"' '.state == "armed" and (.armed_by | test("root .uid 0.*vfs_read do_sys_openat2"))' "$T/out" ||
 		fail "status when armed: $(grep blackbox "$T/out")"
 	# any other nopctl's cleanup leaves it alone
 	expect_rc 0 nopctl trace -d 0.2 -q -o /dev/null do_sys_openat2
@@ -91,11 +91,11 @@ t_blackbox_0_refusals_and_restore() {
 	# reset disarms it too
 	expect_rc 0 nopctl blackbox arm -G do_sys_openat2
 	expect_rc 0 nopctl reset -j
-	has '.type == "reset"' '.disarmed_blackbox == true' "$T/out" || fail "reset: $(cat "$T/out")"
+	bb_has '.type == "reset"' '.disarmed_blackbox == true' "$T/out" || fail "reset: $(cat "$T/out")"
 	bb_files > "$T/after"
 	cmp -s "$T/before" "$T/after" || fail "reset did not put the instance back: $(diff "$T/before" "$T/after")"
 	nopctl doctor -j > "$T/doc" 2> /dev/null || true
-	has '.id == "blackbox"' '.status == "ok" and .subject == "nopctl"' "$T/doc" ||
+	bb_has '.id == "blackbox"' '.status == "ok" and .subject == "nopctl"' "$T/doc" ||
 		fail "doctor's black box line: $(grep blackbox "$T/doc")"
 }
 
@@ -125,7 +125,7 @@ bb_opens() {
 
 # bb_stopped COND: a "stopped" object of show's has COND
 bb_stopped() {
-	has ".type == \"stopped\" and ($1)" true "$T/show.json" ||
+	bb_has ".type == \"stopped\" and ($1)" true "$T/show.json" ||
 		fail "none stopped where $1: $(grep stopped "$T/show.json")"
 }
 
@@ -134,7 +134,7 @@ bb_stopped() {
 t_blackbox_1_reset() { bb_armed_down t_blackbox_1_reset reset 400 do_sys_openat2 'sysrq_handle_*'; }
 after_t_blackbox_1_reset() {
 	expect_rc 0 nopctl blackbox status -j
-	has '.type == "blackbox"' '.state == "holds the previous boot'"'"'s events"' "$T/out" ||
+	bb_has '.type == "blackbox"' '.state == "holds the previous boot'"'"'s events"' "$T/out" ||
 		fail "status after the reset: $(cat "$T/out")"
 	bb_opens '.type == "func"' 400
 	bb_stopped '.task != null and .func == "sysrq_handle_reboot"'
@@ -156,7 +156,7 @@ after_t_blackbox_2_panic() {
 	# every format report has: the table's calls of do_sys_openat2, the
 	# opener's among them; folded stacks
 	expect_rc 0 nopctl blackbox show --stats -j
-	has '.type == "func_stats" and .func == "do_sys_openat2"' '.calls >= 300' "$T/out" ||
+	bb_has '.type == "func_stats" and .func == "do_sys_openat2"' '.calls >= 300' "$T/out" ||
 		fail "show --stats: $(grep do_sys_openat2 "$T/out")"
 	expect_rc 0 nopctl blackbox show -F folded
 	grep -q '^do_sys_openat2 [0-9]*$' "$T/out" || fail "folded: $(head -3 "$T/out")"
