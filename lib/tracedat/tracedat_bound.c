@@ -230,6 +230,32 @@ void nop_dat_cpu_empty(void *ctx, int cpu)
 		w->cov[cpu] = t;
 }
 
+/* a job's thread set to yield to every other (SCHED_IDLE), unless it is
+ * urgent: SCHED_IDLE runs only on a CPU nothing else wants, so on a box
+ * kept busy by others a file left idle would never be written */
+static void job_yield(struct nop_dat *j, pthread_t th)
+{
+	pthread_mutex_lock(&j->q->mu);
+	if (!j->urgent)
+		pthread_setschedparam(th, SCHED_IDLE, &(struct sched_param){ 0 });
+	pthread_mutex_unlock(&j->q->mu);
+}
+
+/* the jobs not yet done made urgent: at the reader's priority (SCHED_OTHER) */
+static void jobs_urge(struct nop_dat *w)
+{
+	pthread_mutex_lock(&w->q->mu);
+	for (size_t i = 0; i < w->njobs; i++) {
+		struct nop_dat *j = w->jobs[i];
+
+		if (j->job_threaded && !j->job_done && !j->urgent) {
+			j->urgent = true;
+			pthread_setschedparam(j->job_th, SCHED_OTHER, &(struct sched_param){ 0 });
+		}
+	}
+	pthread_mutex_unlock(&w->q->mu);
+}
+
 /* A finished file is written on a thread of its own (its events counted,
  * its symbols noted, its header and pages assembled, synced) while the
  * capture reads on: done in the reader's turn, or waited for by it, that
@@ -262,7 +288,7 @@ static void *job_main(void *arg)
 		nop_error_io(&j->err, "write", "a recording's temporary file", errno);
 		j->job_ret = -1;
 	}
-	pthread_setschedparam(pthread_self(), SCHED_IDLE, &(struct sched_param){ 0 });
+	job_yield(j, pthread_self());
 	if (!abandoned && !j->job_ret && j->walk) {
 		if (nop_dat_each_page(j, walk_page, j)) {
 			nop_error_set(&j->err, NOP_EINTERNAL, errno, "cannot count the pages of %s", j->path);
@@ -374,6 +400,8 @@ static int job_reap(struct nop_dat *w, size_t leave, struct nop_error *err)
 	while (w->njobs) {
 		struct nop_dat *j = w->jobs[0];
 
+		if (w->njobs > leave) /* waited for: no longer behind everything */
+			jobs_urge(w);
 		pthread_mutex_lock(&w->q->mu);
 		while (!j->job_done && w->njobs > leave)
 			pthread_cond_wait(&w->q->cv, &w->q->mu);
@@ -461,6 +489,10 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 	 * writer behind, sharing the disk with them, failed) */
 	bool short_room = disk_short(w);
 
+	/* the files before are a file behind now: written before this one
+	 * is full, whatever else keeps the CPUs busy */
+	if (w->njobs)
+		jobs_urge(w);
 	if (job_reap(w, short_room ? 0 : NJOBS - 1, err))
 		return -1;
 	if (!w->njobs) /* no job shares kallsyms now */
@@ -502,7 +534,7 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 	j->files = NULL;
 	j->capfiles = 0;
 	j->njobs = 0;
-	j->job_done = j->discard = j->abandoned = j->published = false;
+	j->job_done = j->discard = j->abandoned = j->published = j->urgent = false;
 	j->job_ret = 0;
 	j->pend = calloc((size_t)w->ncpus, sizeof(*j->pend));
 	j->npend = calloc((size_t)w->ncpus, sizeof(*j->npend));
@@ -549,7 +581,7 @@ int nop_dat_next(struct nop_dat *w, struct nop_error *err)
 	/* the CPU the reader wants is the reader's: a file is written while
 	 * nothing else would run (the reader waits for one only when NJOBS
 	 * are behind) */
-	pthread_setschedparam(j->job_th, SCHED_IDLE, &(struct sched_param){ 0 });
+	job_yield(j, j->job_th);
 	return 0;
 }
 

@@ -123,6 +123,8 @@ struct nop_dat {
 	unsigned long long seq0; /* a job's file: the number it was begun as */
 	unsigned long long ticket;
 	bool job_done, discard, abandoned; /* under q->mu */
+	bool urgent; /* under q->mu: a newer file was begun, or the reader
+		      * waits for it: written at the reader's priority */
 	/* kept files rotated away, removed by the next job before it links
 	 * its own (freeing a file's pages took the reader 50-190 ms) */
 	char (*drop)[4200];

@@ -17,7 +17,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "files: 0 passed, 1 failed"
 	exit 1
 fi
-trap 'umount "$T/small" 2> /dev/null; rm -rf "$T"' EXIT
+trap 'umount "$T/small" 2> /dev/null; rm -rf "$T"; [ -z "${busy:-}" ] || kill $busy 2> /dev/null' EXIT
 has_tc() { command -v trace-cmd > /dev/null; }
 
 # whole FILE...: every file read whole by nopctl report and trace-cmd report
@@ -162,7 +162,14 @@ rc=0
 	grep -q "skipped $T/cl/catch-0002.dat" "$T/cl.err" && ok ||
 	no "catch with a link at one name: exit $rc: $(ls "$T/cl" | tr '\n' ' ') $(tail -3 "$T/cl.err")"
 
-# ---- kill -9 mid-rotation: every file under a final name whole, none empty
+# ---- kill -9 mid-rotation: every file under a final name whole, none empty;
+# on a box kept busy by others (a loop per CPU and one more): files are
+# written all the same, not only when a CPU is idle
+busy=""
+for i in $(seq 0 "$(nproc)"); do
+	sh -c 'while :; do :; done' &
+	busy="$busy $!"
+done
 for how in "--max-size 1M --rotate 3" "--split 300ms --rotate 4"; do
 	rm -rf "$T/k9"
 	mkdir "$T/k9"
@@ -170,9 +177,11 @@ for how in "--max-size 1M --rotate 3" "--split 300ms --rotate 4"; do
 	"$bin" record $how -o "$T/k9/r.dat" "$h/libubench.so:bench_fn" -- "$h/ubench" 2000000 200000 \
 		> /dev/null 2> "$T/k9.err" &
 	pid=$!
-	# a file finished, the next one being written: then killed
+	# a file finished, the next one being written: then killed (1 MB
+	# of zstd holds about 500,000 calls: 6 s of ubench's traced calls on
+	# a quiet host, three times that on a busy one)
 	i=0
-	while [ "$i" -lt 200 ] && ! ls "$T/k9" | grep -q '^r\.dat\.[0-9]*$'; do
+	while [ "$i" -lt 1200 ] && kill -0 "$pid" 2> /dev/null && ! ls "$T/k9" | grep -q '^r\.dat\.[0-9]*$'; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -186,6 +195,8 @@ for how in "--max-size 1M --rotate 3" "--split 300ms --rotate 4"; do
 	"$bin" reset > /dev/null 2>&1
 	[ -z "$(ls -A "$T/k9" | grep -v '^r\.dat\.[0-9]*$')" ] && ok || no "kill -9 ($how): left $(ls -A "$T/k9")"
 done
+# shellcheck disable=SC2086
+kill $busy
 
 # ---- ENOSPC mid-rotation on a 2 MB tmpfs: the files done stay readable
 mkdir "$T/small"
