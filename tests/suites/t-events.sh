@@ -141,7 +141,13 @@ t_offcpu_exact() {
 	# uoff's own sleeps (its feeder, a child it forked, sleeps too)
 	off_k=$(jq -s "map(select(.pid == $p and .func == \"hrtimer_nanosleep\" and .depth == 0 and .duration_ns != null) | .off_cpu_ns // 0) | add" "$T/k.json")
 	echo "# $KVER: off CPU: hrtimer_nanosleep $off_k ns (uoff's work $(($2 - $3))); switches not recorded: $(unpaired "$T/k.json")" >&3
-	within "$off_k" "$(($2 - $3))" || fail "hrtimer_nanosleep: off CPU $off_k ns, uoff's work was off $(($2 - $3))"
+	# between the sleeps' own 50 x 2 ms (nanosleep sleeps at least that,
+	# off CPU from just after it begins) and all uoff's work was off CPU:
+	# a preemption on the way back to user space or between two calls is
+	# off CPU but outside hrtimer_nanosleep (27 ms of 155 on arm64 6.12,
+	# nopctl's reader sharing the guest's CPUs)
+	awk -v k="$off_k" -v all="$(($2 - $3))" 'BEGIN { exit !(k >= 0.98 * 50 * 2000000 && k <= all * 1.1) }' ||
+		fail "hrtimer_nanosleep: off CPU $off_k ns, outside [98 ms, all uoff's work was off, $(($2 - $3)) ns]"
 	jq -e -s 'map(select(.type == "summary"))[0] | .off_cpu_ns > 0 and .off_cpu.S > 0 and .root_ns >= .off_cpu_ns' "$T/k.json" > /dev/null ||
 		fail "the summary's on and off CPU: $(jq -c 'select(.type == "summary")' "$T/k.json")"
 	# in the tree: each sleep's line says it
