@@ -59,6 +59,7 @@ struct opts {
 	/* catch: root calls kept whole when slower than this (0: not asked),
 	 * or, with errors, failed, or outliers */
 	bool catching;
+	bool why; /* why: of a failed root call, only where its error began */
 	unsigned long long slower_ns;
 	unsigned long long outliers; /* their warm-up (calls of each root function); 0: not asked */
 	const char *catch_dir; /* -o DIR: each catch as DIR/catch-NNNN.dat */
@@ -152,6 +153,7 @@ int cmd_help(struct opts *o);
 int cmd_trace(struct opts *o);
 int cmd_graph(struct opts *o);
 int cmd_catch(struct opts *o);
+int cmd_why(struct opts *o);
 int cmd_stats(struct opts *o);
 int cmd_record(struct opts *o);
 int cmd_report(struct opts *o);

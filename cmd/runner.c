@@ -532,7 +532,7 @@ static int open_pipeline(struct run *r)
 		.max_depth = o->depth,
 		.by_task = o->npids || o->command ? r->sess : NULL,
 		.show_others = r->mode == RUN_GRAPH && o->view == NOP_VIEW_LINES,
-		.probes = &r->uprobes, .errors = o->errors,
+		.probes = &r->uprobes, .errors = o->errors, .why = o->why,
 		.catching = o->catching, .gated = r->gate != NULL, .slower_ns = o->slower_ns,
 		.outliers = o->outliers,
 	};

@@ -98,6 +98,8 @@ int user_probes(struct run *r, const char *command)
 	r->uprobes.share = r->mode != RUN_RECORD && !o->catch_dir;
 	/* --retval (and --errors): user functions' values from their exits */
 	r->uprobes.retval = o->retval;
+	/* why: exits at their rets, and the constants each function returns */
+	r->uprobes.why = o->why;
 	/* --args: the parameters of the functions the patterns name */
 	r->uprobes.args = o->args;
 	/* stats --callers: hits, each with its return address (its caller) */

@@ -2,7 +2,7 @@
 _nopctl() {
 	local cur prev words cword
 	_init_completion -n : || return
-	local cmds="trace graph catch stats top record report diff list status reset doctor inspect blackbox help"
+	local cmds="trace graph catch why stats top record report diff list status reset doctor inspect blackbox help"
 	if [[ $cword -eq 1 ]]; then
 		COMPREPLY=($(compgen -W "$cmds --version --help" -- "$cur"))
 		return
@@ -12,6 +12,7 @@ _nopctl() {
 	trace) opts="--event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --stack --output --overwrite --format --json --quiet --user --top-level --force --retval --args --errors --help" ;;
 	graph) opts="--event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --errors --no-sleep-time --no-irqs --help" ;;
 	catch) opts="--event --filter --slower-than --errors --outliers --before --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --compression --help" ;;
+	why) opts="--event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --args --no-irqs --help" ;;
 	stats) opts="--callers --event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --output --overwrite --format --json --quiet --user --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --sort --hist --interval --help" ;;
 	top) opts="--event --filter --pid --module --notrace --duration --count --buffer-kb --cpus --format --json --quiet --user --top-level --force --depth --threshold --retval --no-sleep-time --no-irqs --sort --interval --help" ;;
 	record) opts="--event --filter --output --overwrite --graph --pid --module --notrace --duration --count --buffer-kb --cpus --stack --quiet --user --top-level --force --depth --threshold --retval --args --no-sleep-time --no-irqs --max-size --rotate --split --compression --help" ;;
@@ -31,7 +32,7 @@ _nopctl() {
 	-p | --pid) COMPREPLY=($(compgen -W "$(command ls /proc | grep '^[0-9]')" -- "$cur")); return ;;
 	-o | --output | --save) _filedir; return ;;
 	-F | --format)
-		if [[ $cmd == graph || $cmd == catch || $cmd == report || $cmd == blackbox ]]; then COMPREPLY=($(compgen -W "text json folded dot chrome" -- "$cur"))
+		if [[ $cmd == graph || $cmd == catch || $cmd == why || $cmd == report || $cmd == blackbox ]]; then COMPREPLY=($(compgen -W "text json folded dot chrome" -- "$cur"))
 		elif [[ $cmd == stats ]]; then COMPREPLY=($(compgen -W "text json folded" -- "$cur"))
 		elif [[ $cmd == diff ]]; then COMPREPLY=($(compgen -W "text json folded svg" -- "$cur"))
 		else COMPREPLY=($(compgen -W "text json" -- "$cur")); fi
@@ -49,7 +50,7 @@ _nopctl() {
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	elif [[ $cmd == report || $cmd == diff ]]; then
 		_filedir
-	elif [[ $cmd == trace || $cmd == graph || $cmd == catch || $cmd == stats || $cmd == top || $cmd == record || $cmd == list || $cmd == doctor || $cmd == inspect || $prev == -n || $prev == --notrace ]]; then
+	elif [[ $cmd == trace || $cmd == graph || $cmd == catch || $cmd == why || $cmd == stats || $cmd == top || $cmd == record || $cmd == list || $cmd == doctor || $cmd == inspect || $prev == -n || $prev == --notrace ]]; then
 		[[ ${#cur} -ge 2 ]] || return
 		COMPREPLY=($(nopctl list "$cur*" 2>/dev/null | cut -d' ' -f1 | head -n 500))
 	fi

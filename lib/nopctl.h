@@ -134,6 +134,10 @@ struct nop_uprobes {
 	bool retval; /* exits fetch the return value (set before adding) */
 	bool callers; /* hits fetch their return address too (stats --callers) */
 	bool args;   /* entries fetch their parameters (set before adding) */
+	/* why (set before adding): exits at their ret instructions wherever the
+	 * code was read, and each function's loads of constants into the
+	 * return register kept (nop_uprobe's loads) */
+	bool why;
 	struct nop_srclines *sl; /* its types from DWARF */
 };
 /* every function of b matching glob ("*": all), an entry and/or a return
@@ -551,12 +555,14 @@ enum nop_view {
 	NOP_VIEW_STATS,	 /* per-function summary at the end */
 	NOP_VIEW_CALLERS, /* per function, its hits' unique kernel stacks, counted */
 	NOP_VIEW_PROFILE, /* nothing written: calls kept in a profile (nopctl diff) */
+	NOP_VIEW_WHY,	 /* why: a line per failure, where its error began; a summary by origin */
 };
 enum nop_encoding { NOP_ENC_TEXT, NOP_ENC_JSON };
 
 struct nop_summary {
 	unsigned long long events;
 	unsigned long long kevents; /* kernel events shown (-e) */
+	unsigned long long origins; /* why: failed root calls whose error's origin was found */
 	bool kevents_asked;	    /* some were asked for (set before nop_pipeline_finish) */
 	/* the time root calls (depth 0) took, and of it the time their task
 	 * was off CPU, by state: running (preempted), sleeping, D, other */
@@ -747,6 +753,9 @@ struct nop_pipeline_cfg {
 	/* --errors: only calls that returned a negative errno, and in call
 	 * trees the calls they were made from */
 	bool errors;
+	/* why: of each tree whose root failed, only the calls from the root
+	 * down to where its error began, then an ORIGIN item (errors too) */
+	bool why;
 	/* catch: trees held until their root (outermost call) ends, then
 	 * shown whole if it lasted longer than slower_ns (0: no such test) or,
 	 * with errors, failed; count is then of trees caught */

@@ -11,7 +11,8 @@ $(addprefix $(BUILD)/tests/helpers/,latency readcost rusage stamp): $(BUILD)/tes
 
 UPROG := $(addprefix $(BUILD)/tests/helpers/,ufuncs-static ufuncs-pie ufuncs-nopie \
 	ufuncs-stripped ufuncs-go libnopdemo.so ucxx udlopen ubench libubench.so libuwrap.so ubench-finstr \
-	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2 ureal-dbglink ureal-buildid umany uslow uoff uwho uwho-nofp udiff-a udiff-b uexec1 uexec2)
+	uopen uopen-static ureal-O0 ureal-O2 uexc-O0 uexc-O2 ureal-dbglink ureal-buildid umany uslow uoff uwho uwho-nofp udiff-a udiff-b uexec1 uexec2 \
+	libuwhy.so uwhy-O0 uwhy-O2)
 HELPERS += $(UPROG)
 UPROG_CFLAGS := -O0 -g -fno-omit-frame-pointer -pthread
 $(BUILD)/tests/helpers/libnopdemo.so: tests/progs/nopdemo.c
@@ -95,6 +96,17 @@ $(BUILD)/tests/helpers/ureal-dbglink: $(BUILD)/tests/helpers/ureal-O2
 $(BUILD)/tests/helpers/ureal-buildid: $(BUILD)/tests/helpers/ureal-O0
 	$(OBJCOPY) --only-keep-debug $< $@.symbols
 	$(STRIP) --strip-all -o $@ $<
+# 20 planted failures at known lines (issue 58): -O0 (one `ret` a
+# function) and -O2 (returns merged or not), C and C++, a library
+$(BUILD)/tests/helpers/libuwhy.so: tests/progs/uwhylib.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -shared -fPIC -o $@ $<
+$(BUILD)/tests/helpers/uwhy-O%: tests/progs/uwhy.c tests/progs/uwhyxx.cpp $(BUILD)/tests/helpers/libuwhy.so
+	@mkdir -p $(dir $@)
+	$(CC) -O$* -g -c -o $@.o tests/progs/uwhy.c
+	$(CXX) -O$* -g -c -o $@.xx.o tests/progs/uwhyxx.cpp
+	$(CXX) -o $@ $@.o $@.xx.o -pthread -L$(BUILD)/tests/helpers -luwhy -Wl,-rpath,'$$ORIGIN'
+	rm -f $@.o $@.xx.o
 # bench B6': 10,000 functions, each called once (bench/progs/umany.sh)
 $(BUILD)/tests/helpers/umany: bench/progs/umany.sh
 	@mkdir -p $(dir $@)
@@ -222,6 +234,7 @@ host-check: all $(UPROG)
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-host-kernel.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-host-uprobes.sh
 	NOPCTL_BUILD=$(BUILD) sh tests/host/t-files.sh
+	NOPCTL_BUILD=$(BUILD) sh tests/host/t-why.sh
 
 # the host's checks run as one line of vm-check's queue, beside a guest
 check: unit-check

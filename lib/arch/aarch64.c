@@ -93,6 +93,31 @@ cs_err nop_arch_disasm_open(csh *h)
 	return e;
 }
 
+/* movz, movn (Rd w0/x0: the A64 encodings, sf bit 31 the width) and
+ * mov w0/x0, wzr/xzr (orr from the zero register) */
+bool nop_arch_ret_const(const cs_insn *in, long long *value, unsigned *bytes)
+{
+	uint32_t w = word(in->bytes);
+	unsigned long long imm = (unsigned long long)((w >> 5) & 0xffff) << (16 * ((w >> 21) & 3));
+
+	*bytes = w >> 31 ? 8 : 4;
+	if ((w & 0x1f) != 0) /* Rd: the return register */
+		return false;
+	if ((w & 0x7f800000) == 0x52800000) { /* movz */
+		*value = (long long)imm;
+		return true;
+	}
+	if ((w & 0x7f800000) == 0x12800000) { /* movn */
+		*value = *bytes == 4 ? (long long)(int32_t)~(uint32_t)imm : (long long)~imm;
+		return true;
+	}
+	if ((w & 0x7fffffe0) == 0x2a1f03e0) { /* orr Rd, zr, zr */
+		*value = 0;
+		return true;
+	}
+	return false;
+}
+
 /* b.cond, cbz, cbnz, tbz and tbnz are NOP_INSN_ON, as x86-64's jcc: a
  * probe on one fires whether or not it branches, so it is no exit */
 enum nop_insn_flow nop_arch_insn_flow(const cs_insn *in, unsigned long long *target)

@@ -77,6 +77,11 @@ enum nop_insn_flow {
 };
 enum nop_insn_flow nop_arch_insn_flow(const cs_insn *in, unsigned long long *target);
 
+/* the instruction puts a constant in the return register (why: which
+ * return gave a value): *value, and *bytes of the register it writes
+ * (4: a 32-bit write, zero-extended; 8: the whole register) */
+bool nop_arch_ret_const(const cs_insn *in, long long *value, unsigned *bytes);
+
 /* the kernel's uprobes refuse a probe on the instruction (why, for a
  * function none of whose instructions can be probed: nop_arch.refused) */
 bool nop_arch_probe_refused(const cs_insn *in);

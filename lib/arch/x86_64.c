@@ -64,6 +64,39 @@ enum nop_insn_flow nop_arch_insn_flow(const cs_insn *in, unsigned long long *tar
 	}
 }
 
+/* mov $imm, %eax / %rax; xor %eax, %eax (0); or $-1, %eax (-1, GCC's -Os).
+ * Capstone's Intel order: the destination first */
+bool nop_arch_ret_const(const cs_insn *in, long long *value, unsigned *bytes)
+{
+	const cs_x86 *x = &in->detail->x86;
+	const cs_x86_op *d = &x->operands[0], *s = &x->operands[1];
+
+	if (x->op_count != 2 || d->type != X86_OP_REG || (d->reg != X86_REG_EAX && d->reg != X86_REG_RAX))
+		return false;
+	*bytes = d->reg == X86_REG_EAX ? 4 : 8;
+	switch (in->id) {
+	case X86_INS_MOV:
+	case X86_INS_MOVABS:
+		if (s->type != X86_OP_IMM)
+			return false;
+		*value = s->imm;
+		return true;
+	case X86_INS_XOR:
+	case X86_INS_SUB:
+		if (s->type != X86_OP_REG || s->reg != d->reg)
+			return false;
+		*value = 0;
+		return true;
+	case X86_INS_OR:
+		if (s->type != X86_OP_IMM || s->imm != -1)
+			return false;
+		*value = -1;
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The kernel refuses a uprobe on an instruction with a lock or an ES,
  * CS, DS or SS segment prefix (arch/x86/kernel/uprobes.c, is_prefix_bad:
  * -ENOTSUPP, 524) */

@@ -234,7 +234,10 @@ static int decode_user_fast(struct nop_decoder *d, const struct nop_uev *u, cons
 	} else if (u->rv && u->rvf) { /* where decode_record puts it */
 		e->rettime = (unsigned long long)nop_rv_value(u->rv, AT(uint64_t, u->rvf));
 		e->has_retval = true;
+		e->rvtype = u->rv;
 	}
+	if (u->ret)
+		e->usite = u->site;
 	return placed(d, e, &ev, emit, ctx);
 }
 
@@ -317,13 +320,14 @@ long long nop_rv_value(unsigned char rv, unsigned long long rax)
 /* A shared event's probe, by the index it fetched: its key, and its
  * return value's type into *rv (0: not a probe of this run) */
 static unsigned long long shared_key(struct nop_decoder *d, const struct nop_uev *u, const struct rec *rec,
-				     unsigned char *rv)
+				     unsigned char *rv, unsigned long long *site)
 {
 	unsigned long long id = num(d, u->idf, rec);
 
 	if (id >= d->nuid || !d->uid[id].shared)
 		return 0;
 	*rv = d->uid[id].rv;
+	*site = id + 1;
 	return d->uid[id].key;
 }
 
@@ -513,8 +517,9 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 			return emit(ctx, &ev);
 		}
 		unsigned char rv = u->rv;
+		unsigned long long site = u->site;
 
-		ev.ip = u->idf ? shared_key(d, u, rec, &rv) : u->key;
+		ev.ip = u->idf ? shared_key(d, u, rec, &rv, &site) : u->key;
 		if (!ev.ip)
 			return 0; /* an index no probe of this run has */
 		/* --args: the parameters its entry fetched, after nopctl's own */
@@ -535,6 +540,7 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 		if (u->ret && rv && u->rvf) {
 			ev.rettime = (unsigned long long)nop_rv_value(rv, num(d, u->rvf, rec));
 			ev.has_retval = true;
+			ev.rvtype = rv;
 		}
 		if (!u->ret) {
 			ev.uip = num(d, u->ip, rec);
@@ -549,6 +555,8 @@ NOP_HOT static int decode_record(struct nop_decoder *d, const struct rec *rec, c
 			ev.usp += 8; /* the return address popped */
 			ev.uip = ev.ucaller = 0;
 		}
+		if (ev.type == NOP_EV_EXIT)
+			ev.usite = site;
 		return emit(ctx, &ev);
 	}
 	/* a kernel event shown beside the calls, or one nopctl does not show */

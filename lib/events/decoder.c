@@ -588,6 +588,7 @@ static int set_uev(struct nop_decoder *d, const struct nop_uprobes *u, struct te
 			continue;
 		}
 		e->key = NOP_UKEY | u->v[i].func;
+		e->site = i + 1;
 		d->uid[i] = (struct nop_uid){ e->key, u->v[i].rv, u->v[i].shared };
 		if (u->v[i].shared)
 			e->idf = field(evs[i], "id");

@@ -65,6 +65,7 @@ struct nop_decoder {
 		 * ret_pops for a uretprobe's (after the return) */
 		unsigned char sp_add;
 		bool leaf; /* an entry probe on a ret: the call's exit too */
+		unsigned long long site; /* the probe's index in nop_uprobes plus 1 */
 		bool uargs; /* --args: the entry fetched its parameters (kev: its format) */
 		/* a shared event: the probe that fired, by the index it
 		 * fetches (id), in the decoder's uid */

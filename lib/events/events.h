@@ -67,6 +67,7 @@ struct nop_event {
 			bool has_retval;
 			bool unwound; /* a user function's EXIT: an exception or a
 					 longjmp took its frame (no return) */
+			unsigned char rvtype; /* a user function's EXIT: its value's type (NOP_RV_*) */
 			union {
 				struct { /* EXIT */
 					unsigned long long calltime, rettime;
@@ -84,6 +85,9 @@ struct nop_event {
 				 * machine (x86-64's after its return) */
 				unsigned long long usp;
 			};
+			/* a user function's EXIT: the probe that saw it leave, its
+			 * index in the run's nop_uprobes plus 1 (0: not known) */
+			unsigned long long usite;
 		};
 		long long lost; /* LOST: count, -1 if the kernel did not say */
 		struct { /* FORK */

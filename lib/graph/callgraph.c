@@ -132,7 +132,7 @@ NOP_HOT int cg_emit(struct nop_graph *g, struct task *t, struct nop_gitem *gi, i
  * cleared, the off-CPU arrays left to from_frame or gi_no_off: the item
  * is not zeroed whole first (the assertion: a field added to nop_gitem
  * is added here) */
-_Static_assert(sizeof(struct nop_gitem) == 184, "gi_init sets every field of nop_gitem");
+_Static_assert(sizeof(struct nop_gitem) == 192, "gi_init sets every field of nop_gitem");
 static inline void gi_init(struct nop_gitem *gi, enum nop_gi_kind kind, int cpu, unsigned long long ts,
 			   unsigned long long func)
 {
@@ -144,7 +144,9 @@ static inline void gi_init(struct nop_gitem *gi, enum nop_gi_kind kind, int cpu,
 	gi->began = gi->duration = gi->self = 0;
 	gi->retval = 0;
 	gi->args = gi->event = NULL;
-	gi->uip = gi->ucaller = 0;
+	gi->uip = gi->ucaller = gi->usite = 0;
+	gi->rvtype = 0;
+	gi->maybe_below = false;
 }
 
 /* an item's off-CPU time: none */
@@ -266,6 +268,8 @@ NOP_HOT int cg_graph_exit(struct nop_graph *g, const struct nop_event *ev, nop_g
 	gi.duration = cg_duration(ev->calltime, ev->rettime);
 	gi.retval = ev->retval;
 	gi.has_retval = ev->has_retval;
+	gi.rvtype = ev->rvtype;
+	gi.usite = ev->usite;
 	gi.unwound = ev->unwound;
 	if (ev->rettime && (!g->lag_known || lag < g->lag)) {
 		g->lag = lag;

@@ -43,6 +43,11 @@ enum nop_gi_kind {
 	 * them, npath = depth; 0: outside any call): func 0, args its
 	 * fields, event its name */
 	NOP_GI_EVENT,
+	/* why: where a failed root call's error began (origin.c), after that
+	 * chain's ENTER and RETURN items: func, retval, rvtype and usite the
+	 * origin's, ts its return, path the chain (the root first, npath
+	 * calls), depth 0 */
+	NOP_GI_ORIGIN,
 };
 
 /* Off-CPU time by the state a task left the CPU in (sched_switch's
@@ -77,6 +82,10 @@ struct nop_gitem {
 	 * can run apart from the buffer's (6.1); not timed: its entry's time */
 	unsigned long long began;
 	bool has_retval;
+	unsigned char rvtype; /* LEAF, RETURN of a user function: retval's type (NOP_RV_*; 0: not known) */
+	/* ORIGIN: a kernel callee of the origin returned no value nopctl saw
+	 * (no return probe on it): the error may have begun below */
+	bool maybe_below;
 	bool other_task; /* under -p: a task not traced, in its half of a
 			    context switch (the kernel records those calls) */
 	unsigned long long ts; /* entry time; RETURN: return time */
@@ -89,6 +98,9 @@ struct nop_gitem {
 	/* a user function (ENTER, LEAF, RETURN): the address its entry ran at
 	 * and its return address, as the process had them (0: not known) */
 	unsigned long long uip, ucaller;
+	/* LEAF, RETURN of a user function: the probe its exit was seen by
+	 * (nop_event's usite; 0: not known); ORIGIN: the origin's */
+	unsigned long long usite;
 	/* LEAF, RETURN: the time its task was off CPU during the call, by
 	 * state (sched_switch recorded; 0 otherwise), and of that the time
 	 * no callee of it was open (its own wait) */
@@ -136,6 +148,26 @@ unsigned long long nop_graph_unpaired_out(const struct nop_graph *g);
 int nop_graph_finish(struct nop_graph *g, nop_gitem_fn fn, void *ctx);
 
 void nop_graph_free(struct nop_graph *g);
+
+/* Where a failed call's error began (origin.c, nopctl why). v: one
+ * task's finished tree, items stride bytes apart (each a nop_gitem first),
+ * its root's ENTER or LEAF first. failed(ctx, end): the call the end item
+ * (LEAF or RETURN) ends returned a failure. From the root down, at each
+ * failed call: of its direct callees that failed, the last that returned
+ * the call's own value (passed up unchanged), else the last that failed
+ * (translated on the way up); a failed call none of whose callees failed
+ * is the origin. chain (the caller's, room for n links): each link's
+ * start and end item, the root first and the origin last, *nchain of
+ * them. Returns 1, 0 when the root did not fail (or did not end in v),
+ * -1 when out of memory. */
+typedef bool (*nop_failed_fn)(void *ctx, const struct nop_gitem *end);
+
+struct nop_origin_link {
+	size_t start, end;
+};
+
+int nop_origin_find(const void *v, size_t n, size_t stride, nop_failed_fn failed, void *ctx,
+		    struct nop_origin_link *chain, size_t *nchain);
 
 /* A call as a summary takes it: report --stats of a capture it filters
  * nothing of (callgraph_summary.c) */

@@ -111,7 +111,10 @@ static int close_call(struct nop_ucalls *u, struct utask *t, size_t i, const str
 	if (ev->type == NOP_EV_EXIT && ev->has_retval && !unwound && t->open[i].key == ev->ip) {
 		e.retval = (long long)ev->rettime;
 		e.has_retval = true;
+		e.rvtype = ev->rvtype;
 	}
+	if (ev->type == NOP_EV_EXIT && !unwound && t->open[i].key == ev->ip)
+		e.usite = ev->usite;
 	/* calls above it that end unseen with it (an exit matched by function
 	 * alone): their --args go */
 	for (size_t k = i + 1; k < t->n; k++) {

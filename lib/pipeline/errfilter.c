@@ -2,6 +2,7 @@
  * task's items are held from its tree's first call until the outermost
  * one ends; then only the calls that returned a negative errno, and the
  * calls they were made from, go on. A tree with no failure shows nothing.
+ * why: only the calls from a failed root down to where its error began.
  * catch holds the same way and judges the tree whole (catchtrees.c).
  */
 #include <stdlib.h>
@@ -22,6 +23,12 @@ struct nop_errf *nop_errf_new(bool whole, unsigned long long slower_ns, bool err
 	return e;
 }
 
+void nop_errf_why(struct nop_errf *e)
+{
+	e->why = true;
+	e->errors = true;
+}
+
 void nop_held_clear(struct etask *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
@@ -40,6 +47,7 @@ void nop_errf_free(struct nop_errf *e)
 		free(e->t[i].v);
 	}
 	free(e->t);
+	free(e->chain);
 	nop_p99s_free(e->outliers);
 	free(e);
 }
@@ -56,6 +64,72 @@ bool nop_held_failed(const struct nop_gitem *gi)
 	return nop_gi_ends_call(gi) && gi->has_retval && nop_is_errno(gi->retval);
 }
 
+/* why: a call's value is a failure: a user function's by its type (a
+ * NULL pointer, a negative signed number), a kernel function's (or one
+ * of no known type) a negative errno; an unwound call returned nothing */
+static bool why_failed(void *ctx, const struct nop_gitem *g)
+{
+	(void)ctx;
+	if (!g->has_retval || g->unwound)
+		return false;
+	if (g->rvtype & NOP_RV_POINTER)
+		return g->retval == 0;
+	if (g->rvtype)
+		return (g->rvtype & NOP_RV_SIGNED) && g->retval < 0;
+	return nop_is_errno(g->retval);
+}
+
+/* why: a kernel function called by the call at l returned no value nopctl
+ * saw (only the functions named get return probes) */
+static bool unknown_below(const struct etask *t, const struct nop_origin_link *l)
+{
+	for (size_t i = l->start + 1; i < l->end; i++) {
+		const struct nop_gitem *g = &t->v[i].gi;
+
+		if (g->depth == t->v[l->start].gi.depth + 1 && nop_gi_ends_call(g) && !g->has_retval &&
+		    (g->func & NOP_UKEY_MASK) != NOP_UKEY)
+			return true;
+	}
+	return false;
+}
+
+/* why: a failed tree's chain, its items in their order, then its origin */
+static int why_flush(struct nop_errf *e, struct etask *t, nop_gitem_fn out, void *ctx)
+{
+	size_t n = 0;
+	unsigned long long *path = NULL;
+	int ret = 0, found;
+
+	if (nop_grow((void **)&e->chain, &e->chain_cap, t->n, sizeof(*e->chain))) {
+		nop_held_clear(t);
+		return -1;
+	}
+	found = nop_origin_find(t->v, t->n, sizeof(*t->v), why_failed, NULL, e->chain, &n);
+	if (found > 0 && !(path = malloc(n * sizeof(*path))))
+		found = -1;
+	for (size_t i = 0; found > 0 && i < n && !ret; i++) /* down to it */
+		ret = out(ctx, &t->v[e->chain[i].start].gi);
+	for (size_t i = n; found > 0 && i-- > 0 && !ret;) { /* and back up */
+		path[i] = t->v[e->chain[i].start].gi.func;
+		if (e->chain[i].end != e->chain[i].start)
+			ret = out(ctx, &t->v[e->chain[i].end].gi);
+	}
+	if (found > 0 && !ret) {
+		struct nop_gitem o = t->v[e->chain[n - 1].end].gi;
+
+		o.kind = NOP_GI_ORIGIN;
+		o.maybe_below = unknown_below(t, &e->chain[n - 1]);
+		o.depth = 0;
+		o.path = path;
+		o.npath = (int)n;
+		o.args = NULL;
+		ret = out(ctx, &o);
+	}
+	free(path);
+	nop_held_clear(t);
+	return found < 0 ? -1 : ret;
+}
+
 /* the tree is complete: mark, then pass on what is kept */
 static int flush(struct nop_errf *e, struct etask *t, nop_gitem_fn out, void *ctx)
 {
@@ -64,6 +138,8 @@ static int flush(struct nop_errf *e, struct etask *t, nop_gitem_fn out, void *ct
 
 	if (e->whole)
 		return nop_catch_flush(e, t, out, ctx);
+	if (e->why)
+		return why_flush(e, t, out, ctx);
 	if (!(open = malloc((t->n + 1) * sizeof(*open)))) {
 		nop_held_clear(t);
 		return -1;

@@ -31,6 +31,10 @@ struct nop_errf {
 	bool whole; /* catch */
 	unsigned long long slower_ns;
 	bool errors;
+	bool why;
+	/* why: a tree's chain (room for every item of the largest tree) */
+	struct nop_origin_link *chain;
+	size_t chain_cap;
 	unsigned long long roots, caught, not_whole;
 	size_t max_held;
 	struct nop_p99s *outliers; /* --outliers (outliers.c); NULL: not */

@@ -93,7 +93,7 @@ int nop_pipeline_new(struct nop_pipeline **pp, const struct nop_pipeline_cfg *cf
 		p->cfg.probes = nop_resolver_probes(cfg->sink.res);
 	if ((has_kernel_probes(p->cfg.probes) && !cfg->recording &&
 	     !(p->join = nop_join_new(p->cfg.probes, cfg->graph, func_name, p))) ||
-	    ((cfg->errors || cfg->catching) && cfg->graph &&
+	    ((cfg->errors || cfg->why || cfg->catching) && cfg->graph &&
 	     !(p->errf = nop_errf_new(cfg->catching, cfg->slower_ns, cfg->errors)))) {
 		nop_error_set(err, NOP_EINTERNAL, ENOMEM, "out of memory");
 		nop_pipeline_free(p);
@@ -101,6 +101,8 @@ int nop_pipeline_new(struct nop_pipeline **pp, const struct nop_pipeline_cfg *cf
 	}
 	if (p->ucalls)
 		nop_ucalls_max_depth(p->ucalls, cfg->max_depth);
+	if (p->errf && cfg->why)
+		nop_errf_why(p->errf);
 	if (p->errf && cfg->catching) {
 		nop_errf_on_catch(p->errf, on_catch, p);
 		if (nop_errf_outliers(p->errf, cfg->outliers)) {
@@ -411,6 +413,12 @@ NOP_HOT static int show_call(void *ctx, const struct nop_gitem *gi)
 
 	if (p->counted)
 		return NOP_FLOW_STOP;
+	if (gi->kind == NOP_GI_ORIGIN) { /* why: a failure explained (-c counts them) */
+		p->sum.origins++;
+		if (p->cfg.sink.view == NOP_VIEW_WHY && p->sink.ops->graph(&p->sink, gi))
+			return sink_failed(p);
+		return count_reached(p);
+	}
 	if (gi->kind == NOP_GI_EVENT) {
 		p->sum.kevents++;
 	} else if (gi->kind != NOP_GI_ENTER) {
@@ -424,8 +432,9 @@ NOP_HOT static int show_call(void *ctx, const struct nop_gitem *gi)
 	/* catch -o DIR: the trees are in their files */
 	if (!p->cfg.catch_file && p->sink.ops->graph(&p->sink, gi))
 		return sink_failed(p);
-	/* catch: counted once its tree is out whole (on_call) */
-	return p->cfg.catching ? NOP_FLOW_GO : count_reached(p);
+	/* catch: counted once its tree is out whole (on_call); why: by its
+	 * origins */
+	return p->cfg.catching || p->cfg.why ? NOP_FLOW_GO : count_reached(p);
 }
 
 /* A call out of the call-graph engine: filtered, counted, then to the

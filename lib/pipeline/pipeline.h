@@ -63,6 +63,11 @@ struct nop_errf;
 
 struct nop_errf *nop_errf_new(bool whole, unsigned long long slower_ns, bool errors);
 
+/* why: of a tree whose root failed, the chain from the root down to where
+ * its error began (nop_origin_find) and then its NOP_GI_ORIGIN item go
+ * on, nothing of the others */
+void nop_errf_why(struct nop_errf *e);
+
 typedef int (*nop_caught_fn)(void *ctx, const struct nop_caught *c);
 
 /* catch: fn is told of each catch before its tree's items go on */

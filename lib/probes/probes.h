@@ -74,9 +74,13 @@ struct nop_ucode {
 	bool reaches_out; /* an instruction calls, jumps out by a register or memory
 			     operand, tail-calls or enters the kernel */
 	const char *refused; /* no instruction of it can be probed: why */
+	/* loads_too: the instructions that put a constant in the return
+	 * register (nop_arch_ret_const), in code order */
+	struct nop_rvload *loads;
+	size_t nloads, capload;
 };
 
-int nop_ucode_scan(const struct nop_ubin *b, size_t i, struct nop_ucode *c, struct nop_error *err);
+int nop_ucode_scan(const struct nop_ubin *b, size_t i, bool loads_too, struct nop_ucode *c, struct nop_error *err);
 
 bool nop_ucode_has_exit(const struct nop_ucode *c, unsigned long long vaddr);
 

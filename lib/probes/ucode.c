@@ -86,7 +86,7 @@ static int add_exit(struct nop_ucode *c, unsigned long long vaddr, bool ret)
 
 /* one piece of the function (rs[which]: rs[0] itself, the rest its
  * fragments): its exits; in rs[0], where the entry probe goes too */
-static int scan(csh h, cs_insn *in, Elf *e, const struct range *rs, size_t nr, size_t which,
+static int scan(csh h, cs_insn *in, Elf *e, const struct range *rs, size_t nr, size_t which, bool loads_too,
 		struct nop_ucode *c)
 {
 	unsigned long long size = rs[which].hi - rs[which].lo;
@@ -110,6 +110,13 @@ static int scan(csh h, cs_insn *in, Elf *e, const struct range *rs, size_t nr, s
 				c->skip += in->size;
 		}
 		c->reaches_out |= flow == NOP_INSN_OUT;
+		struct nop_rvload l = { in->address, 0, 0 };
+
+		if (loads_too && nop_arch_ret_const(in, &l.value, &l.bytes)) {
+			if (nop_grow((void **)&c->loads, &c->capload, c->nloads + 1, sizeof(*c->loads)))
+				return -1;
+			c->loads[c->nloads++] = l;
+		}
 		if (flow == NOP_INSN_RETURN) {
 			if (bad)
 				c->blind++;
@@ -129,7 +136,7 @@ static int scan(csh h, cs_insn *in, Elf *e, const struct range *rs, size_t nr, s
 	return left ? 1 : 0; /* bytes Capstone could not decode: exits may be missing */
 }
 
-int nop_ucode_scan(const struct nop_ubin *b, size_t i, struct nop_ucode *c, struct nop_error *err)
+int nop_ucode_scan(const struct nop_ubin *b, size_t i, bool loads_too, struct nop_ucode *c, struct nop_error *err)
 {
 	const struct nop_usym *s = &b->v[i];
 	struct range rs[8] = { { s->vaddr, s->vaddr + s->size } };
@@ -156,7 +163,7 @@ int nop_ucode_scan(const struct nop_ubin *b, size_t i, struct nop_ucode *c, stru
 	if (!(in = cs_malloc(h)))
 		ret = -1;
 	for (size_t k = 0; k < nr && ret >= 0; k++) {
-		int r = scan(h, in, (Elf *)b->elf, rs, nr, k, c);
+		int r = scan(h, in, (Elf *)b->elf, rs, nr, k, loads_too, c);
 
 		if (r < 0)
 			ret = -1;
@@ -185,5 +192,6 @@ void nop_ucode_free(struct nop_ucode *c)
 {
 	free(c->exits);
 	free(c->at_ret);
+	free(c->loads);
 	memset(c, 0, sizeof(*c));
 }

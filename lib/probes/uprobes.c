@@ -291,7 +291,7 @@ static int add_function(struct nop_uprobes *u, const struct nop_ubin *b, size_t 
 	bool leaf, uret;
 	int r = 0;
 
-	if (nop_ucode_scan(b, fi, &c, err))
+	if (nop_ucode_scan(b, fi, u->why && ret, &c, err))
 		return -1;
 	if (c.refused) {
 		u->refused++;
@@ -308,9 +308,15 @@ static int add_function(struct nop_uprobes *u, const struct nop_ubin *b, size_t 
 		rv = 0;
 	if (entry && (f = add_probe(u, b, s, false, c.skip, 0, false, leaf, 0, 0)) < 0)
 		r = -1;
+	/* why: which return gave a value (the probe's, kept to the end) */
+	if (entry && !r && c.nloads && !u->v[f].loads) {
+		u->v[f].loads = c.loads;
+		u->v[f].nloads = c.nloads;
+		c.loads = NULL;
+	}
 	/* a uretprobe where the code was not read, or where nothing can
 	 * unwind through it (ucode.c: it reaches out to nothing) */
-	uret = ret && !leaf && (c.undecoded || !c.reaches_out);
+	uret = ret && !leaf && (c.undecoded || (!c.reaches_out && !u->why));
 	if (uret && !r && (x = add_probe(u, b, s, true, 0, 0, true, false, (size_t)f, 0)) < 0)
 		r = -1;
 	else if (uret && !r)
@@ -422,6 +428,7 @@ void nop_uprobes_free(struct nop_uprobes *u)
 		free(u->v[i].sym);
 		free(u->v[i].shown);
 		free(u->v[i].fetch);
+		free(u->v[i].loads);
 	}
 	free(u->v);
 	nop_strmap_free(u->idx);

@@ -51,6 +51,16 @@ struct nop_uprobe {
 	unsigned char rv; /* an exit where the return register is the value: its type
 			     (NOP_RV_*, base/base.h); 0: none shown */
 	size_t func;	/* the function's key: the index of its entry probe */
+	/* why: a function's entry probe: its instructions that put a
+	 * constant in the return register (nop_arch_ret_const) */
+	struct nop_rvload *loads;
+	size_t nloads;
+};
+
+struct nop_rvload {
+	unsigned long long vaddr;
+	long long value;
+	unsigned bytes; /* 4: a 32-bit register written, zero-extended */
 };
 
 /* an argument probe, of either kind (a recording says FARGS for both) */

@@ -11,7 +11,7 @@ int nop_sink_init(struct nop_sink *s, const struct nop_sink_cfg *cfg, struct nop
 		[NOP_VIEW_LINES] = &nop_lines_ops,   [NOP_VIEW_FOLDED] = &nop_folded_ops,
 		[NOP_VIEW_DOT] = &nop_dot_ops,	     [NOP_VIEW_CHROME] = &nop_chrome_ops,
 		[NOP_VIEW_STATS] = &nop_stats_ops,   [NOP_VIEW_CALLERS] = &nop_callers_ops,
-		[NOP_VIEW_PROFILE] = &nop_profile_ops,
+		[NOP_VIEW_PROFILE] = &nop_profile_ops, [NOP_VIEW_WHY] = &nop_why_ops,
 	};
 
 	memset(s, 0, sizeof(*s));

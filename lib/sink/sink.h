@@ -72,7 +72,7 @@ int nop_sink_flush(struct nop_sink *s);
 
 /* sinks (sink_*.c) */
 extern const struct nop_sink_ops nop_lines_ops, nop_folded_ops, nop_dot_ops, nop_chrome_ops,
-	nop_stats_ops, nop_callers_ops, nop_profile_ops;
+	nop_stats_ops, nop_callers_ops, nop_profile_ops, nop_why_ops;
 
 /* the stats sink has a row for func (--hist FUNC: a function it saw) */
 bool nop_stats_has(const struct nop_sink *s, const char *func);

@@ -293,6 +293,7 @@ static int text(struct nop_sink *s, const struct nop_gitem *gi)
 			str(&l, " /* unwound: no return */", 0);
 		break;
 	case NOP_GI_EVENT: /* event_line's */
+	case NOP_GI_ORIGIN: /* why's sink only */
 		break;
 	case NOP_GI_RETURN:
 		put(&l, "} /* ", 5);
@@ -399,7 +400,8 @@ static int json_common(struct nop_sink *s, struct graph_lines *g, const struct n
 	case NOP_GI_ENTER: d = LIT(d, "{\"type\":\"entry\",\"ts\":"); break;
 	case NOP_GI_LEAF: d = LIT(d, "{\"type\":\"call\",\"ts\":"); break;
 	case NOP_GI_RETURN: d = LIT(d, "{\"type\":\"exit\",\"ts\":"); break;
-	case NOP_GI_EVENT: break; /* event_line's */
+	case NOP_GI_EVENT: /* event_line's */
+	case NOP_GI_ORIGIN: break; /* why's sink only */
 	}
 	d = ujnum(d, gi->ts, false);
 	d = LIT(d, ",\"cpu\":");

@@ -90,6 +90,21 @@ bool nop_srclines_decl(struct nop_srclines *sl, const char *path, unsigned long 
 	return found || nop_srclines_at(sl, path, vaddr, file, line);
 }
 
+bool nop_srclines_source(struct nop_srclines *sl, const char *path, unsigned long long vaddr, char *file,
+			 size_t len, int *line)
+{
+	Dwarf *dw = dwarf_of(sl, path);
+	Dwarf_Die cu;
+	Dwarf_Attribute a;
+	const char *f, *dir;
+
+	if (!dw || !dwarf_addrdie(dw, vaddr, &cu) || !nop_srclines_decl(sl, path, vaddr, &f, line))
+		return false;
+	/* a name relative to the compilation's directory (DW_AT_comp_dir) */
+	dir = f[0] == '/' ? NULL : dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a));
+	return (size_t)snprintf(file, len, "%s%s%s", dir ? dir : "", dir ? "/" : "", f) < len;
+}
+
 bool nop_srclines_at(struct nop_srclines *sl, const char *path, unsigned long long vaddr,
 		     const char **file, int *line)
 {

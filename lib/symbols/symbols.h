@@ -42,6 +42,21 @@ bool nop_srclines_decl(struct nop_srclines *sl, const char *path, unsigned long 
 bool nop_srclines_at(struct nop_srclines *sl, const char *path, unsigned long long vaddr,
 		     const char **file, int *line);
 
+/* the source file of the function at vaddr, as a path to open (its
+ * compilation's directory prefixed to a relative name), and the line it
+ * is declared at */
+bool nop_srclines_source(struct nop_srclines *sl, const char *path, unsigned long long vaddr, char *file,
+			 size_t len, int *line);
+
+/* The return statements of a function's source text (srcreturns.c):
+ * text, its body from the first '{' at or after line decl to the brace
+ * that closes it. Of them, the lines whose expression can give value:
+ * one with that constant (a number, -ERRNO by its name, NULL, nullptr
+ * or 0 for a pointer), or one that computes (names a variable, calls);
+ * one whose only constants are others cannot. Up to max lines into
+ * lines, in order; how many there were (0: none, or no body found). */
+size_t nop_src_returns(const char *text, int decl, long long value, bool pointer, int *lines, size_t max);
+
 /* a function's return type (its probe's address vaddr): NOP_RV_* (base.h) */
 
 unsigned char nop_srclines_rettype(struct nop_srclines *sl, const char *path, unsigned long long vaddr);

@@ -9,3 +9,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# need_root NAME: uprobes need root; else the suite fails, said as NAME's
+need_root() {
+	[ "$(id -u)" = 0 ] && return 0
+	echo "$1: not root; uprobes need root"
+	echo "$1: 0 passed, 1 failed"
+	exit 1
+}

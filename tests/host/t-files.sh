@@ -12,11 +12,7 @@ bin=$b/nopctl
 h=$b/tests/helpers
 T=$tmp
 no() { bad "$@"; }
-if [ "$(id -u)" != 0 ]; then
-	echo "files: not root; uprobes need root"
-	echo "files: 0 passed, 1 failed"
-	exit 1
-fi
+need_root files
 trap 'umount "$T/small" 2> /dev/null; rm -rf "$T"; [ -z "${busy:-}" ] || kill $busy 2> /dev/null' EXIT
 has_tc() { command -v trace-cmd > /dev/null; }
 

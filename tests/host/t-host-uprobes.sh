@@ -16,11 +16,7 @@ pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
 no() { fail=$((fail + 1)); echo "FAIL: $*"; }
-if [ "$(id -u)" != 0 ]; then
-	echo "host-uprobes: not root; uprobes need root"
-	echo "host-uprobes: 0 passed, 1 failed"
-	exit 1
-fi
+need_root host-uprobes
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 

@@ -365,3 +365,23 @@ t_real_programs_exact() {
 		all_of summary '(.no_exit // 0) == 0' "$T/stats.json"
 	done
 }
+
+t_why_planted_failures() {
+	# issue 58: nopctl why against uwhy's 20 failures planted at marked
+	# lines (tests/progs/uwhy.c; tests/why-truth.sh judges), -O0 and -O2:
+	# each case's failures, each origin function, the marked line exact in
+	# at least 18 cases and among the candidates in the rest; the
+	# program's output its own
+	src=$(dirname "$(find / -xdev -name uwhy.c -path '*/tests/progs/*' 2> /dev/null | head -n 1)")
+	for o in O0 O2; do
+		"uwhy-$o" > "$T/want" 2> /dev/null || fail "uwhy-$o alone failed"
+		rm -f "$T/why.json"
+		expect_rc 0 nopctl why -j -o "$T/why.json" "$U/uwhy-$o:case_*" "$U/libuwhy.so:lib_*" -- "uwhy-$o"
+		cmp -s "$T/out" "$T/want" || fail "uwhy-$o: output changed under why: $(diff "$T/want" "$T/out" | head -4)"
+		sh /tests/why-truth.sh "$T/why.json" "$T/want" "$src" > "$T/truth" ||
+			fail "uwhy-$o against its truth: $(head -n 3 "$T/truth")"
+		set -- $(tail -n 1 "$T/truth")
+		echo "# $KVER: why uwhy-$o: $2 of 20 lines exact, $4 as candidates" >&3
+		[ "$2" -ge 18 ] && [ $(($2 + $4)) = 20 ] || fail "uwhy-$o: $2 lines exact, $4 candidates"
+	done
+}

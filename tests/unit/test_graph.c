@@ -1022,6 +1022,113 @@ static void off_cpu_other_task_half_not_judged(void **state)
 	fed_unpaired(ev, N_EV(ev), &k, 0, 0);
 }
 
+/* --- why: where a failed tree's error began (origin.c) --- */
+
+/* a tree written as "name=value" calls: '(' opens the last call's
+ * callees, ')' closes them; a name without '=' returned nothing known */
+struct otree {
+	struct nop_gitem v[64];
+	size_t n;
+};
+
+static void otree_parse(struct otree *t, const char *s)
+{
+	unsigned long long open[16];
+	int depth = 0;
+
+	t->n = 0;
+	while (*s) {
+		if (*s == ' ') {
+			s++;
+			continue;
+		}
+		if (*s == '(') { /* the last call has callees: its LEAF becomes an ENTER */
+			struct nop_gitem *g = &t->v[t->n - 1];
+
+			g->kind = NOP_GI_ENTER;
+			open[depth++] = t->n - 1;
+			s++;
+			continue;
+		}
+		if (*s == ')') {
+			struct nop_gitem *e = &t->v[open[--depth]], *r = &t->v[t->n++];
+
+			*r = *e;
+			r->kind = NOP_GI_RETURN;
+			s++;
+		} else {
+			struct nop_gitem *g = &t->v[t->n++];
+
+			memset(g, 0, sizeof(*g));
+			g->kind = NOP_GI_LEAF;
+			g->depth = depth;
+			g->func = (unsigned long long)(unsigned char)*s++; /* one letter a function */
+		}
+		if (*s == '=') { /* the value of the call just ended */
+			char *stop;
+
+			t->v[t->n - 1].retval = strtoll(s + 1, &stop, 10);
+			t->v[t->n - 1].has_retval = true;
+			s = stop;
+		}
+	}
+}
+
+static bool negative(void *ctx, const struct nop_gitem *g)
+{
+	(void)ctx;
+	return g->has_retval && g->retval < 0;
+}
+
+/* the chain's functions, root first, as letters */
+static const char *origin_of(const char *tree)
+{
+	static char out[32];
+	static struct otree t;
+	struct nop_origin_link chain[64];
+	size_t n = 0;
+	int r;
+
+	otree_parse(&t, tree);
+	r = nop_origin_find(t.v, t.n, sizeof(t.v[0]), negative, NULL, chain, &n);
+	assert_true(r >= 0);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(t.v[chain[i].end].func, t.v[chain[i].start].func);
+		out[i] = (char)t.v[chain[i].start].func;
+	}
+	out[n] = 0;
+	return r ? out : "-";
+}
+
+static void origin_chains(void **state)
+{
+	(void)state;
+	assert_string_equal(origin_of("r=0"), "-");			/* no failure */
+	assert_string_equal(origin_of("r=-1"), "r");			/* the root itself */
+	assert_string_equal(origin_of("r( a=-2 )=-2"), "ra");		/* one down, unchanged */
+	assert_string_equal(origin_of("r( m( l=-3 )=-3 )=-3"), "rml");	/* two down */
+	assert_string_equal(origin_of("r( a=-2 )=-5"), "ra");		/* translated */
+	/* a failure handled, then another passed up */
+	assert_string_equal(origin_of("r( t=-1 h=-6 )=-6"), "rh");
+	/* two failed the same way: the last passed it up */
+	assert_string_equal(origin_of("r( a=-1 b=-1 )=-1"), "rb");
+	/* none with the root's value: the last that failed, translated */
+	assert_string_equal(origin_of("r( a=-1 b=-2 c=0 )=-9"), "rb");
+	/* callees that succeeded are no origin */
+	assert_string_equal(origin_of("r( z=0 p=3 b=-15 )=-15"), "rb");
+	/* a failed callee's callees: its own origin below */
+	assert_string_equal(origin_of("r( m( o=1 b=-16 )=-16 )=-16"), "rmb");
+	/* recursion */
+	assert_string_equal(origin_of("r( c( c( c=-4 )=-4 )=-4 )=-4"), "rccc");
+	/* a callee that failed, the root failing with no value below it: the
+	 * callee (translated) */
+	assert_string_equal(origin_of("r( a=-1 )=-1 "), "ra");
+	/* a callee whose value is not known is no origin */
+	assert_string_equal(origin_of("r( a )=-1"), "r");
+	/* the root did not end in the tree */
+	assert_string_equal(origin_of("r( a=-1"), "-");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1041,6 +1148,7 @@ int main(void)
 		cmocka_unit_test(threshold_returns_nest), cmocka_unit_test(unfinished_calls_keep_their_cpu),
 		cmocka_unit_test(recording_of_returns_found),
 		cmocka_unit_test(event_inside_its_call), cmocka_unit_test(off_cpu_to_open_calls),
+		cmocka_unit_test(origin_chains),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

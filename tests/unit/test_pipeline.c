@@ -357,6 +357,33 @@ static void errors_keep_the_path(void **state)
 	assert_int_equal(g.ev[2].type, NOP_GI_RETURN);
 }
 
+/* why: of a failed tree only the chain down to its origin, then the
+ * ORIGIN item; a kernel callee with no value seen: maybe below */
+static void why_passes_the_chain_and_its_origin(void **state)
+{
+	unsigned long long path[3] = { 0x200, 0x100, 0x300 };
+	const struct nop_gitem in[] = {
+		{ .kind = NOP_GI_ENTER, .func = 0x200, .depth = 0, .npath = 1 },
+		{ .kind = NOP_GI_LEAF, .func = 0x300, .depth = 1, .npath = 2, .has_retval = true, .retval = 0 },
+		{ .kind = NOP_GI_ENTER, .func = 0x100, .depth = 1, .npath = 2 },
+		{ .kind = NOP_GI_LEAF, .func = 0x300, .depth = 2, .npath = 3 }, /* no value: a kernel function unprobed */
+		{ .kind = NOP_GI_RETURN, .func = 0x100, .depth = 1, .npath = 2, .has_retval = true, .retval = -2 },
+		{ .kind = NOP_GI_RETURN, .func = 0x200, .depth = 0, .npath = 1, .has_retval = true, .retval = -5 },
+	};
+	struct nop_errf *e = nop_errf_new(false, 0, false);
+	struct got g = { .n = 0 };
+
+	nop_errf_why(e);
+	feed_errf(e, in, ARRAY_SIZE(in), path, &g);
+	nop_errf_free(e);
+	/* P {, F {, } F = -2, } P = -5, then the origin: F */
+	assert_int_equal(g.n, 5);
+	assert_true(g.ev[0].ip == 0x200 && g.ev[1].ip == 0x100 && g.ev[2].ip == 0x100 && g.ev[3].ip == 0x200);
+	assert_int_equal(g.ev[4].type, NOP_GI_ORIGIN);
+	assert_int_equal(g.ev[4].ip, 0x100);
+	assert_int_equal(g.ev[4].depth, 0);
+}
+
 /* catch (issue 42): a tree goes on whole when its root was slow or
  * failed, nothing of the others; a tree the capture cut short (no
  * return at depth 0) is not a root call that ended */
@@ -855,6 +882,7 @@ int main(void)
 		cmocka_unit_test(an_interrupt_between),
 		cmocka_unit_test(trace_returns_are_lines),
 		cmocka_unit_test(errors_keep_the_path),
+		cmocka_unit_test(why_passes_the_chain_and_its_origin),
 		cmocka_unit_test(catch_keeps_whole_trees),
 		cmocka_unit_test(catch_outliers_after_warmup),
 		cmocka_unit_test(catch_now_takes_open_trees),

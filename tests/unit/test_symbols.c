@@ -635,6 +635,51 @@ static void dot_with_debug_info(void **state)
 	free(text);
 }
 
+/* why: the return statements of a source that could give a value */
+static size_t returns_of(const char *text, int decl, long long v, bool ptr, int *at)
+{
+	return nop_src_returns(text, decl, v, ptr, at, 8);
+}
+
+static void source_returns(void **state)
+{
+	static const char src[] = "int other(void) { return -1; }\n" /* 1: not the function */
+				  "/* return -1; in a comment */\n"
+				  "int f(int x)\n"			/* 3 */
+				  "{\n"
+				  "\tif (x == 1)\n"
+				  "\t\treturn -1; // the first\n"	/* 6 */
+				  "\tif (x == 2)\n"
+				  "\t\treturn -ENOENT;\n"		/* 8 */
+				  "\tif (x == 3) {\n"
+				  "\t\tputs(\"return -1;\");\n"	/* 10: a string */
+				  "\t\treturn x ? -3 : 1;\n"		/* 11: computes */
+				  "\t}\n"
+				  "\treturn 0;\n"			/* 13 */
+				  "}\n"
+				  "int after(void) { return -1; }\n";
+	static const char ptr[] = "char *g(int x)\n{\n\tif (x)\n\t\treturn NULL;\n\treturn table;\n}\n"
+				  "int *h(int i)\n{\n\tif (i > 3)\n\t\treturn nullptr;\n\treturn &slots[i];\n}\n";
+	int at[8];
+
+	(void)state;
+	assert_int_equal(returns_of(src, 3, -1, false, at), 2); /* the constant, and the one that computes */
+	assert_int_equal(at[0], 6);
+	assert_int_equal(at[1], 11);
+	assert_int_equal(returns_of(src, 3, -2, false, at), 2); /* -ENOENT by its name */
+	assert_int_equal(at[0], 8);
+	assert_int_equal(returns_of(src, 3, 0, false, at), 2);
+	assert_int_equal(at[1], 13);
+	assert_int_equal(returns_of(src, 3, -7, false, at), 1); /* only the one that computes */
+	assert_int_equal(at[0], 11);
+	assert_int_equal(returns_of(src, 1, -1, false, at), 1); /* other() alone */
+	assert_int_equal(returns_of(src, 20, -1, false, at), 0); /* past the text */
+	assert_int_equal(returns_of(ptr, 1, 0, true, at), 2);	 /* NULL, and a name that may be NULL */
+	assert_int_equal(at[0], 4);
+	assert_int_equal(returns_of(ptr, 7, 0, true, at), 2);	 /* nullptr */
+	assert_int_equal(at[0], 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -651,6 +696,7 @@ int main(void)
 		cmocka_unit_test(user_calls_unwound),
 		cmocka_unit_test(user_calls_fork_exec),
 		cmocka_unit_test(dot_with_debug_info),
+		cmocka_unit_test(source_returns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,7 +44,7 @@ lib=$root/lib/aarch64-linux-gnu
 mkdir -p "$root"/bin "$root"/sbin "$root"/proc "$root"/sys "$root"/dev "$root"/tmp \
 	"$root"/etc "$root"/run "$root"/tests "$root"/usr/bin "$lib"
 cp "$uc/root/bin/busybox" "$root/bin/busybox"
-suitefiles="$top/tests/suites/t-*.sh $top/tests/tc-events.sh"
+suitefiles="$top/tests/suites/t-*.sh $top/tests/tc-events.sh $top/tests/why-truth.sh"
 # NOPCTL_VM_STATIC=1: no shared library at all, as mkinitramfs.sh's: the
 # static nopctl and static helpers only, for t-static.sh
 if [ -n "${NOPCTL_VM_STATIC:-}" ]; then
@@ -85,6 +85,10 @@ else
 	add "$uc/root/usr/bin/jq"
 	add "$uc/root/usr/bin/trace-cmd"
 	for h in "$b"/tests/helpers/*; do cp "$h" "$root/usr/bin/"; done
+	# uwhy's sources where its DWARF says they are (nopctl why reads the
+	# return statements of a function the compiler left no constant for)
+	mkdir -p "$root$top/tests/progs"
+	cp "$top"/tests/progs/uwhy* "$root$top/tests/progs/"
 	for h in "$root"/usr/bin/*; do
 		case $(od -An -c -N4 "$h" | tr -d ' ') in *ELF) needed "$h" ;; esac
 	done

@@ -88,6 +88,10 @@ dbg=/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).
 mkdir -p "$root$(dirname "$dbg")"
 cp "$dbg" "$root$dbg"
 for h in "$b"/tests/helpers/*; do cp "$h" "$root/usr/bin/"; done
+# uwhy's sources where its DWARF says they are (nopctl why reads the
+# return statements of a function the compiler left no constant for)
+mkdir -p "$root$top/tests/progs"
+cp "$top"/tests/progs/uwhy* "$root$top/tests/progs/"
 # a small module with no dependencies and traceable functions, per kernel,
 # for -m tests; QEMU's watchdog's driver and the watchdog core it needs
 # (t-blackbox.sh)
@@ -119,4 +123,4 @@ if [ -n "${NOPCTL_VM_BENCH:-}" ]; then
 	fi
 	cp "$top"/bench/t-*.sh "$top"/bench/b6prime.sh "$root"/tests/
 fi
-pack "$top"/tests/suites/t-*.sh "$top"/tests/tc-events.sh
+pack "$top"/tests/suites/t-*.sh "$top"/tests/tc-events.sh "$top"/tests/why-truth.sh
