@@ -293,6 +293,8 @@ static int why_graph(struct nop_sink *s, const struct nop_gitem *gi)
 		const struct link *below = i + 1 < WHY_DEPTH ? &w->chain[i + 1] : NULL;
 
 		fprintf(m, "%s%s", i == gi->npath - 2 ? ", via " : " > ", nop_sink_func(s, gi->path[i]));
+		if (l && l->args) /* --args: "TEXT\0JSON" */
+			fprintf(m, "(%s)", l->args);
 		if (l && below && l->has_retval && below->has_retval && l->retval != below->retval) {
 			value_text(v, sizeof(v), l->retval, 0, user);
 			fprintf(m, " (as %s)", v);
