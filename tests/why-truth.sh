@@ -2,7 +2,8 @@
 # why-truth.sh JSON PLAIN SRC - nopctl why's JSON (JSON) against the truth
 # of uwhy (PLAIN: its own output, "case NN calls C failed F origin FUNC";
 # SRC: the directory of its sources, each failure's line marked "origin
-# NN"). Prints a line per case that is wrong and, last, "exact E
+# NN"). Prints a line per case that is wrong, a "# " line per case
+# answered with candidates, and, last, "exact E
 # candidates C": cases whose marked line was the one line named, and
 # those where it was among candidates. Exit 1 when a case is wrong (a
 # count, an origin function, a line neither exact nor among candidates).
@@ -34,6 +35,7 @@ for k in 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19 20; do
 	"$file:"*" false "*)
 		if echo "${got##* }" | tr '[],' '   ' | grep -qw "$line"; then
 			cands=$((cands + 1))
+			echo "# case $k: $file:$line among candidates $got"
 		else
 			echo "case $k: candidates $got lack $file:$line"
 			wrong=$((wrong + 1))

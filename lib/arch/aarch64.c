@@ -93,29 +93,55 @@ cs_err nop_arch_disasm_open(csh *h)
 	return e;
 }
 
-/* movz, movn (Rd w0/x0: the A64 encodings, sf bit 31 the width) and
- * mov w0/x0, wzr/xzr (orr from the zero register) */
-bool nop_arch_ret_const(const cs_insn *in, long long *value, unsigned *bytes)
+/* movz, movn, orr Rd, zr, zr (0): Rd holds a constant (the A64
+ * encodings; sf, bit 31, the width); into w0/x0, a load of the value;
+ * csel w0/x0, Rn, Rm: the constant Rn or Rm holds (the zero register: 0).
+ * A call forgets x0-x18; any other instruction the register in its bits
+ * 0-4 (Rd of most, which a store or compare does not write: forgotten
+ * all the same, a constant missed, never one made up) */
+int nop_arch_ret_const(csh h, const cs_insn *in, struct nop_arch_regs *r, long long values[2], unsigned *bytes)
 {
-	uint32_t w = word(in->bytes);
-	unsigned long long imm = (unsigned long long)((w >> 5) & 0xffff) << (16 * ((w >> 21) & 3));
+	int n = 0;
 
-	*bytes = w >> 31 ? 8 : 4;
-	if ((w & 0x1f) != 0) /* Rd: the return register */
-		return false;
-	if ((w & 0x7f800000) == 0x52800000) { /* movz */
-		*value = (long long)imm;
-		return true;
+	uint32_t w = word(in->bytes), rd = w & 0x1f;
+	unsigned long long imm = (unsigned long long)((w >> 5) & 0xffff) << (16 * ((w >> 21) & 3));
+	unsigned width = w >> 31 ? 8 : 4;
+	bool known = true;
+	long long v;
+
+	(void)h;
+	if (is(w, BL_IMM) || is(w, BLR_AUTH) || (w & 0xfffffc1f) == 0xd63f0000) { /* bl, blr */
+		r->known &= ~0x7ffffu;
+		return 0;
 	}
-	if ((w & 0x7f800000) == 0x12800000) { /* movn */
-		*value = *bytes == 4 ? (long long)(int32_t)~(uint32_t)imm : (long long)~imm;
-		return true;
+	if ((w & 0x7f800000) == 0x52800000) /* movz */
+		v = (long long)imm;
+	else if ((w & 0x7f800000) == 0x12800000) /* movn */
+		v = width == 4 ? (long long)(int32_t)~(uint32_t)imm : (long long)~imm;
+	else if ((w & 0x7fffffe0) == 0x2a1f03e0) /* orr Rd, zr, zr */
+		v = 0;
+	else
+		known = false;
+	if (known && rd != 31) {
+		r->v[rd] = v;
+		r->known |= 1u << rd;
+		if (rd == 0) {
+			*bytes = width;
+			values[n++] = v;
+		}
+		return n;
 	}
-	if ((w & 0x7fffffe0) == 0x2a1f03e0) { /* orr Rd, zr, zr */
-		*value = 0;
-		return true;
+	if ((w & 0x7fe00c00) == 0x1a800000 && rd == 0) { /* csel: either */
+		uint32_t src[2] = { (w >> 5) & 0x1f, (w >> 16) & 0x1f };
+
+		*bytes = width;
+		for (int k = 0; k < 2; k++)
+			if (src[k] == 31 || (r->known >> src[k] & 1))
+				values[n++] = src[k] == 31 ? 0 : r->v[src[k]];
 	}
-	return false;
+	if (rd != 31)
+		r->known &= ~(1u << rd);
+	return n;
 }
 
 /* b.cond, cbz, cbnz, tbz and tbnz are NOP_INSN_ON, as x86-64's jcc: a

@@ -77,10 +77,20 @@ enum nop_insn_flow {
 };
 enum nop_insn_flow nop_arch_insn_flow(const cs_insn *in, unsigned long long *target);
 
-/* the instruction puts a constant in the return register (why: which
- * return gave a value): *value, and *bytes of the register it writes
- * (4: a 32-bit write, zero-extended; 8: the whole register) */
-bool nop_arch_ret_const(const cs_insn *in, long long *value, unsigned *bytes);
+/* The constants a function's general registers hold, as a scan in code
+ * order knows them (why: which return gave a value); zeroed at the start */
+struct nop_arch_regs {
+	long long v[32];
+	uint32_t known;
+};
+
+/* the constants the instruction may put in the return register (why:
+ * which return gave a value), directly or by a conditional move from
+ * registers r says hold them: how many (0-2) into values, and *bytes of
+ * the register it writes (4: a 32-bit write, zero-extended; 8: the whole
+ * register). r follows what each instruction writes (h: the
+ * disassembler, for that) */
+int nop_arch_ret_const(csh h, const cs_insn *in, struct nop_arch_regs *r, long long values[2], unsigned *bytes);
 
 /* the kernel's uprobes refuse a probe on the instruction (why, for a
  * function none of whose instructions can be probed: nop_arch.refused) */

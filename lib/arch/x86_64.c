@@ -64,37 +64,92 @@ enum nop_insn_flow nop_arch_insn_flow(const cs_insn *in, unsigned long long *tar
 	}
 }
 
-/* mov $imm, %eax / %rax; xor %eax, %eax (0); or $-1, %eax (-1, GCC's -Os).
- * Capstone's Intel order: the destination first */
-bool nop_arch_ret_const(const cs_insn *in, long long *value, unsigned *bytes)
+/* a general register's number (rax 0 .. r15 15) by any of its 32- or
+ * 64-bit names; -1 for another register */
+static int gpr(unsigned reg)
 {
+	static const unsigned r64[16] = { X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX, X86_REG_RSP, X86_REG_RBP,
+					  X86_REG_RSI, X86_REG_RDI, X86_REG_R8,	 X86_REG_R9,  X86_REG_R10, X86_REG_R11,
+					  X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15 };
+	static const unsigned r32[16] = { X86_REG_EAX,	X86_REG_ECX,  X86_REG_EDX,  X86_REG_EBX,
+					  X86_REG_ESP,	X86_REG_EBP,  X86_REG_ESI,  X86_REG_EDI,
+					  X86_REG_R8D,	X86_REG_R9D,  X86_REG_R10D, X86_REG_R11D,
+					  X86_REG_R12D, X86_REG_R13D, X86_REG_R14D, X86_REG_R15D };
+
+	for (int i = 0; i < 16; i++)
+		if (reg == r64[i] || reg == r32[i])
+			return i;
+	return -1;
+}
+
+/* mov $imm, REG; xor REG, REG (0); or $-1, REG (-1, GCC's -Os): REG holds
+ * a constant; into %eax/%rax, a load of the value; cmovCC REG, %eax:
+ * the constant REG holds, if any. Capstone's Intel order: the destination
+ * first. A call, or any other write of a register, forgets it */
+int nop_arch_ret_const(csh h, const cs_insn *in, struct nop_arch_regs *r, long long values[2], unsigned *bytes)
+{
+	int n = 0;
+
 	const cs_x86 *x = &in->detail->x86;
 	const cs_x86_op *d = &x->operands[0], *s = &x->operands[1];
+	int dr = x->op_count == 2 && d->type == X86_OP_REG ? gpr(d->reg) : -1, sr;
+	bool known = false;
+	long long v = 0;
+	cs_regs rd, wr;
+	uint8_t nrd = 0, nwr = 0;
 
-	if (x->op_count != 2 || d->type != X86_OP_REG || (d->reg != X86_REG_EAX && d->reg != X86_REG_RAX))
-		return false;
-	*bytes = d->reg == X86_REG_EAX ? 4 : 8;
-	switch (in->id) {
-	case X86_INS_MOV:
-	case X86_INS_MOVABS:
-		if (s->type != X86_OP_IMM)
-			return false;
-		*value = s->imm;
-		return true;
-	case X86_INS_XOR:
-	case X86_INS_SUB:
-		if (s->type != X86_OP_REG || s->reg != d->reg)
-			return false;
-		*value = 0;
-		return true;
-	case X86_INS_OR:
-		if (s->type != X86_OP_IMM || s->imm != -1)
-			return false;
-		*value = -1;
-		return true;
-	default:
-		return false;
+	if (in->id == X86_INS_CALL) {
+		r->known = 0;
+		return 0;
 	}
+	if (dr >= 0) {
+		switch (in->id) {
+		case X86_INS_MOV:
+		case X86_INS_MOVABS:
+			if ((known = s->type == X86_OP_IMM))
+				v = s->imm;
+			break;
+		case X86_INS_XOR:
+		case X86_INS_SUB:
+			known = s->type == X86_OP_REG && s->reg == d->reg;
+			break;
+		case X86_INS_OR:
+			if ((known = s->type == X86_OP_IMM && s->imm == -1))
+				v = -1;
+			break;
+		default:
+			/* the register keeps what it held, or takes that */
+			if (in->id >= X86_INS_CMOVA && in->id <= X86_INS_CMOVS && s->type == X86_OP_REG &&
+			    (sr = gpr(s->reg)) >= 0 && dr == 0) {
+				*bytes = d->size == 4 ? 4 : 8;
+				if (r->known & 1)
+					values[n++] = r->v[0];
+				if (r->known >> sr & 1)
+					values[n++] = r->v[sr];
+				r->known &= ~1u;
+				return n;
+			}
+			break;
+		}
+	}
+	if (known) {
+		r->v[dr] = v;
+		r->known |= 1u << dr;
+		if (dr == 0) {
+			*bytes = d->size == 4 ? 4 : 8;
+			values[n++] = v;
+		}
+		return n;
+	}
+	/* any other write: forgotten */
+	if (cs_regs_access(h, in, rd, &nrd, wr, &nwr) == CS_ERR_OK) {
+		for (int i = 0; i < nwr; i++)
+			if ((sr = gpr(wr[i])) >= 0)
+				r->known &= ~(1u << sr);
+	} else {
+		r->known = 0;
+	}
+	return 0;
 }
 
 /* The kernel refuses a uprobe on an instruction with a lock or an ES,

@@ -89,6 +89,11 @@ static int add_exit(struct nop_ucode *c, unsigned long long vaddr, bool ret)
 static int scan(csh h, cs_insn *in, Elf *e, const struct range *rs, size_t nr, size_t which, bool loads_too,
 		struct nop_ucode *c)
 {
+	/* the registers' constants, from the piece's first instruction (a
+	 * jump into it from elsewhere may bring others: a constant missed,
+	 * or one kept that a jump replaced; why checks loads against the
+	 * source where it can) */
+	struct nop_arch_regs regs[1] = { { { 0 }, 0 } };
 	unsigned long long size = rs[which].hi - rs[which].lo;
 	const unsigned char *code = code_at(e, rs[which].lo, size);
 	const uint8_t *p = code;
@@ -110,12 +115,14 @@ static int scan(csh h, cs_insn *in, Elf *e, const struct range *rs, size_t nr, s
 				c->skip += in->size;
 		}
 		c->reaches_out |= flow == NOP_INSN_OUT;
-		struct nop_rvload l = { in->address, 0, 0 };
+		long long v[2];
+		unsigned bytes = 8;
+		int nv = loads_too ? nop_arch_ret_const(h, in, regs, v, &bytes) : 0;
 
-		if (loads_too && nop_arch_ret_const(in, &l.value, &l.bytes)) {
+		for (int k = 0; k < nv; k++) {
 			if (nop_grow((void **)&c->loads, &c->capload, c->nloads + 1, sizeof(*c->loads)))
 				return -1;
-			c->loads[c->nloads++] = l;
+			c->loads[c->nloads++] = (struct nop_rvload){ in->address, v[k], bytes };
 		}
 		if (flow == NOP_INSN_RETURN) {
 			if (bad)

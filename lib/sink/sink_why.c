@@ -78,10 +78,11 @@ static bool load_matches(const struct nop_rvload *l, long long v)
 }
 
 /* the return statements of the source of p's function that could give
- * v: how many, their lines into lines (WHY_LINES at most), the file's
- * name into *file; 0 where no source is found */
+ * v: how many, their lines into lines (WHY_LINES at most; literal: each
+ * names v as a constant), the file's name into *file; 0 where no source
+ * is found */
 static size_t source_returns(struct why *w, const struct nop_uprobe *p, long long v, bool pointer, const char **file,
-			     unsigned *lines)
+			     unsigned *lines, bool *literal)
 {
 	char src[4096];
 	int decl, at[WHY_LINES];
@@ -96,7 +97,7 @@ static size_t source_returns(struct why *w, const struct nop_uprobe *p, long lon
 	}
 	if (!w->text)
 		return 0;
-	n = nop_src_returns(w->text, decl, v, pointer, at, WHY_LINES);
+	n = nop_src_returns(w->text, decl, v, pointer, at, literal, WHY_LINES);
 	for (size_t k = 0; k < n && k < WHY_LINES; k++)
 		lines[k] = (unsigned)at[k];
 	*file = w->src;
@@ -109,6 +110,34 @@ static bool same_file(const char *a, const char *b)
 	const char *x = strrchr(a, '/'), *y = strrchr(b, '/');
 
 	return !strcmp(x ? x + 1 : a, y ? y + 1 : b);
+}
+
+/* of the source's returns src (ns, lit: with the constant), the lines
+ * the value came from, into lines, given the loads' lines (n of them,
+ * in the same file: same): the loads' lines among the returns with the
+ * constant, else those returns, else the loads' lines among any return,
+ * else every return. How many */
+static size_t pick_lines(unsigned *lines, size_t n, bool same, const unsigned *src, const bool *lit, size_t ns)
+{
+	unsigned out[WHY_LINES];
+	size_t k = 0;
+
+	for (int pass = 0; pass < 4 && !k; pass++) {
+		bool loads = n && same && (pass == 0 || pass == 2), literal = pass < 2;
+
+		if ((pass < 3 && !n) || (pass == 1 && !n))
+			continue; /* no load: any return could compute it */
+		for (size_t j = 0; j < ns; j++) {
+			bool in = !loads;
+
+			for (size_t i = 0; loads && i < n; i++)
+				in |= lines[i] == src[j];
+			if (in && (!literal || lit[j]))
+				out[k++] = src[j];
+		}
+	}
+	memcpy(lines, out, k * sizeof(*out));
+	return k;
 }
 
 /* where the origin's value was set: "at FILE:LINE", "at one of FILE:L1,
@@ -143,29 +172,22 @@ static void origin_where(struct nop_sink *s, struct why *w, const struct nop_git
 			*file = f;
 		lines[n++] = (unsigned)ln;
 	}
-	/* the line table puts an -O2 load on whichever line the compiler
-	 * chose (a cmov's constant on the other return's line): where the
-	 * source can be read, a load's line counts only if it is a return
-	 * that can give the value, and the source's returns decide if none is */
+	/* The line table puts an -O2 load on whichever line the compiler
+	 * chose (a cmov's constant on the other return's line). Where the
+	 * source can be read it decides among its returns that can give the
+	 * value: those with the constant itself when the code loads it
+	 * (a return of a variable loads none), the loads' lines among them
+	 * first; with no load, any of them (a computed value) */
 	unsigned src[WHY_LINES];
+	bool lit[WHY_LINES];
 	const char *sfile = NULL;
-	size_t ns = source_returns(w, p, gi->retval, gi->rvtype & NOP_RV_POINTER, &sfile, src), kept = 0;
+	size_t ns = source_returns(w, p, gi->retval, gi->rvtype & NOP_RV_POINTER, &sfile, src, lit);
 
-	*how = "constant";
-	for (size_t k = 0; ns && k < n; k++) {
-		bool in = false;
-
-		for (size_t j = 0; j < ns; j++)
-			in |= src[j] == lines[k];
-		if (in && same_file(*file, sfile))
-			lines[kept++] = lines[k];
-	}
-	if (ns && !kept) {
-		memcpy(lines, src, ns * sizeof(*src));
+	*how = n ? "constant" : "source";
+	if (ns) {
+		n = pick_lines(lines, n, *file && same_file(*file, sfile), src, lit, ns);
 		*file = sfile;
-		*how = "source";
 	}
-	n = ns ? (kept ? kept : ns) : n;
 	*nlines = n;
 	if (n) {
 		const char *b = strrchr(*file, '/');

@@ -53,8 +53,9 @@ static int errno_named(const char *name, size_t len)
 	return 0;
 }
 
-/* a return's expression, from s->p to its ';': whether it can give value */
-static bool can_give(struct scan *s, long long value, bool pointer)
+/* a return's expression, from s->p to its ';': whether it can give value
+ * (*literal: as a constant it names) */
+static bool can_give(struct scan *s, long long value, bool pointer, bool *literal)
 {
 	bool matches = false, computes = false, neg = false, operand = false;
 
@@ -110,10 +111,12 @@ static bool can_give(struct scan *s, long long value, bool pointer)
 		operand = *p == ')' || *p == ']';
 		s->p++;
 	}
+	*literal = matches;
 	return matches || computes;
 }
 
-size_t nop_src_returns(const char *text, int decl, long long value, bool pointer, int *lines, size_t max)
+size_t nop_src_returns(const char *text, int decl, long long value, bool pointer, int *lines, bool *literal,
+		       size_t max)
 {
 	struct scan s = { text, 1 };
 	int depth = 0;
@@ -143,11 +146,14 @@ size_t nop_src_returns(const char *text, int decl, long long value, bool pointer
 		if (body && !strncmp(p, "return", 6) && !isalnum((unsigned char)p[6]) && p[6] != '_' &&
 		    (p == text || (!isalnum((unsigned char)p[-1]) && p[-1] != '_'))) {
 			int at = s.line;
+			bool lit;
 
 			s.p += 6;
-			if (can_give(&s, value, pointer)) {
-				if (n < max)
+			if (can_give(&s, value, pointer, &lit)) {
+				if (n < max) {
 					lines[n] = at;
+					literal[n] = lit;
+				}
 				n++;
 			}
 			continue;

@@ -382,6 +382,7 @@ t_why_planted_failures() {
 			fail "uwhy-$o against its truth: $(head -n 3 "$T/truth")"
 		set -- $(tail -n 1 "$T/truth")
 		echo "# $KVER: why uwhy-$o: $2 of 20 lines exact, $4 as candidates" >&3
+		grep '^# ' "$T/truth" >&3 || true
 		[ "$2" -ge 18 ] && [ $(($2 + $4)) = 20 ] || fail "uwhy-$o: $2 lines exact, $4 candidates"
 	done
 }
