@@ -18,7 +18,7 @@ const struct cmd nop_commands[] = {
 	{ "catch", cmd_catch, GRAPH_OPTS | O_GRAPHFMT | O_ARGS | O_ERRORS | O_SLOWER | O_OUTLIERS | O_BEFORE | O_COMPRESS,
 	  "--slower-than TIME|--errors|--outliers [OPTIONS] PATTERN... [-- COMMAND [ARG...]]",
 	  "Show only the call trees whose root call (a PATTERN's) was slow or failed, whole." },
-	{ "why", cmd_why, (GRAPH_OPTS & ~(O_THRESH | O_RETVAL | O_NOSLEEP)) | O_GRAPHFMT | O_ARGS, "[OPTIONS] PATTERN... [-- COMMAND [ARG...]]",
+	{ "why", cmd_why, (GRAPH_OPTS & ~(O_THRESH | O_RETVAL | O_NOSLEEP | O_DEPTH)) | O_GRAPHFMT | O_ARGS, "[OPTIONS] PATTERN... [-- COMMAND [ARG...]]",
 	  "Show where each failed root call's error began: the function, its line, the calls that passed it up." },
 	{ "stats", cmd_stats, GRAPH_OPTS | O_FORMAT | O_SORT | O_HIST | O_CALLERS | O_INTERVAL,
 	  "[OPTIONS] [PATTERN...] [-- COMMAND [ARG...]]",

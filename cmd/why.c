@@ -17,7 +17,7 @@ int cmd_why(struct opts *o)
 		return report_error(o, &err);
 	}
 	o->why = o->errors = o->retval = true;
-	if (o->view == NOP_VIEW_LINES) /* -F graph keeps the chains as trees */
+	if (o->view == NOP_VIEW_LINES) /* text: the why view; pictures draw the chains */
 		o->view = NOP_VIEW_WHY;
 	return run_capture(o, RUN_GRAPH);
 }

@@ -307,6 +307,8 @@ static int count_reached(struct nop_pipeline *p)
 
 	if (p->cfg.catching && p->errf) /* catch: trees caught, each out whole */
 		n = nop_errf_out_whole(p->errf);
+	else if (p->cfg.why) /* why: failures explained */
+		n = p->sum.origins;
 	if (p->cfg.count && n >= p->cfg.count) {
 		p->counted = true;
 		nop_pipeline_stop(p, NOP_STOP_COUNT, 0);

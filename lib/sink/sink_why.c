@@ -12,9 +12,12 @@
  * of its return statements could give the value (srcreturns.c): one is
  * the line, several candidates. Else the line of the `ret` that fired,
  * said as that. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sink/sink.h"
 
@@ -77,15 +80,39 @@ static bool load_matches(const struct nop_rvload *l, long long v)
 	return l->bytes == 4 ? (unsigned)l->value == (unsigned)v : l->value == v;
 }
 
+/* a source file's text: a regular file of at most 16 MB, opened without
+ * blocking (its name comes from the traced binary's DWARF: a FIFO or
+ * /dev/zero there must not hang or fill nopctl); NULL otherwise */
+static char *read_source(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	char *t = NULL;
+	size_t got = 0;
+	ssize_t r = 0;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (16 << 20) &&
+	    (t = malloc((size_t)st.st_size + 1))) {
+		while (got < (size_t)st.st_size && (r = read(fd, t + got, (size_t)st.st_size - got)) > 0)
+			got += (size_t)r;
+		t[got] = 0;
+	}
+	close(fd);
+	return t;
+}
+
+#define WHY_RETURNS 256 /* a function's returns read from its source */
+
 /* the return statements of the source of p's function that could give
- * v: how many, their lines into lines (WHY_LINES at most; literal: each
- * names v as a constant), the file's name into *file; 0 where no source
- * is found */
+ * v: how many, their lines into lines (WHY_RETURNS at most; how: each's
+ * NOP_SRC_* flags), the file's name into *file; 0 where no source is found */
 static size_t source_returns(struct why *w, const struct nop_uprobe *p, long long v, bool pointer, const char **file,
-			     unsigned *lines, bool *literal)
+			     unsigned *lines, unsigned char *how)
 {
 	char src[4096];
-	int decl, at[WHY_LINES];
+	int decl, at[WHY_RETURNS];
 	size_t n;
 
 	if (!nop_srclines_source(w->sl, p->path, p->vaddr, src, sizeof(src), &decl))
@@ -93,15 +120,15 @@ static size_t source_returns(struct why *w, const struct nop_uprobe *p, long lon
 	if (strcmp(src, w->src)) { /* read once while calls name the same file */
 		free(w->text);
 		snprintf(w->src, sizeof(w->src), "%s", src);
-		w->text = nop_read_file(src, NULL, &(struct nop_error){ 0 });
+		w->text = read_source(src);
 	}
 	if (!w->text)
 		return 0;
-	n = nop_src_returns(w->text, decl, v, pointer, at, literal, WHY_LINES);
-	for (size_t k = 0; k < n && k < WHY_LINES; k++)
+	n = nop_src_returns(w->text, decl, v, pointer, at, how, WHY_RETURNS);
+	for (size_t k = 0; k < n && k < WHY_RETURNS; k++)
 		lines[k] = (unsigned)at[k];
 	*file = w->src;
-	return n < WHY_LINES ? n : WHY_LINES;
+	return n < WHY_RETURNS ? n : WHY_RETURNS;
 }
 
 /* two names of a source file: the same base name */
@@ -112,29 +139,49 @@ static bool same_file(const char *a, const char *b)
 	return !strcmp(x ? x + 1 : a, y ? y + 1 : b);
 }
 
-/* of the source's returns src (ns, lit: with the constant), the lines
- * the value came from, into lines, given the loads' lines (n of them,
- * in the same file: same): the loads' lines among the returns with the
- * constant, else those returns, else the loads' lines among any return,
- * else every return. How many */
-static size_t pick_lines(unsigned *lines, size_t n, bool same, const unsigned *src, const bool *lit, size_t ns)
+/* of the source's returns src (ns, each's NOP_SRC_* flags in how), the
+ * lines the value came from, into lines (WHY_LINES at most), given the
+ * loads' lines (n of them; same: in the same file): the loads' lines
+ * among the returns with the constant, else those returns, else the
+ * loads' lines among any return, else the loads' own lines (ret = -E;
+ * goto out; ... return ret;), else every return. A return that calls
+ * may pass on the callee's value: when one can give it and is not
+ * chosen, it is added, and the answer is no longer one line. How many;
+ * *constant: the loads decided */
+static size_t pick_lines(unsigned *lines, size_t n, bool same, const unsigned *src, const unsigned char *how,
+			 size_t ns, bool *constant)
 {
 	unsigned out[WHY_LINES];
 	size_t k = 0;
+	int pass;
 
-	for (int pass = 0; pass < 4 && !k; pass++) {
+	for (pass = 0; pass < 5 && !k; pass++) {
 		bool loads = n && same && (pass == 0 || pass == 2), literal = pass < 2;
 
-		if ((pass < 3 && !n) || (pass == 1 && !n))
+		if (pass < 4 && !n)
 			continue; /* no load: any return could compute it */
-		for (size_t j = 0; j < ns; j++) {
+		if (pass == 3) { /* the loads' own lines, no return among them */
+			for (size_t i = 0; same && i < n && k < WHY_LINES; i++)
+				out[k++] = lines[i];
+			continue;
+		}
+		for (size_t j = 0; j < ns && k < WHY_LINES; j++) {
 			bool in = !loads;
 
 			for (size_t i = 0; loads && i < n; i++)
 				in |= lines[i] == src[j];
-			if (in && (!literal || lit[j]))
+			if (in && (!literal || (how[j] & NOP_SRC_LITERAL)))
 				out[k++] = src[j];
 		}
+	}
+	*constant = pass - 1 != 1 && pass - 1 != 4;
+	for (size_t j = 0; j < ns && k < WHY_LINES; j++) { /* returns that call */
+		bool chosen = false;
+
+		for (size_t i = 0; i < k; i++)
+			chosen |= out[i] == src[j];
+		if ((how[j] & NOP_SRC_CALL) && !chosen)
+			out[k++] = src[j];
 	}
 	memcpy(lines, out, k * sizeof(*out));
 	return k;
@@ -178,16 +225,17 @@ static void origin_where(struct nop_sink *s, struct why *w, const struct nop_git
 	 * value: those with the constant itself when the code loads it
 	 * (a return of a variable loads none), the loads' lines among them
 	 * first; with no load, any of them (a computed value) */
-	unsigned src[WHY_LINES];
-	bool lit[WHY_LINES];
+	unsigned src[WHY_RETURNS];
+	unsigned char fl[WHY_RETURNS];
 	const char *sfile = NULL;
-	size_t ns = source_returns(w, p, gi->retval, gi->rvtype & NOP_RV_POINTER, &sfile, src, lit);
+	size_t ns = source_returns(w, p, gi->retval, gi->rvtype & NOP_RV_POINTER, &sfile, src, fl);
+	bool constant = true;
 
-	*how = n ? "constant" : "source";
 	if (ns) {
-		n = pick_lines(lines, n, *file && same_file(*file, sfile), src, lit, ns);
+		n = pick_lines(lines, n, *file && same_file(*file, sfile), src, fl, ns, &constant);
 		*file = sfile;
 	}
+	*how = constant ? "constant" : "source";
 	*nlines = n;
 	if (n) {
 		const char *b = strrchr(*file, '/');
@@ -224,13 +272,10 @@ static int count_origin(struct why *w, const char *key)
 	return 0;
 }
 
-/* str as a JSON string on m */
+/* str as a JSON string on m, whatever its length */
 static void jstr(FILE *m, const char *str)
 {
-	char q[4200];
-	size_t n = nop_json_quote(q, sizeof(q), str);
-
-	fprintf(m, "%.*s", (int)n, n ? q : "\"\"");
+	nop_json_str(m, str);
 }
 
 /* the failure's JSON line */
@@ -256,7 +301,7 @@ static void origin_json(struct nop_sink *s, struct why *w, const struct nop_gite
 	if (file) {
 		fprintf(m, ",\"file\":");
 		jstr(m, file);
-		fprintf(m, ",\"line\":%u,\"exact\":%s", line, nlines == 1 || ret_line ? "true" : "false");
+		fprintf(m, ",\"line\":%u,\"exact\":%s", line, nlines == 1 && !ret_line ? "true" : "false");
 		fprintf(m, ",\"how\":\"%s\"", how);
 		fprintf(m, ",\"lines\":[");
 		for (size_t k = 0; k < nlines; k++)

@@ -54,10 +54,11 @@ static int errno_named(const char *name, size_t len)
 }
 
 /* a return's expression, from s->p to its ';': whether it can give value
- * (*literal: as a constant it names) */
-static bool can_give(struct scan *s, long long value, bool pointer, bool *literal)
+ * (*how: NOP_SRC_LITERAL, it names it as a constant; NOP_SRC_CALL, it
+ * calls a function) */
+static bool can_give(struct scan *s, long long value, bool pointer, unsigned char *how)
 {
-	bool matches = false, computes = false, neg = false, operand = false;
+	bool matches = false, computes = false, neg = false, operand = false, calls = false;
 
 	while (*s->p && *s->p != ';') {
 		const char *p = s->p;
@@ -102,6 +103,9 @@ static bool can_give(struct scan *s, long long value, bool pointer, bool *litera
 			else
 				computes = true;
 			s->p = p + n;
+			while (*s->p == ' ' || *s->p == '\t')
+				s->p++;
+			calls |= *s->p == '(' && !(n == 6 && !memcmp(p, "sizeof", 6));
 			neg = false;
 			operand = true;
 			continue;
@@ -111,11 +115,11 @@ static bool can_give(struct scan *s, long long value, bool pointer, bool *litera
 		operand = *p == ')' || *p == ']';
 		s->p++;
 	}
-	*literal = matches;
+	*how = (matches ? NOP_SRC_LITERAL : 0) | (calls ? NOP_SRC_CALL : 0);
 	return matches || computes;
 }
 
-size_t nop_src_returns(const char *text, int decl, long long value, bool pointer, int *lines, bool *literal,
+size_t nop_src_returns(const char *text, int decl, long long value, bool pointer, int *lines, unsigned char *how,
 		       size_t max)
 {
 	struct scan s = { text, 1 };
@@ -146,13 +150,13 @@ size_t nop_src_returns(const char *text, int decl, long long value, bool pointer
 		if (body && !strncmp(p, "return", 6) && !isalnum((unsigned char)p[6]) && p[6] != '_' &&
 		    (p == text || (!isalnum((unsigned char)p[-1]) && p[-1] != '_'))) {
 			int at = s.line;
-			bool lit;
+			unsigned char h;
 
 			s.p += 6;
-			if (can_give(&s, value, pointer, &lit)) {
+			if (can_give(&s, value, pointer, &h)) {
 				if (n < max) {
 					lines[n] = at;
-					literal[n] = lit;
+					how[n] = h;
 				}
 				n++;
 			}

@@ -54,9 +54,11 @@ bool nop_srclines_source(struct nop_srclines *sl, const char *path, unsigned lon
  * one with that constant (a number, -ERRNO by its name, NULL, nullptr
  * or 0 for a pointer), or one that computes (names a variable, calls);
  * one whose only constants are others cannot. Up to max lines into
- * lines, in order, each with literal[i]: it names the value as a
- * constant; how many there were (0: none, or no body found). */
-size_t nop_src_returns(const char *text, int decl, long long value, bool pointer, int *lines, bool *literal,
+ * lines, in order, each with how[i]: NOP_SRC_LITERAL, it names the value
+ * as a constant; NOP_SRC_CALL, it calls a function (whose value it may
+ * pass on); how many there were (0: none, or no body found). */
+enum { NOP_SRC_LITERAL = 1, NOP_SRC_CALL = 2 };
+size_t nop_src_returns(const char *text, int decl, long long value, bool pointer, int *lines, unsigned char *how,
 		       size_t max);
 
 /* a function's return type (its probe's address vaddr): NOP_RV_* (base.h) */

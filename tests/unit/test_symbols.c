@@ -636,11 +636,11 @@ static void dot_with_debug_info(void **state)
 }
 
 /* why: the return statements of a source that could give a value */
-static bool lit[8];
+static unsigned char how[8];
 
 static size_t returns_of(const char *text, int decl, long long v, bool ptr, int *at)
 {
-	return nop_src_returns(text, decl, v, ptr, at, lit, 8);
+	return nop_src_returns(text, decl, v, ptr, at, how, 8);
 }
 
 static void source_returns(void **state)
@@ -668,7 +668,7 @@ static void source_returns(void **state)
 	assert_int_equal(returns_of(src, 3, -1, false, at), 2); /* the constant, and the one that computes */
 	assert_int_equal(at[0], 6);
 	assert_int_equal(at[1], 11);
-	assert_true(lit[0] && !lit[1]);
+	assert_true(how[0] == NOP_SRC_LITERAL && how[1] == 0);
 	assert_int_equal(returns_of(src, 3, -2, false, at), 2); /* -ENOENT by its name */
 	assert_int_equal(at[0], 8);
 	assert_int_equal(returns_of(src, 3, 0, false, at), 2);
@@ -681,6 +681,10 @@ static void source_returns(void **state)
 	assert_int_equal(at[0], 4);
 	assert_int_equal(returns_of(ptr, 7, 0, true, at), 2);	 /* nullptr */
 	assert_int_equal(at[0], 10);
+	/* a return that calls: it may pass on what the call gave */
+	assert_int_equal(returns_of("int f(char *p)\n{\n\tif (!p)\n\t\treturn -1;\n\treturn open (p, 0);\n}\n",
+				    1, -1, false, at), 2);
+	assert_true(how[0] == NOP_SRC_LITERAL && how[1] == NOP_SRC_CALL);
 }
 
 int main(void)
