@@ -85,10 +85,11 @@ else
 	add "$uc/root/usr/bin/jq"
 	add "$uc/root/usr/bin/trace-cmd"
 	for h in "$b"/tests/helpers/*; do cp "$h" "$root/usr/bin/"; done
-	# uwhy's sources where its DWARF says they are (nopctl why reads the
-	# return statements of a function the compiler left no constant for)
-	mkdir -p "$root$top/tests/progs"
-	cp "$top"/tests/progs/uwhy* "$root$top/tests/progs/"
+	# uwhy's sources, under /usr/src/nopctl-why and the path its DWARF
+	# names (t-uprobes.sh puts them there at run time: a checkout under
+	# /tmp is hidden by the guest's tmpfs)
+	mkdir -p "$root/usr/src/nopctl-why$top/tests/progs"
+	cp "$top"/tests/progs/uwhy* "$root/usr/src/nopctl-why$top/tests/progs/"
 	for h in "$root"/usr/bin/*; do
 		case $(od -An -c -N4 "$h" | tr -d ' ') in *ELF) needed "$h" ;; esac
 	done

@@ -88,10 +88,11 @@ dbg=/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).
 mkdir -p "$root$(dirname "$dbg")"
 cp "$dbg" "$root$dbg"
 for h in "$b"/tests/helpers/*; do cp "$h" "$root/usr/bin/"; done
-# uwhy's sources where its DWARF says they are (nopctl why reads the
-# return statements of a function the compiler left no constant for)
-mkdir -p "$root$top/tests/progs"
-cp "$top"/tests/progs/uwhy* "$root$top/tests/progs/"
+# uwhy's sources, under /usr/src/nopctl-why and the path its DWARF names
+# (t-uprobes.sh puts them there at run time: a checkout under /tmp is
+# hidden by the guest's tmpfs)
+mkdir -p "$root/usr/src/nopctl-why$top/tests/progs"
+cp "$top"/tests/progs/uwhy* "$root/usr/src/nopctl-why$top/tests/progs/"
 # a small module with no dependencies and traceable functions, per kernel,
 # for -m tests; QEMU's watchdog's driver and the watchdog core it needs
 # (t-blackbox.sh)
