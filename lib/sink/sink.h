@@ -47,6 +47,9 @@ void nop_sink_text_in(const struct nop_sink *s, char *buf, size_t cap);
 
 void nop_sink_free(struct nop_sink *s);
 
+/* a path's last name (a source file as pictures and why name it) */
+const char *nop_sink_base(const char *path);
+
 /* a task's name as the sink's encoding may show it */
 const char *nop_sink_comm(struct nop_sink *s, int pid);
 

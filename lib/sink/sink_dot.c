@@ -152,13 +152,6 @@ static int dot_graph(struct nop_sink *s, const struct nop_gitem *gi)
 	return 0;
 }
 
-static const char *base(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b ? b + 1 : path;
-}
-
 static void node_line(struct nop_sink *s, const char *name, const struct node *n, const char *indent)
 {
 	char t[32];
@@ -218,7 +211,7 @@ static void per_call(struct nop_sink *s, struct dot *d)
 		fprintf(s->out, "\" [label=\"#%zu", c + 1);
 		if (k->file) {
 			fputs(" at ", s->out);
-			dot_str(s->out, base(k->file));
+			dot_str(s->out, nop_sink_base(k->file));
 			fprintf(s->out, ":%d", k->line);
 		}
 		fputc('"', s->out);

@@ -17,6 +17,13 @@ int nop_sink_priv(struct nop_sink *s, size_t size, struct nop_error *err)
 	return 0;
 }
 
+const char *nop_sink_base(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
 void nop_sink_free(struct nop_sink *s)
 {
 	if (s->ops && s->ops->free)

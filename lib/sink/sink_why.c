@@ -30,8 +30,9 @@ struct link {
 	char *args; /* "TEXT\0JSON", a copy; NULL: none */
 };
 
+/* a failure's text after its task, and how many said it (the summary) */
 struct origin_row {
-	char *key; /* the text line's part after the task: what is counted */
+	const char *key;
 	unsigned long long count;
 };
 
@@ -41,8 +42,7 @@ struct why {
 	/* the last source file read, and its text (NULL: unreadable) */
 	char src[4096];
 	char *text;
-	struct origin_row *rows;
-	size_t nrows, cap;
+	struct nop_strmap *origins; /* origin_row's text -> its count */
 	unsigned long long failures;
 };
 
@@ -134,9 +134,7 @@ static size_t source_returns(struct why *w, const struct nop_uprobe *p, long lon
 /* two names of a source file: the same base name */
 static bool same_file(const char *a, const char *b)
 {
-	const char *x = strrchr(a, '/'), *y = strrchr(b, '/');
-
-	return !strcmp(x ? x + 1 : a, y ? y + 1 : b);
+	return !strcmp(nop_sink_base(a), nop_sink_base(b));
 }
 
 /* of the source's returns src (ns, each's NOP_SRC_* flags in how), the
@@ -238,10 +236,8 @@ static void origin_where(struct nop_sink *s, struct why *w, const struct nop_git
 	*how = constant ? "constant" : "source";
 	*nlines = n;
 	if (n) {
-		const char *b = strrchr(*file, '/');
-
 		*line = lines[0];
-		o = (size_t)snprintf(buf, len, n == 1 ? " at %s:%u" : " at one of %s:%u", b ? b + 1 : *file, lines[0]);
+		o = (size_t)snprintf(buf, len, n == 1 ? " at %s:%u" : " at one of %s:%u", nop_sink_base(*file), lines[0]);
 		for (size_t k = 1; k < n && o < len; k++)
 			o += (size_t)snprintf(buf + o, len - o, ", %u", lines[k]);
 		return;
@@ -249,33 +245,21 @@ static void origin_where(struct nop_sink *s, struct why *w, const struct nop_git
 	/* no constant: the ret that fired (not a uretprobe's return) */
 	if (u && gi->usite && gi->usite <= u->n && !u->v[gi->usite - 1].uret &&
 	    nop_srclines_at(w->sl, u->v[gi->usite - 1].path, u->v[gi->usite - 1].vaddr, &f, &ln)) {
-		const char *b = strrchr(f, '/');
-
 		*file = f;
 		*line = (unsigned)ln;
 		*how = "ret";
-		snprintf(buf, len, " (its ret at %s:%d)", b ? b + 1 : f, ln);
+		snprintf(buf, len, " (its ret at %s:%d)", nop_sink_base(f), ln);
 	}
 }
 
 static int count_origin(struct why *w, const char *key)
 {
-	for (size_t i = 0; i < w->nrows; i++)
-		if (!strcmp(w->rows[i].key, key)) {
-			w->rows[i].count++;
-			return 0;
-		}
-	if (nop_grow((void **)&w->rows, &w->cap, w->nrows + 1, sizeof(*w->rows)) ||
-	    !(w->rows[w->nrows].key = strdup(key)))
-		return -1;
-	w->rows[w->nrows++].count = 1;
-	return 0;
-}
+	unsigned long long *n;
 
-/* str as a JSON string on m, whatever its length */
-static void jstr(FILE *m, const char *str)
-{
-	nop_json_str(m, str);
+	if ((!w->origins && !(w->origins = nop_strmap_new(sizeof(*n)))) || !(n = nop_strmap_get(w->origins, key)))
+		return -1;
+	++*n;
+	return 0;
 }
 
 /* the failure's JSON line */
@@ -288,19 +272,19 @@ static void origin_json(struct nop_sink *s, struct why *w, const struct nop_gite
 	const char *en = nop_retval_errno(gi->retval, user), *bin = nop_resolve_binary(s->res, gi->func);
 
 	fprintf(m, "{\"type\":\"why\",\"ts\":%llu,\"pid\":%d,\"comm\":", gi->ts, gi->pid);
-	jstr(m, nop_sink_comm(s, gi->pid));
+	nop_json_str(m, nop_sink_comm(s, gi->pid));
 	fprintf(m, ",\"func\":");
-	jstr(m, nop_sink_func(s, gi->func));
+	nop_json_str(m, nop_sink_func(s, gi->func));
 	if (bin) {
 		fprintf(m, ",\"binary\":");
-		jstr(m, bin);
+		nop_json_str(m, bin);
 	}
 	fprintf(m, ",\"retval\":%lld,\"maybe_below\":%s", gi->retval, gi->maybe_below ? "true" : "false");
 	if (en)
 		fprintf(m, ",\"error\":\"%s\"", en);
 	if (file) {
 		fprintf(m, ",\"file\":");
-		jstr(m, file);
+		nop_json_str(m, file);
 		fprintf(m, ",\"line\":%u,\"exact\":%s", line, nlines == 1 && !ret_line ? "true" : "false");
 		fprintf(m, ",\"how\":\"%s\"", how);
 		fprintf(m, ",\"lines\":[");
@@ -314,7 +298,7 @@ static void origin_json(struct nop_sink *s, struct why *w, const struct nop_gite
 		const struct link *l = i < WHY_DEPTH ? &w->chain[i] : NULL;
 
 		fprintf(m, "%s{\"func\":", i ? "," : "");
-		jstr(m, nop_sink_func(s, gi->path[i]));
+		nop_json_str(m, nop_sink_func(s, gi->path[i]));
 		if (l && l->has_retval)
 			fprintf(m, ",\"retval\":%lld", l->retval);
 		if (l && l->args)
@@ -404,22 +388,30 @@ static int by_count(const void *a, const void *b)
 static int why_summary(struct nop_sink *s, const struct nop_summary *sum)
 {
 	struct why *w = s->priv;
+	size_t n = w->origins ? nop_strmap_size(w->origins) : 0;
+	struct origin_row *rows = n ? malloc(n * sizeof(*rows)) : NULL;
 
-	if (nop_sink_spill(s))
+	if (nop_sink_spill(s) || (n && !rows)) {
+		free(rows);
 		return -1;
-	qsort(w->rows, w->nrows, sizeof(*w->rows), by_count);
-	if (s->enc != NOP_ENC_JSON && w->nrows)
-		fprintf(s->out, "\n%llu failure%s, %zu origin%s:\n", w->failures, w->failures == 1 ? "" : "s", w->nrows,
-			w->nrows == 1 ? "" : "s");
-	for (size_t i = 0; i < w->nrows; i++) {
+	}
+	for (size_t i = 0; i < n; i++)
+		rows[i].count = *(unsigned long long *)nop_strmap_at(w->origins, i, &rows[i].key);
+	if (n)
+		qsort(rows, n, sizeof(*rows), by_count);
+	if (s->enc != NOP_ENC_JSON && n)
+		fprintf(s->out, "\n%llu failure%s, %zu origin%s:\n", w->failures, w->failures == 1 ? "" : "s", n,
+			n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
 		if (s->enc == NOP_ENC_JSON) {
-			fprintf(s->out, "{\"type\":\"why_origin\",\"count\":%llu,\"origin\":", w->rows[i].count);
-			jstr(s->out, w->rows[i].key);
+			fprintf(s->out, "{\"type\":\"why_origin\",\"count\":%llu,\"origin\":", rows[i].count);
+			nop_json_str(s->out, rows[i].key);
 			fprintf(s->out, "}\n");
 		} else {
-			fprintf(s->out, "%8llu  %s\n", w->rows[i].count, w->rows[i].key);
+			fprintf(s->out, "%8llu  %s\n", rows[i].count, rows[i].key);
 		}
 	}
+	free(rows);
 	return nop_summary_write(s, sum);
 }
 
@@ -431,9 +423,7 @@ static void why_free(struct nop_sink *s)
 		return;
 	for (size_t i = 0; i < WHY_DEPTH; i++)
 		free(w->chain[i].args);
-	for (size_t i = 0; i < w->nrows; i++)
-		free(w->rows[i].key);
-	free(w->rows);
+	nop_strmap_free(w->origins);
 	nop_srclines_free(w->sl);
 	free(w->text);
 }
